@@ -1,0 +1,127 @@
+# sc: small C programs that scrape the web, composed with pipes.
+# Settings live at the top; everything below is derived from the tree
+# (cmd/*.c or cmd/NAME/*.c is a program, lib/*.c the shared library,
+# test/unit/*.c a unit test, test/server/*.c the fixture server).
+
+VERSION   = 0.1.0
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+DESTDIR  ?=
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+PKGS      = libcurl libxml-2.0 jansson sqlite3
+# Debian packages that `make deps` installs; the first column is what dpkg knows.
+DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev \
+            pkg-config jq bats bats-support bats-assert curl
+
+ifeq ($(SANITIZE),1)
+OUT       = build/asan
+BIN       = $(OUT)/bin
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+OUT       = build/release
+BIN       = bin
+SAN_FLAGS =
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+SC_CFLAGS   = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
+              -Ilib $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+SC_LDFLAGS  = $(SAN_FLAGS) -Wl,--as-needed $(LDFLAGS)
+SC_LIBS     = $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC   = $(wildcard lib/*.c)
+LIB_OBJ   = $(LIB_SRC:%.c=$(OUT)/%.o)
+LIBSC     = $(OUT)/libsc.a
+
+# A program is cmd/NAME.c, or cmd/NAME/*.c once it outgrows one file.
+PROG_FILES = $(patsubst cmd/%.c,%,$(wildcard cmd/sc-*.c))
+PROG_DIRS  = $(patsubst cmd/%/,%,$(wildcard cmd/sc-*/))
+PROGS      = $(sort $(PROG_FILES) $(PROG_DIRS))
+PROG_BINS  = $(PROGS:%=$(BIN)/%)
+
+UNIT_SRC   = $(wildcard test/unit/*.c)
+UNIT_BINS  = $(UNIT_SRC:test/unit/%.c=$(OUT)/test/%)
+SERVER_SRC = $(wildcard test/server/*.c)
+TESTSERVER = build/test/sc-testserver
+
+MAN1 = $(wildcard man/*.1)
+MAN5 = $(wildcard man/*.5)
+MAN7 = $(wildcard man/*.7)
+
+.PHONY: all deps test unit check-bats demo install uninstall clean asan \
+        testserver bench bench-smoke lint format format-check dist distcheck
+
+all: $(PROG_BINS)
+
+deps:
+	@sh test/deps.sh $(DEB_PKGS)
+
+$(OUT)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(SC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBSC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# One rule per program, whether it is a file or a folder.
+define PROG_RULE
+$(BIN)/$(1): $(patsubst %.c,$(OUT)/%.o,$(wildcard cmd/$(1).c cmd/$(1)/*.c)) $(LIBSC)
+	@mkdir -p $$(@D)
+	$$(CC) $$(SC_LDFLAGS) -o $$@ $$^ $$(SC_LIBS)
+endef
+$(foreach p,$(PROGS),$(eval $(call PROG_RULE,$(p))))
+
+$(OUT)/test/%: $(OUT)/test/unit/%.o $(LIBSC)
+	@mkdir -p $(@D)
+	$(CC) $(SC_LDFLAGS) -o $@ $^ $(SC_LIBS)
+
+# The fixture server links nothing but libc, and is always built without
+# sanitizers: it is the tests' world, not the code under test.
+$(TESTSERVER): $(SERVER_SRC)
+	@mkdir -p $(@D)
+	$(CC) -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE $(CFLAGS) -o $@ $(SERVER_SRC)
+
+testserver: $(TESTSERVER)
+
+# `make test` is the whole suite: set-up, build, unit tests, every bats suite.
+# TESTS= narrows it (e.g. make test TESTS=test/sc-sink.bats).
+test: deps
+	@$(MAKE) --no-print-directory all testserver $(UNIT_BINS)
+	@SC_BIN=$(abspath $(BIN)) SC_OUT=$(abspath $(OUT)) SC_TESTSERVER=$(abspath $(TESTSERVER)) \
+	    SANITIZE=$(SANITIZE) sh test/run $(TESTS)
+
+asan:
+	@$(MAKE) --no-print-directory SANITIZE=1 test
+
+demo: deps
+	@$(MAKE) --no-print-directory all testserver
+	@sh share/demo/run
+
+bench: deps all testserver
+	@sh test/bench/run
+
+bench-smoke: deps all testserver
+	@SC_BENCH_SMOKE=1 sh test/bench/run
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	for p in $(PROGS); do install -m 755 $(BIN)/$$p $(DESTDIR)$(BINDIR)/$$p; done
+	for m in $(MAN1); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done
+	for m in $(MAN5); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done
+	for m in $(MAN7); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man7/; done
+
+uninstall:
+	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
+	for m in $(MAN1); do rm -f $(DESTDIR)$(MANDIR)/man1/$${m#man/}; done
+	for m in $(MAN5); do rm -f $(DESTDIR)$(MANDIR)/man5/$${m#man/}; done
+	for m in $(MAN7); do rm -f $(DESTDIR)$(MANDIR)/man7/$${m#man/}; done
+
+clean:
+	rm -rf bin build sc-*.tar.gz
+
+-include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d)

@@ -1,0 +1,83 @@
+#include "cli.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+void sc_usage_hint(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", sc_progname);
+	exit(SC_EXIT_USAGE);
+}
+
+void sc_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", sc_progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	sc_usage_hint();
+}
+
+void sc_print_version(void)
+{
+	printf("%s %s (libcurl %s, jansson %s)\n", sc_progname, SC_VERSION,
+	       curl_version_info(CURLVERSION_NOW)->version, jansson_version_str());
+	sc_close_stdout();
+	exit(SC_EXIT_OK);
+}
+
+void sc_print_help(const char *text)
+{
+	fputs(text, stdout);
+	sc_close_stdout();
+	exit(SC_EXIT_OK);
+}
+
+long sc_parse_long(const char *option, const char *arg, long min, long max)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0')
+		sc_usage_error("%s: '%s' is not a whole number", option, arg);
+	if (errno == ERANGE || value < min || value > max)
+		sc_usage_error("%s: '%s' is out of range (%ld..%ld)", option, arg, min, max);
+	return value;
+}
+
+double sc_parse_double(const char *option, const char *arg, double min, double max)
+{
+	char *end;
+	double value;
+
+	errno = 0;
+	value = strtod(arg, &end);
+	if (end == arg || *end != '\0' || isnan(value))
+		sc_usage_error("%s: '%s' is not a number", option, arg);
+	if (errno == ERANGE || value < min || value > max)
+		sc_usage_error("%s: '%s' is out of range (%g..%g)", option, arg, min, max);
+	return value;
+}
+
+void sc_close_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		sc_die(SC_EXIT_FAILURE, "error writing standard output:");
+}

@@ -1,0 +1,43 @@
+/* cli: the command-line conventions the four programs share.
+ *
+ * Exit statuses are the same everywhere (see sc(7)).  A usage error prints
+ * "PROG: message" and "Try 'PROG --help' for more information." on stderr
+ * and exits SC_EXIT_USAGE.  Numeric options are parsed with bounds, and the
+ * error names the option. */
+#ifndef SC_CLI_H
+#define SC_CLI_H
+
+#include <stdio.h>
+
+enum sc_exit {
+	SC_EXIT_OK = 0,       /* every record this program produced is ok */
+	SC_EXIT_FAILURE = 1,  /* runtime failure: unwritable output, ... */
+	SC_EXIT_USAGE = 2,    /* bad command line */
+	SC_EXIT_PARTIAL = 3,  /* ran to the end, but some records it made are not ok */
+	SC_EXIT_SIGINT = 130, /* drained after SIGINT */
+	SC_EXIT_SIGTERM = 143 /* drained after SIGTERM */
+};
+
+/* Prints the usage error and a hint, then exits SC_EXIT_USAGE. */
+_Noreturn void sc_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "PROG VERSION" and the library versions on stdout; exits 0. */
+_Noreturn void sc_print_version(void);
+
+/* Prints the usage text on stdout (for --help) and exits 0. */
+_Noreturn void sc_print_help(const char *text);
+
+/* Parse an option argument within [min, max]; a usage error otherwise,
+ * naming the option: "--concurrency: '0' is out of range (1..100000)". */
+long sc_parse_long(const char *option, const char *arg, long min, long max);
+double sc_parse_double(const char *option, const char *arg, double min, double max);
+
+/* For getopt_long's "unrecognised option" case: getopt has already printed
+ * its message; this adds the hint and exits SC_EXIT_USAGE. */
+_Noreturn void sc_usage_hint(void);
+
+/* Flushes stdout and checks it; an error writing (a full disk, a closed
+ * pipe) is fatal with SC_EXIT_FAILURE, so it is never silent. */
+void sc_close_stdout(void);
+
+#endif

@@ -1,0 +1,56 @@
+#include "input.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "record.h"
+#include "util.h"
+
+static bool is_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
+                             struct sc_input_item *item)
+{
+	json_error_t err;
+	char why[256];
+
+	item->line = line;
+	item->bad = false;
+	if (line->too_long) {
+		snprintf(why, sizeof(why), "line longer than %zu bytes", sc_lines_max(r));
+	} else {
+		if (is_blank(line->text, line->len))
+			return false;
+		item->rec = sc_record_parse(line->text, line->len, &err);
+		if (item->rec)
+			return true;
+		snprintf(why, sizeof(why), "%s", err.text);
+	}
+	sc_warn("%s:%zu: %s", sc_lines_name(r), line->number, why);
+	item->rec = sc_record_bad_input(line->number, line->text, line->len, why);
+	item->bad = true;
+	return true;
+}
+
+int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx)
+{
+	struct sc_line line;
+	struct sc_input_item item;
+	int rc;
+
+	while ((rc = sc_lines_next(r, &line)) > 0) {
+		if (!sc_input_item_from_line(r, &line, &item))
+			continue;
+		rc = handle(&item, ctx);
+		json_decref(item.rec);
+		if (rc != 0)
+			return rc;
+	}
+	return rc;
+}

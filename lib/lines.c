@@ -1,0 +1,186 @@
+#include "lines.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* How many bytes of an over-long line are kept, for the error record. */
+#define KEEP_OF_LONG_LINE 4096
+#define READ_CHUNK (64 * 1024)
+
+struct sc_lines {
+	int fd;
+	const char *name;
+	size_t max;
+	char *buf;        /* [start, end) holds unconsumed input */
+	size_t start, end, cap;
+	size_t number;
+	bool eof;
+	char long_head[KEEP_OF_LONG_LINE + 1]; /* the kept head of a too-long line */
+};
+
+static size_t max_from_env(void)
+{
+	const char *env = getenv("SC_MAX_LINE");
+	char *endp;
+	unsigned long long v;
+
+	if (!env || !*env)
+		return SC_LINE_MAX;
+	v = strtoull(env, &endp, 10);
+	if (*endp != '\0' || v < 64)
+		return SC_LINE_MAX;
+	return (size_t)v;
+}
+
+struct sc_lines *sc_lines_open(int fd, const char *name)
+{
+	struct sc_lines *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->name = name;
+	r->max = max_from_env();
+	r->cap = READ_CHUNK;
+	r->buf = malloc(r->cap + 1);
+	if (!r->buf) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void sc_lines_close(struct sc_lines *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r);
+}
+
+const char *sc_lines_name(const struct sc_lines *r) { return r->name; }
+size_t sc_lines_max(const struct sc_lines *r) { return r->max; }
+int sc_lines_fd(const struct sc_lines *r) { return r->fd; }
+
+bool sc_lines_buffered(const struct sc_lines *r)
+{
+	return r->eof || memchr(r->buf + r->start, '\n', r->end - r->start) != NULL;
+}
+
+/* Makes room for at least one more read, moving unconsumed bytes to the
+ * front first.  The buffer never needs more than max + READ_CHUNK bytes: a
+ * line longer than max is cut before that.  Returns -1 on no memory. */
+static int make_room(struct sc_lines *r)
+{
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end >= READ_CHUNK / 4)
+		return 0;
+	size_t cap = r->cap * 2;
+	if (cap > r->max + READ_CHUNK)
+		cap = r->max + READ_CHUNK;
+	char *buf = realloc(r->buf, cap + 1);
+	if (!buf)
+		return -1;
+	r->buf = buf;
+	r->cap = cap;
+	return 0;
+}
+
+/* Reads more input into the buffer; returns bytes read, 0 at EOF, -1 on error. */
+static ssize_t fill(struct sc_lines *r)
+{
+	ssize_t n;
+
+	do
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		r->eof = true;
+	if (n > 0)
+		r->end += (size_t)n;
+	return n;
+}
+
+/* Discards input up to and including the next newline (or to EOF). */
+static int skip_rest_of_line(struct sc_lines *r)
+{
+	for (;;) {
+		char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		if (nl) {
+			r->start = (size_t)(nl - r->buf) + 1;
+			return 0;
+		}
+		r->start = r->end = 0;
+		if (r->eof)
+			return 0;
+		ssize_t n = fill(r);
+		if (n < 0)
+			return -1;
+	}
+}
+
+/* A line longer than the maximum: keep its head for the error record, skip
+ * its tail, and hand back the head. */
+static int cut_long_line(struct sc_lines *r, struct sc_line *line, size_t scanned)
+{
+	size_t keep = scanned < KEEP_OF_LONG_LINE ? scanned : KEEP_OF_LONG_LINE;
+
+	memcpy(r->long_head, r->buf + r->start, keep);
+	r->long_head[keep] = '\0';
+	r->start += scanned;
+	if (skip_rest_of_line(r) < 0)
+		return -1;
+	line->text = r->long_head;
+	line->len = keep;
+	line->number = ++r->number;
+	line->too_long = true;
+	return 1;
+}
+
+static void emit(struct sc_lines *r, struct sc_line *line, size_t from, size_t len)
+{
+	/* Drop the CR of a CRLF ending. */
+	if (len > 0 && r->buf[from + len - 1] == '\r')
+		len--;
+	line->text = r->buf + from;
+	line->len = len;
+	line->text[len] = '\0';
+	line->number = ++r->number;
+	line->too_long = false;
+}
+
+int sc_lines_next(struct sc_lines *r, struct sc_line *line)
+{
+	size_t scanned = 0; /* bytes from start already known to hold no newline */
+
+	for (;;) {
+		char *from = r->buf + r->start + scanned;
+		char *nl = memchr(from, '\n', r->end - r->start - scanned);
+		if (nl) {
+			size_t at = r->start;
+			size_t len = (size_t)(nl - (r->buf + at));
+			r->start = at + len + 1;
+			emit(r, line, at, len);
+			return 1;
+		}
+		scanned = r->end - r->start;
+		if (r->eof) {
+			if (scanned == 0)
+				return 0;
+			size_t at = r->start;
+			r->start = r->end;
+			emit(r, line, at, scanned);
+			return 1;
+		}
+		if (scanned > r->max)
+			return cut_long_line(r, line, scanned);
+		if (make_room(r) < 0 || fill(r) < 0)
+			return -1;
+	}
+}

@@ -1,0 +1,148 @@
+/* Unit tests for lib/: the line reader, records, the histogram. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "input.h"
+#include "lines.h"
+#include "metrics.h"
+#include "record.h"
+#include "tap.h"
+#include "util.h"
+
+/* A reader over the bytes in data, through a pipe-less temp file. */
+static struct sc_lines *reader_over(const char *data, size_t len)
+{
+	char path[] = "/tmp/sc-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
+		abort();
+	unlink(path);
+	lseek(fd, 0, SEEK_SET);
+	return sc_lines_open(fd, "<test>");
+}
+
+static void test_lines(void)
+{
+	struct sc_line line;
+	const char data[] = "one\r\ntwo\n\nlast-without-newline";
+	struct sc_lines *r = reader_over(data, sizeof(data) - 1);
+
+	ok(sc_lines_next(r, &line) == 1, "first line read");
+	is_str(line.text, "one", "CRLF ending is dropped");
+	is_int(line.number, 1, "line number 1");
+	sc_lines_next(r, &line);
+	is_str(line.text, "two", "second line");
+	sc_lines_next(r, &line);
+	is_int(line.len, 0, "empty line has length 0");
+	ok(sc_lines_next(r, &line) == 1, "a last line without newline is still a line");
+	is_str(line.text, "last-without-newline", "its text");
+	is_int(sc_lines_next(r, &line), 0, "then end of input");
+	close(sc_lines_fd(r));
+	sc_lines_close(r);
+}
+
+static void test_long_lines(void)
+{
+	struct sc_line line;
+	size_t big = 300000;
+	char *data = malloc(big + 16);
+
+	memset(data, 'x', big);
+	memcpy(data + big, "\nshort\n", 7);
+	setenv("SC_MAX_LINE", "100000", 1);
+	struct sc_lines *r = reader_over(data, big + 7);
+	unsetenv("SC_MAX_LINE");
+	ok(sc_lines_next(r, &line) == 1 && line.too_long, "a line over the maximum is flagged");
+	ok(line.len > 0 && line.len <= 4096, "and keeps only its head (%zu bytes)", line.len);
+	ok(sc_lines_next(r, &line) == 1 && !line.too_long, "the next line is read normally");
+	is_str(line.text, "short", "its text is intact");
+	is_int(line.number, 2, "line numbers count the long line");
+	close(sc_lines_fd(r));
+	sc_lines_close(r);
+
+	/* Long but allowed lines grow the buffer. */
+	data[big] = '\n';
+	r = reader_over(data, big + 1);
+	ok(sc_lines_next(r, &line) == 1 && !line.too_long && line.len == big,
+	   "a 300 kB line under the default maximum is read whole");
+	close(sc_lines_fd(r));
+	sc_lines_close(r);
+	free(data);
+}
+
+static int count_items(const struct sc_input_item *item, void *ctx)
+{
+	int *counts = ctx;
+
+	counts[item->bad ? 1 : 0]++;
+	return 0;
+}
+
+static void test_input_and_records(void)
+{
+	const char data[] = "{\"url\":\"http://a/\"}\n\nnot json\n[1,2]\n{\"url\":\"x\",\"url\":\"y\"}\n";
+	struct sc_lines *r = reader_over(data, sizeof(data) - 1);
+	int counts[2] = {0, 0};
+
+	sc_input_each(r, count_items, counts);
+	is_int(counts[0], 1, "one good record");
+	is_int(counts[1], 3, "three bad ones (not JSON, not an object, duplicate key)");
+	close(sc_lines_fd(r));
+	sc_lines_close(r);
+
+	json_t *bad = sc_record_bad_input(7, "\xff\xfe abc", 6, "why");
+	is_str(json_string_value(json_object_get(json_object_get(bad, "error"), "kind")),
+	       "bad_input", "bad_input kind");
+	is_int(json_integer_value(json_object_get(bad, "line")), 7, "line number kept");
+	is_str(json_string_value(json_object_get(bad, "raw")), "\xef\xbf\xbd\xef\xbf\xbd abc",
+	       "invalid UTF-8 in raw becomes U+FFFD");
+	ok(!sc_record_ok(bad), "a bad_input record is not ok");
+	json_decref(bad);
+
+	char raw[3000];
+	memset(raw, 'a', sizeof(raw));
+	raw[1023] = '\xc3', raw[1024] = '\xa9';
+	bad = sc_record_bad_input(1, raw, sizeof(raw), "long");
+	is_int(json_string_length(json_object_get(bad, "raw")), 1023,
+	       "raw is cut to %d bytes without splitting a character", SC_RAW_MAX);
+	json_decref(bad);
+
+	is_str(sc_error_kind_name(SC_ERR_TOO_MANY_REDIRECTS), "too_many_redirects", "kind names");
+	is_int(sc_error_kind_from_name("cancelled"), SC_ERR_CANCELLED, "kind from name");
+	is_int(sc_error_kind_from_name("nope"), -1, "unknown kind name");
+}
+
+static void test_hist(void)
+{
+	static struct sc_hist h;
+
+	sc_hist_init(&h);
+	is_int(sc_hist_percentile(&h, 50), 0, "empty histogram");
+	for (uint64_t v = 1; v <= 100000; v++)
+		sc_hist_add(&h, v);
+	uint64_t p50 = sc_hist_percentile(&h, 50), p99 = sc_hist_percentile(&h, 99);
+	ok(p50 > 50000 * 0.98 && p50 < 50000 * 1.02, "p50 of 1..100000 within 2%% (%lu)",
+	   (unsigned long)p50);
+	ok(p99 > 99000 * 0.98 && p99 < 99000 * 1.02, "p99 within 2%% (%lu)", (unsigned long)p99);
+	is_int(sc_hist_percentile(&h, 100), 100000, "p100 is the max");
+	sc_hist_init(&h);
+	sc_hist_add(&h, 5);
+	is_int(sc_hist_percentile(&h, 50), 5, "small values are exact");
+	sc_hist_add(&h, (uint64_t)1 << 50);
+	is_int(sc_hist_percentile(&h, 100), (uint64_t)1 << 50, "huge values are clamped, max exact");
+
+	char buf[SC_RFC3339_LEN];
+	sc_rfc3339(1795970342123LL, buf);
+	is_str(buf, "2026-11-29T16:39:02.123Z", "RFC 3339 timestamp");
+}
+
+int main(void)
+{
+	test_lines();
+	test_long_lines();
+	test_input_and_records();
+	test_hist();
+	return tap_done();
+}
