@@ -42,9 +42,13 @@ json_t *sc_record_parse(const char *text, size_t len, json_error_t *err)
 	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, err);
 
 	if (!rec) {
-		char detail[sizeof(err->text)];
-		snprintf(detail, sizeof(detail), "%s", err->text);
-		snprintf(err->text, sizeof(err->text), "not valid JSON: %s", detail);
+		/* Prefix jansson's reason, cutting its tail if need be. */
+		static const char prefix[] = "not valid JSON: ";
+		size_t room = sizeof(err->text) - sizeof(prefix);
+		size_t n = strnlen(err->text, room);
+		memmove(err->text + sizeof(prefix) - 1, err->text, n);
+		memcpy(err->text, prefix, sizeof(prefix) - 1);
+		err->text[sizeof(prefix) - 1 + n] = '\0';
 		return NULL;
 	}
 	if (!json_is_object(rec)) {
