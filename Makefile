@@ -52,8 +52,7 @@ MAN1 = $(wildcard man/*.1)
 MAN5 = $(wildcard man/*.5)
 MAN7 = $(wildcard man/*.7)
 
-.PHONY: all deps test unit check-bats demo install uninstall clean asan \
-        testserver bench bench-smoke lint format format-check dist distcheck
+.PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke
 
 all: $(PROG_BINS)
 
@@ -123,5 +122,8 @@ uninstall:
 
 clean:
 	rm -rf bin build sc-*.tar.gz
+
+# Release discipline: lint, format, format-check, dist, distcheck.
+include mk/release.mk
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d)

@@ -1,0 +1,1 @@
+# Release discipline targets (lint, format, dist): see issue 8.
