@@ -1,0 +1,69 @@
+"""Parses fetch records (NDJSON on stdin) with lxml.html or BeautifulSoup
+(html.parser) and writes one record per input record, with the fields
+sc-parse extracts by default (see FIELDS), as a Python user would write it.
+-j N spreads the records over N processes (multiprocessing.Pool, in order).
+
+usage: py_parse.py --parser lxml|bs4 [-j N] < fetch.jsonl > parsed.jsonl"""
+import argparse
+import json
+import sys
+from multiprocessing import Pool
+from urllib.parse import urljoin
+
+PARSER = "lxml"
+
+
+def fields_lxml(html, base):
+    import lxml.html
+    doc = lxml.html.document_fromstring(html)
+    title = doc.findtext(".//title")
+    desc = doc.xpath('string(//meta[@name="description"]/@content)') or None
+    h1 = [h.text_content().strip() for h in doc.iter("h1")]
+    links = [urljoin(base, a.get("href")) for a in doc.iter("a") if a.get("href")]
+    return {"title": title.strip() if title else None, "description": desc,
+            "h1": h1, "links": links}
+
+
+def fields_bs4(html, base):
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(html, "html.parser")
+    meta = soup.find("meta", attrs={"name": "description"})
+    return {"title": soup.title.get_text(strip=True) if soup.title else None,
+            "description": meta.get("content") if meta else None,
+            "h1": [h.get_text(strip=True) for h in soup.find_all("h1")],
+            "links": [urljoin(base, a["href"]) for a in soup.find_all("a", href=True)]}
+
+
+def parse_line(line):
+    rec = json.loads(line)
+    body = rec.pop("body", None)
+    if body is not None:
+        base = rec.get("final_url") or rec.get("url")
+        rec.update(fields_lxml(body, base) if PARSER == "lxml" else fields_bs4(body, base))
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def init(parser):
+    global PARSER
+    PARSER = parser
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parser", choices=("lxml", "bs4"), default="lxml")
+    ap.add_argument("-j", type=int, default=1)
+    args = ap.parse_args()
+    init(args.parser)
+    lines = (line for line in sys.stdin if line.strip())
+    out = sys.stdout
+    if args.j == 1:
+        for line in lines:
+            out.write(parse_line(line))
+    else:
+        with Pool(args.j, initializer=init, initargs=(args.parser,)) as pool:
+            for rec in pool.imap(parse_line, lines, chunksize=16):
+                out.write(rec)
+
+
+if __name__ == "__main__":
+    main()
