@@ -650,10 +650,11 @@ def scenario_sink():
     py_csv = ("import csv,json,sys\nw=None\nfor line in sys.stdin:\n    r=json.loads(line)\n"
               "    if w is None:\n        w=csv.DictWriter(sys.stdout,list(r))\n        w.writeheader()\n"
               "    w.writerow(r)\n")
-    py_sql = ("import json,sqlite3,sys\ncon=sqlite3.connect(sys.argv[1])\ncols=None\n"
-              "def rows():\n    global cols\n    for line in sys.stdin:\n        r=json.loads(line)\n"
-              "        yield tuple(r.values())\n"
-              f"cols={list(corpus.SINK_FIELDS)!r}\n"
+    # Like sc-sink's table: the columns plus "record", the whole line.
+    py_sql = ("import json,sqlite3,sys\ncon=sqlite3.connect(sys.argv[1])\n"
+              f"cols={list(corpus.SINK_FIELDS)!r}+['record']\n"
+              "def rows():\n    for line in sys.stdin:\n        r=json.loads(line)\n"
+              "        yield tuple(r.get(c) for c in cols[:-1])+(line.rstrip('\\n'),)\n"
               "con.execute('create table records(%s)' % ','.join(cols))\n"
               "with con:\n    con.executemany('insert into records values(%s)' % ','.join('?'*len(cols)), rows())\n")
     runners = [

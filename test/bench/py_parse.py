@@ -1,6 +1,7 @@
 """Parses fetch records (NDJSON on stdin) with lxml.html or BeautifulSoup
 (html.parser) and writes one record per input record, with the fields
-sc-parse extracts by default (see FIELDS), as a Python user would write it.
+sc-parse extracts by default (title, description,
+canonical, lang, h1, links), as a Python user would write it.
 -j N spreads the records over N processes (multiprocessing.Pool, in order).
 
 usage: py_parse.py --parser lxml|bs4 [-j N] < fetch.jsonl > parsed.jsonl"""
@@ -18,19 +19,25 @@ def fields_lxml(html, base):
     doc = lxml.html.document_fromstring(html)
     title = doc.findtext(".//title")
     desc = doc.xpath('string(//meta[@name="description"]/@content)') or None
-    h1 = [h.text_content().strip() for h in doc.iter("h1")]
+    canonical = doc.xpath('string(//link[@rel="canonical"]/@href)')
+    h1 = [" ".join(h.text_content().split()) for h in doc.iter("h1")]
     links = [urljoin(base, a.get("href")) for a in doc.iter("a") if a.get("href")]
     return {"title": title.strip() if title else None, "description": desc,
-            "h1": h1, "links": links}
+            "canonical": urljoin(base, canonical) if canonical else None,
+            "lang": doc.get("lang"), "h1": h1, "links": links}
 
 
 def fields_bs4(html, base):
     from bs4 import BeautifulSoup
     soup = BeautifulSoup(html, "html.parser")
     meta = soup.find("meta", attrs={"name": "description"})
+    canonical = soup.find("link", rel="canonical", href=True)
+    html = soup.find("html")
     return {"title": soup.title.get_text(strip=True) if soup.title else None,
             "description": meta.get("content") if meta else None,
-            "h1": [h.get_text(strip=True) for h in soup.find_all("h1")],
+            "canonical": urljoin(base, canonical["href"]) if canonical else None,
+            "lang": html.get("lang") if html else None,
+            "h1": [" ".join(h.get_text().split()) for h in soup.find_all("h1")],
             "links": [urljoin(base, a["href"]) for a in soup.find_all("a", href=True)]}
 
 

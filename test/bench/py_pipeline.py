@@ -13,15 +13,18 @@ from urllib.parse import urljoin
 import aiohttp
 import lxml.html
 
-COLUMNS = ("url", "final_url", "status", "ok", "title", "description", "h1", "links")
+COLUMNS = ("url", "final_url", "status", "ok", "title", "description", "canonical", "lang", "h1", "links")
 
 
 def extract(html, base):
     doc = lxml.html.document_fromstring(html)
     title = doc.findtext(".//title")
+    canonical = doc.xpath('string(//link[@rel="canonical"]/@href)')
     return {"title": title.strip() if title else None,
             "description": doc.xpath('string(//meta[@name="description"]/@content)') or None,
-            "h1": json.dumps([h.text_content().strip() for h in doc.iter("h1")], ensure_ascii=False),
+            "canonical": urljoin(base, canonical) if canonical else None,
+            "lang": doc.get("lang"),
+            "h1": json.dumps([" ".join(h.text_content().split()) for h in doc.iter("h1")], ensure_ascii=False),
             "links": json.dumps([urljoin(base, a.get("href")) for a in doc.iter("a") if a.get("href")],
                                 ensure_ascii=False)}
 
