@@ -1,0 +1,154 @@
+/* fetch: the concurrent fetch engine and the option parser that sc-fetch and
+ * sc-retry share.
+ *
+ * One thread, libcurl's multi interface driven by curl_multi_poll, with the
+ * input descriptor and a self-pipe (for signals) polled alongside curl's
+ * sockets.  The engine pulls input lines itself, only when it wants more
+ * work, so read-ahead stays small and memory is flat in the number of URLs.
+ *
+ * Typical use (sc-fetch):
+ *
+ *	struct sc_fetch_options o;
+ *	sc_fetch_options_init(&o);
+ *	sc_fetch_options_parse(&o, argc, argv, &cli);    // exits 2 on usage errors
+ *	sc_signals_install(sc_fetch_signal_hook);
+ *	struct sc_fetch_engine *e = sc_fetch_engine_new(&o, stdout, &err);
+ *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
+ *	int status = sc_fetch_run(e, in, NULL, NULL);    // NULL: sc-fetch's input rules
+ *	sc_fetch_engine_free(e); sc_lines_close(in); sc_fetch_options_free(&o);
+ *	return sc_signals_exit_status(status);
+ *
+ * sc-retry passes its own line handler to sc_fetch_run, which decides per
+ * line: sc_fetch_submit() a record to fetch again, or sc_fetch_submit_raw()
+ * / sc_fetch_submit_final() to pass it through in its place. */
+#ifndef SC_FETCH_H
+#define SC_FETCH_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lines.h"
+#include "retry.h"
+
+struct curl_slist;
+
+struct sc_fetch_options {
+	long concurrency;          /* -c/--concurrency: hard cap on requests and sockets (20) */
+	long per_host;             /* --per-host: cap per origin; 0 = only the global cap */
+	double rate;               /* --rate: requests/s overall; 0 = unlimited */
+	double host_rate;          /* --host-rate: requests/s per origin; 0 = unlimited */
+	long delay_ms;             /* --delay: minimum gap between starts on one origin (0) */
+	long max_redirs;           /* --max-redirs (5); 0 = follow none */
+	long connect_timeout_ms;   /* --connect-timeout SECS (10 s) */
+	long timeout_ms;           /* -m/--timeout SECS per attempt (30 s); 0 = none */
+	long low_speed_limit;      /* --low-speed-limit BYTES/s (1) */
+	long low_speed_time;       /* --low-speed-time SECS (30); 0 = no low-speed abort */
+	long long max_bytes;       /* --max-bytes (10 MiB): larger bodies are too_large */
+	char *user_agent;          /* -A/--user-agent (owned; default sc-fetch/VERSION) */
+	struct curl_slist *headers;/* -H/--header, in order (owned) */
+	bool insecure;             /* -k/--insecure: no TLS verification */
+	bool keep_order;           /* --keep-order: output in input order */
+	bool quiet;                /* -q: only the summary line on the metrics stream */
+	bool progress;             /* --progress: one-line status on the terminal */
+	double stats_every_s;      /* --stats-every SECS: interim summaries; 0 = none */
+	char *metrics_path;        /* --metrics FILE (owned); NULL = stderr */
+	double grace_s;            /* --grace SECS (10): drain time after a signal */
+	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
+	                                 --retry-max-wait, --retry-budget, --seed */
+};
+
+/* Sets the defaults. */
+void sc_fetch_options_init(struct sc_fetch_options *o);
+/* Frees what the options own (not o itself). */
+void sc_fetch_options_free(struct sc_fetch_options *o);
+
+/* The shared part of the command line.  SC_FETCH_SHORTOPTS and
+ * sc_fetch_long_options (terminated by a zero entry) are the fetch options;
+ * long-only fetch options use val in [0x1000, 0x10ff], so a program's own
+ * long-only options must use values outside it (sc-retry: 0x2000 and up). */
+#define SC_FETCH_SHORTOPTS "c:m:A:H:kq"
+extern const struct option sc_fetch_long_options[];
+
+/* Applies one fetch option (opt as getopt_long returned it).  Returns true
+ * if opt is a fetch option; a bad argument is a usage error (exit 2). */
+bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg);
+
+/* Rejects bad combinations of options by name (usage error, exit 2). */
+void sc_fetch_options_check(const struct sc_fetch_options *o);
+
+/* A program's additions to the shared command line. */
+struct sc_fetch_cli {
+	const char *help;                 /* the --help text (man page SYNOPSIS) */
+	const char *extra_short;          /* the program's own short options, or NULL */
+	const struct option *extra_long;  /* its own long options (zero-terminated), or NULL */
+	/* Applies one of the program's own options; returns false if opt is
+	 * not one of them (then it is a usage error). */
+	bool (*extra)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/* Parses argv: the fetch options, the program's own, -h/--help and
+ * -V/--version; then sc_fetch_options_check.  Usage errors exit 2.
+ * Returns optind (the first operand). */
+int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
+                           const struct sc_fetch_cli *cli);
+
+/* The engine. */
+struct sc_fetch_engine;
+
+/* Makes an engine: o is borrowed and must outlive the engine; records go to
+ * out (borrowed).  The metrics stream is o->metrics_path or stderr.
+ * Returns NULL with a reason in err (e.g. "--metrics: FILE: No such file or
+ * directory") when it cannot start. */
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FILE *out,
+                                            char err[256]);
+void sc_fetch_engine_free(struct sc_fetch_engine *e);
+
+/* Called once per input line that the engine reads (blank lines included).
+ * It must submit exactly one item per record (sc_fetch_submit*, see below)
+ * and nothing for a line that is no record.  line is valid only during the
+ * call.  Returns 0, or non-zero to stop reading input (fatal: run ends 1). */
+typedef int (*sc_fetch_line_fn)(struct sc_fetch_engine *e, const struct sc_lines *in,
+                                const struct sc_line *line, void *ctx);
+
+/* sc-fetch's input rules: a URL (trimmed; empty and '#' lines are no record)
+ * or a JSON object with a string "url"; a malformed line becomes a
+ * bad_input record with a warning "PROG: <stdin>:LINE: reason". */
+int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
+                         const struct sc_line *line, void *ctx);
+
+/* Fetches rec["url"] (rec is stolen; it becomes the output record, with
+ * the fetch members set on it).  prior_attempts is the number of attempts
+ * already made (0 for a fresh record; sc-retry passes the record's
+ * "attempts"): attempts continue from it, the existing "history" array is
+ * appended to, and max attempts are prior_attempts + 1 + retries.
+ * rec may carry "request": {"method", "headers", "body"}.  A record whose
+ * url is missing or is not http(s) is finished at once (bad_input /
+ * blocked_scheme) without a request. */
+void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts);
+
+/* An item that needs no fetching: written as it is, in its input position
+ * under --keep-order.  failed: count it as a record this program made that
+ * is not ok (exit 3).  _final steals rec; _raw copies text (a whole line
+ * without its newline), passed through byte for byte. */
+void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed);
+void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len,
+                         bool failed);
+
+/* Runs until the input ends (or a signal drains it) and every submitted item
+ * is written; writes the summary line.  on_line NULL means
+ * sc_fetch_submit_line.  in's descriptor is switched to non-blocking for
+ * the run (and back).  Returns SC_EXIT_OK (every record made is ok),
+ * SC_EXIT_PARTIAL or SC_EXIT_FAILURE (an output or input error); the
+ * caller maps a signal with sc_signals_exit_status. */
+int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
+                 void *ctx);
+
+/* The hook to pass to sc_signals_install: wakes the running engine so it
+ * starts the drain at once (async-signal-safe). */
+void sc_fetch_signal_hook(void);
+
+#endif

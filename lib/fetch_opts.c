@@ -1,0 +1,265 @@
+/* fetch_opts: the command-line options sc-fetch and sc-retry share. */
+#include "fetch.h"
+
+#include <curl/curl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+enum {
+	OPT_PER_HOST = 0x1000,
+	OPT_RATE,
+	OPT_HOST_RATE,
+	OPT_DELAY,
+	OPT_MAX_REDIRS,
+	OPT_CONNECT_TIMEOUT,
+	OPT_LOW_SPEED_LIMIT,
+	OPT_LOW_SPEED_TIME,
+	OPT_MAX_BYTES,
+	OPT_KEEP_ORDER,
+	OPT_PROGRESS,
+	OPT_STATS_EVERY,
+	OPT_METRICS,
+	OPT_GRACE,
+	OPT_RETRIES,
+	OPT_RETRY_BASE,
+	OPT_RETRY_MAX,
+	OPT_RETRY_MAX_WAIT,
+	OPT_RETRY_BUDGET,
+	OPT_SEED,
+};
+
+const struct option sc_fetch_long_options[] = {
+	{"concurrency", required_argument, NULL, 'c'},
+	{"per-host", required_argument, NULL, OPT_PER_HOST},
+	{"rate", required_argument, NULL, OPT_RATE},
+	{"host-rate", required_argument, NULL, OPT_HOST_RATE},
+	{"delay", required_argument, NULL, OPT_DELAY},
+	{"max-redirs", required_argument, NULL, OPT_MAX_REDIRS},
+	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+	{"timeout", required_argument, NULL, 'm'},
+	{"low-speed-limit", required_argument, NULL, OPT_LOW_SPEED_LIMIT},
+	{"low-speed-time", required_argument, NULL, OPT_LOW_SPEED_TIME},
+	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+	{"user-agent", required_argument, NULL, 'A'},
+	{"header", required_argument, NULL, 'H'},
+	{"insecure", no_argument, NULL, 'k'},
+	{"keep-order", no_argument, NULL, OPT_KEEP_ORDER},
+	{"quiet", no_argument, NULL, 'q'},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"stats-every", required_argument, NULL, OPT_STATS_EVERY},
+	{"metrics", required_argument, NULL, OPT_METRICS},
+	{"grace", required_argument, NULL, OPT_GRACE},
+	{"retries", required_argument, NULL, OPT_RETRIES},
+	{"retry-base", required_argument, NULL, OPT_RETRY_BASE},
+	{"retry-max", required_argument, NULL, OPT_RETRY_MAX},
+	{"retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT},
+	{"retry-budget", required_argument, NULL, OPT_RETRY_BUDGET},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{NULL, 0, NULL, 0},
+};
+
+void sc_fetch_options_init(struct sc_fetch_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->concurrency = 20;
+	o->max_redirs = 5;
+	o->connect_timeout_ms = 10000;
+	o->timeout_ms = 30000;
+	o->low_speed_limit = 1;
+	o->low_speed_time = 30;
+	o->max_bytes = 10LL << 20;
+	o->grace_s = 10;
+	sc_retry_policy_defaults(&o->retry);
+}
+
+void sc_fetch_options_free(struct sc_fetch_options *o)
+{
+	free(o->user_agent);
+	free(o->metrics_path);
+	curl_slist_free_all(o->headers);
+	o->user_agent = o->metrics_path = NULL;
+	o->headers = NULL;
+}
+
+/* Seconds (fractions allowed) as milliseconds. */
+static long parse_secs_ms(const char *option, const char *arg, double min, double max)
+{
+	return (long)llround(sc_parse_double(option, arg, min, max) * 1000.0);
+}
+
+static void add_header(struct sc_fetch_options *o, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	const char *semi = strchr(arg, ';');
+
+	/* "Name: value", or curl's "Name;" for a header with an empty value. */
+	if (!colon && semi && semi[1] == '\0')
+		colon = semi;
+	if (!colon || colon == arg || strcspn(arg, " \t") < (size_t)(colon - arg))
+		sc_usage_error("--header: '%s' is not 'Name: value'", arg);
+	if (strpbrk(arg, "\r\n"))
+		sc_usage_error("--header: a header may not contain a line break");
+	struct curl_slist *l = curl_slist_append(o->headers, arg);
+	if (!l)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	o->headers = l;
+}
+
+static char *replace(char *old, const char *arg)
+{
+	free(old);
+	return sc_strdup(arg);
+}
+
+bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'c':
+		o->concurrency = sc_parse_long("--concurrency", arg, 1, 100000);
+		break;
+	case OPT_PER_HOST:
+		o->per_host = sc_parse_long("--per-host", arg, 0, 100000);
+		break;
+	case OPT_RATE:
+		o->rate = sc_parse_double("--rate", arg, 0, 1e6);
+		break;
+	case OPT_HOST_RATE:
+		o->host_rate = sc_parse_double("--host-rate", arg, 0, 1e6);
+		break;
+	case OPT_DELAY:
+		o->delay_ms = sc_parse_long("--delay", arg, 0, 86400000);
+		break;
+	case OPT_MAX_REDIRS:
+		o->max_redirs = sc_parse_long("--max-redirs", arg, 0, 1000);
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		o->connect_timeout_ms = parse_secs_ms("--connect-timeout", arg, 0.001, 86400);
+		break;
+	case 'm':
+		o->timeout_ms = parse_secs_ms("--timeout", arg, 0, 86400);
+		break;
+	case OPT_LOW_SPEED_LIMIT:
+		o->low_speed_limit = sc_parse_long("--low-speed-limit", arg, 1, 1L << 30);
+		break;
+	case OPT_LOW_SPEED_TIME:
+		o->low_speed_time = sc_parse_long("--low-speed-time", arg, 0, 86400);
+		break;
+	case OPT_MAX_BYTES:
+		o->max_bytes = sc_parse_long("--max-bytes", arg, 1, 1L << 40);
+		break;
+	case 'A':
+		o->user_agent = replace(o->user_agent, arg);
+		break;
+	case 'H':
+		add_header(o, arg);
+		break;
+	case 'k':
+		o->insecure = true;
+		break;
+	case OPT_KEEP_ORDER:
+		o->keep_order = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case OPT_PROGRESS:
+		o->progress = true;
+		break;
+	case OPT_STATS_EVERY:
+		o->stats_every_s = sc_parse_double("--stats-every", arg, 0, 86400);
+		break;
+	case OPT_METRICS:
+		if (!*arg)
+			sc_usage_error("--metrics: the file name is empty");
+		o->metrics_path = replace(o->metrics_path, arg);
+		break;
+	case OPT_GRACE:
+		o->grace_s = sc_parse_double("--grace", arg, 0, 86400);
+		break;
+	case OPT_RETRIES:
+		o->retry.retries = (int)sc_parse_long("--retries", arg, 0, 100);
+		break;
+	case OPT_RETRY_BASE:
+		o->retry.base_ms = sc_parse_long("--retry-base", arg, 1, 3600000);
+		break;
+	case OPT_RETRY_MAX:
+		o->retry.max_ms = sc_parse_long("--retry-max", arg, 1, 86400000);
+		break;
+	case OPT_RETRY_MAX_WAIT:
+		o->retry.max_wait_ms = parse_secs_ms("--retry-max-wait", arg, 0, 86400);
+		break;
+	case OPT_RETRY_BUDGET:
+		o->retry.budget_pct = sc_parse_double("--retry-budget", arg, 0, 1000);
+		break;
+	case OPT_SEED:
+		o->retry.seed = (uint64_t)sc_parse_long("--seed", arg, 0, 0x7fffffffffffffffL);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+void sc_fetch_options_check(const struct sc_fetch_options *o)
+{
+	if (o->retry.max_ms < o->retry.base_ms)
+		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)",
+		               o->retry.max_ms, o->retry.base_ms);
+}
+
+static size_t count_options(const struct option *l)
+{
+	size_t n = 0;
+
+	while (l && l[n].name)
+		n++;
+	return n;
+}
+
+int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
+                           const struct sc_fetch_cli *cli)
+{
+	static const struct option common[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+	};
+	size_t nf = count_options(sc_fetch_long_options);
+	size_t nx = count_options(cli->extra_long);
+	struct option *longs = sc_calloc(nf + nx + 3, sizeof(*longs));
+	char shorts[128];
+	int opt;
+
+	memcpy(longs, sc_fetch_long_options, nf * sizeof(*longs));
+	if (nx)
+		memcpy(longs + nf, cli->extra_long, nx * sizeof(*longs));
+	memcpy(longs + nf + nx, common, sizeof(common));
+	snprintf(shorts, sizeof(shorts), "%shV%s", SC_FETCH_SHORTOPTS,
+	         cli->extra_short ? cli->extra_short : "");
+	if (!o->user_agent)
+		o->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
+
+	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (opt == 'h')
+			sc_print_help(cli->help);
+		if (opt == 'V')
+			sc_print_version();
+		if (opt == '?' || opt == ':')
+			sc_usage_hint();
+		if (sc_fetch_option(o, opt, optarg))
+			continue;
+		if (cli->extra && cli->extra(cli->ctx, opt, optarg))
+			continue;
+		sc_usage_hint();
+	}
+	free(longs);
+	sc_fetch_options_check(o);
+	return optind;
+}
