@@ -418,6 +418,8 @@ int main(int argc, char **argv)
 		sc_usage_error("--table: empty name");
 	if (sopts.key && !*sopts.key)
 		sc_usage_error("--key: empty name");
+	if (sopts.key && strcasecmp(sopts.key, "record") == 0)
+		sc_usage_error("--key: 'record' is the column of whole records");
 	if ((table_given || sopts.key || batch_given) && !has_kind(&run, M_SQLITE))
 		sc_usage_error("--%s needs a --sqlite sink",
 		               table_given ? "table" : sopts.key ? "key" : "batch");

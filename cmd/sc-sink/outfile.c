@@ -85,7 +85,7 @@ static int open_append(struct outfile *f, char *errbuf, size_t errlen)
 	char last;
 
 	f->mode = OUT_APPEND;
-	f->fd = open(f->target, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+	f->fd = open(f->target, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
 	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
 		fail(errbuf, errlen, f->path, NULL);
 		return -1;

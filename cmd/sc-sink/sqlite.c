@@ -115,13 +115,14 @@ static void map_columns(struct sqlite_sink *s, const struct columns *cols)
 	}
 }
 
-/* Adds the columns an existing table lacks. */
-static int add_missing_columns(struct sqlite_sink *s, const json_t *first, char *errbuf,
-                               size_t errlen)
+/* Adds the columns an existing table lacks; *have (malloced, as each name)
+ * is then every column of the table. */
+static int add_missing_columns(struct sqlite_sink *s, const json_t *first, char ***havep,
+                               size_t *nhavep, char *errbuf, size_t errlen)
 {
 	sqlite3_stmt *st;
 	char **have = NULL;
-	size_t nhave = 0;
+	size_t nhave = 0, ntable;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1)", -1, &st, NULL) !=
@@ -133,23 +134,26 @@ static int add_missing_columns(struct sqlite_sink *s, const json_t *first, char 
 		have[nhave++] = sc_strdup((const char *)sqlite3_column_text(st, 0));
 	}
 	sqlite3_finalize(st);
+	ntable = nhave;
 	for (size_t k = 0; k <= s->ncol && rc == 0; k++) {
 		const struct column *c = k < s->ncol ? &s->cols->v[s->colmap[k]] : NULL;
 		const char *name = c ? c->name : "record";
 		bool found = false;
-		for (size_t j = 0; j < nhave && !found; j++)
+		for (size_t j = 0; j < ntable && !found; j++)
 			found = strcasecmp(have[j], name) == 0;
-		if (!found)
-			rc = exec_owned(s,
+		if (found)
+			continue;
+		have = sc_realloc(have, (nhave + 1) * sizeof(*have));
+		have[nhave++] = sc_strdup(name);
+		rc = exec_owned(s,
 			                sqlite3_mprintf("ALTER TABLE \"%w\" ADD COLUMN \"%w\"%s",
 			                                s->opts.table, name,
 			                                c ? decl_type(first ? column_value(c, first) : NULL)
 			                                  : " TEXT"),
 			                errbuf, errlen, "cannot add a column");
 	}
-	for (size_t j = 0; j < nhave; j++)
-		free(have[j]);
-	free(have);
+	*havep = have;
+	*nhavep = nhave;
 	return rc;
 }
 
@@ -172,12 +176,35 @@ static char *build_create(struct sqlite_sink *s, const json_t *first)
 	return sql;
 }
 
-static char *build_insert(struct sqlite_sink *s)
+/* With --key, a row that is there already becomes the new record: every
+ * other column of the table is set, to NULL when this run has no value
+ * for it, so the columns never disagree with "record". */
+static char *build_set(struct sqlite_sink *s, char **table_cols, size_t n)
 {
-	char *cols = sqlite3_mprintf(""), *qs = sqlite3_mprintf(""), *set = sqlite3_mprintf("");
+	char *set = sqlite3_mprintf(""), *next;
+
+	for (size_t j = 0; j < n && set; j++) {
+		bool ours = strcasecmp(table_cols[j], "record") == 0;
+		if (strcasecmp(table_cols[j], s->opts.key) == 0)
+			continue;
+		for (size_t k = 0; k < s->ncol && !ours; k++)
+			ours = strcasecmp(s->cols->v[s->colmap[k]].name, table_cols[j]) == 0;
+		next = ours ? sqlite3_mprintf("%s\"%w\" = excluded.\"%w\", ", set, table_cols[j],
+		                              table_cols[j])
+		            : sqlite3_mprintf("%s\"%w\" = NULL, ", set, table_cols[j]);
+		sqlite3_free(set);
+		set = next;
+	}
+	return set;
+}
+
+static char *build_insert(struct sqlite_sink *s, char **table_cols, size_t ntable)
+{
+	char *cols = sqlite3_mprintf(""), *qs = sqlite3_mprintf("");
+	char *set = s->opts.key ? build_set(s, table_cols, ntable) : sqlite3_mprintf("");
 	char *sql = NULL, *next;
 
-	for (size_t k = 0; k <= s->ncol && cols && qs && set; k++) {
+	for (size_t k = 0; k <= s->ncol && cols && qs; k++) {
 		const char *name = k < s->ncol ? s->cols->v[s->colmap[k]].name : "record";
 		next = sqlite3_mprintf("%s\"%w\", ", cols, name);
 		sqlite3_free(cols);
@@ -185,11 +212,6 @@ static char *build_insert(struct sqlite_sink *s)
 		next = sqlite3_mprintf("%s?, ", qs);
 		sqlite3_free(qs);
 		qs = next;
-		if (s->opts.key && strcasecmp(name, s->opts.key) == 0)
-			continue;
-		next = sqlite3_mprintf("%s\"%w\" = excluded.\"%w\", ", set, name, name);
-		sqlite3_free(set);
-		set = next;
 	}
 	if (cols && qs && set) {
 		/* Drop the trailing ", " of each list. */
@@ -213,13 +235,24 @@ static char *build_insert(struct sqlite_sink *s)
 int sqlite_start(struct sqlite_sink *s, const struct columns *cols, const json_t *first,
                  char *errbuf, size_t errlen)
 {
-	char *sql;
+	char *sql, **table_cols = NULL;
+	size_t ntable = 0;
 	int rc;
 
 	map_columns(s, cols);
-	if (exec_owned(s, build_create(s, first), errbuf, errlen, "cannot create the table") < 0 ||
-	    add_missing_columns(s, first, errbuf, errlen) < 0)
+	if (exec_owned(s, build_create(s, first), errbuf, errlen, "cannot create the table") < 0)
 		return -1;
+	rc = add_missing_columns(s, first, &table_cols, &ntable, errbuf, errlen);
+	sql = rc == 0 ? build_insert(s, table_cols, ntable) : NULL;
+	for (size_t j = 0; j < ntable; j++)
+		free(table_cols[j]);
+	free(table_cols);
+	if (rc < 0)
+		return -1;
+	if (!sql) {
+		snprintf(errbuf, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
 	if (s->opts.key) {
 		char *index = sqlite3_mprintf("%s_%s_key", s->opts.table, s->opts.key);
 		rc = exec_owned(s,
@@ -228,13 +261,10 @@ int sqlite_start(struct sqlite_sink *s, const struct columns *cols, const json_t
 		                                index ? index : "", s->opts.table, s->opts.key),
 		                errbuf, errlen, "--key: cannot make the column unique");
 		sqlite3_free(index);
-		if (rc < 0)
+		if (rc < 0) {
+			sqlite3_free(sql);
 			return -1;
-	}
-	sql = build_insert(s);
-	if (!sql) {
-		snprintf(errbuf, errlen, "%s: out of memory", s->path);
-		return -1;
+		}
 	}
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &s->insert, NULL);
 	sqlite3_free(sql);
