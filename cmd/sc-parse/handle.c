@@ -1,0 +1,230 @@
+/* handle: one input line in, its output records out.
+ *
+ * Runs on a worker thread: it touches nothing shared but the read-only
+ * configuration, and leaves diagnostics to the writer (struct output), so
+ * that they come out in input order. */
+#include "sc-parse.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "util.h"
+
+static xmlXPathCompExprPtr compile_or_die(const char *xpath)
+{
+	xmlXPathCompExprPtr comp = xmlXPathCompile((const xmlChar *)xpath);
+
+	/* main checked every expression already. */
+	if (!comp)
+		sc_die(1, "cannot compile XPath %s", xpath);
+	return comp;
+}
+
+void worker_init(struct worker *w, const struct config *cfg)
+{
+	memset(w, 0, sizeof(*w));
+	w->cfg = cfg;
+	w->pp = page_parser_new();
+	/* Each thread compiles its own copies: libxml2 does not promise that
+	 * one compiled expression may be evaluated by two threads at once. */
+	w->comps = sc_calloc(cfg->nfields ? cfg->nfields : 1, sizeof(*w->comps));
+	for (size_t i = 0; i < cfg->nfields; i++)
+		w->comps[i] = compile_or_die(cfg->fields[i].sel.xpath);
+	if (cfg->has_each)
+		w->each = compile_or_die(cfg->each.xpath);
+}
+
+void worker_destroy(struct worker *w)
+{
+	for (size_t i = 0; i < w->cfg->nfields; i++)
+		xmlXPathFreeCompExpr(w->comps[i]);
+	free(w->comps);
+	if (w->each)
+		xmlXPathFreeCompExpr(w->each);
+	page_parser_free(w->pp);
+	free(w->text.s);
+}
+
+static void add_output(struct output *out, const json_t *rec)
+{
+	char *text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	size_t n;
+
+	if (!text)
+		sc_die(1, "out of memory");
+	n = strlen(text);
+	out->text = sc_realloc(out->text, out->len + n + 2);
+	if (out->len > 0)
+		out->text[out->len++] = '\n';
+	memcpy(out->text + out->len, text, n + 1);
+	out->len += n;
+	free(text);
+}
+
+static void set_warning(struct output *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_warning(struct output *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&out->warning, fmt, ap) < 0)
+		out->warning = NULL;
+	va_end(ap);
+}
+
+static void null_fields(const struct config *cfg, json_t *rec)
+{
+	if (cfg->nfields == 0) {
+		for (size_t i = 0; i < default_field_count; i++)
+			json_object_set_new(rec, default_field_names[i], json_null());
+		return;
+	}
+	for (size_t i = 0; i < cfg->nfields; i++)
+		json_object_set_new(rec, cfg->fields[i].name, json_null());
+}
+
+static void set_fields(struct worker *w, const struct page *page, xmlXPathContextPtr ctx,
+                       xmlNodePtr at, json_t *rec)
+{
+	const struct config *cfg = w->cfg;
+
+	if (!page->doc) {
+		null_fields(cfg, rec);
+		return;
+	}
+	if (cfg->nfields == 0) {
+		page_default_fields(page, rec, &w->text);
+		return;
+	}
+	for (size_t i = 0; i < cfg->nfields; i++)
+		json_object_set_new(rec, cfg->fields[i].name,
+		                    field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
+}
+
+static bool is_empty(const json_t *v)
+{
+	return !v || json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
+	       (json_is_array(v) && json_array_size(v) == 0);
+}
+
+/* --require: an ok record missing a required field becomes not ok.
+ * Records that were not ok already are data, and keep their error. */
+static void validate(const struct config *cfg, json_t *rec, struct output *out)
+{
+	char why[256];
+
+	if (!sc_record_ok(rec))
+		return;
+	for (size_t i = 0; i < cfg->nrequire; i++) {
+		const json_t *v = json_object_get(rec, cfg->require[i]);
+		if (is_empty(v)) {
+			snprintf(why, sizeof(why), "required field '%s' is %s", cfg->require[i],
+			         !v || json_is_null(v) ? "null" : "empty");
+			sc_record_set_error(rec, SC_ERR_VALIDATION, why);
+			out->not_ok++;
+			return;
+		}
+	}
+}
+
+/* The input line as a record; a malformed line becomes a bad_input
+ * record, with the warning that goes with it. */
+static json_t *read_record(const struct config *cfg, const char *line, size_t len, size_t lineno,
+                           bool too_long, struct output *out)
+{
+	json_error_t err;
+	json_t *rec;
+	char why[256];
+
+	if (too_long) {
+		snprintf(why, sizeof(why), "line longer than %zu bytes", cfg->max_line);
+	} else {
+		/* Like sc_record_parse, but a body holding NUL characters
+		 * (\u0000, which JSON allows) is accepted: pages contain them. */
+		rec = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
+		if (rec && json_is_object(rec))
+			return rec;
+		json_decref(rec);
+		rec = sc_record_parse(line, len, &err); /* for the standard reason */
+		if (rec) {
+			json_decref(rec);
+			snprintf(why, sizeof(why), "not valid JSON");
+		} else {
+			snprintf(why, sizeof(why), "%s", err.text);
+		}
+	}
+	set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+	out->not_ok++;
+	return sc_record_bad_input(lineno, line, len, why);
+}
+
+void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
+                    struct output *out)
+{
+	const struct config *cfg = w->cfg;
+	struct page page = {0};
+	xmlXPathContextPtr ctx = NULL;
+	char why[256];
+	json_t *rec;
+
+	memset(out, 0, sizeof(*out));
+	rec = read_record(cfg, line, len, lineno, too_long, out);
+	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0) {
+		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
+		out->not_ok++;
+	}
+	if (!cfg->keep_body) {
+		json_object_del(rec, "body");
+		json_object_del(rec, "body_base64");
+	}
+	if (page.doc && (cfg->nfields > 0 || cfg->has_each)) {
+		ctx = xmlXPathNewContext(page.doc);
+		if (!ctx)
+			sc_die(1, "out of memory");
+	}
+
+	if (!cfg->has_each) {
+		set_fields(w, &page, ctx, (xmlNodePtr)page.doc, rec);
+		validate(cfg, rec, out);
+		add_output(out, rec);
+	} else {
+		xmlXPathObjectPtr items = NULL;
+		int n = 0;
+
+		if (ctx) {
+			ctx->node = (xmlNodePtr)page.doc;
+			items = xmlXPathCompiledEval(w->each, ctx);
+			if (items && items->type == XPATH_NODESET && items->nodesetval)
+				n = items->nodesetval->nodeNr;
+		}
+		if (n == 0) {
+			/* No page disappears: one record with index null. */
+			json_object_set_new(rec, "index", json_null());
+			null_fields(cfg, rec);
+			validate(cfg, rec, out);
+			add_output(out, rec);
+		}
+		for (int i = 0; i < n; i++) {
+			json_t *item = json_copy(rec);
+			xmlNodePtr at = items->nodesetval->nodeTab[i];
+			/* A namespace node (xpath:namespace::*) is an xmlNs, not a
+			 * node to stand on: evaluate at the document instead. */
+			if (at->type == XML_NAMESPACE_DECL)
+				at = (xmlNodePtr)page.doc;
+			json_object_set_new(item, "index", json_integer(i));
+			set_fields(w, &page, ctx, at, item);
+			validate(cfg, item, out);
+			add_output(out, item);
+			json_decref(item);
+		}
+		xmlXPathFreeObject(items);
+	}
+	if (ctx)
+		xmlXPathFreeContext(ctx);
+	page_free(&page);
+	json_decref(rec);
+}

@@ -1,0 +1,265 @@
+/* pipeline: read, parse on N threads, write in input order.
+ *
+ * The reader (the main thread) copies each line into the next free slot of
+ * a ring; workers claim filled slots in sequence and process them; the
+ * writer thread waits for the oldest slot to be done, writes it and frees
+ * it.  The ring holds 4 slots per worker, so at most that many records are
+ * in memory however long the stream: the reader waits for a free slot.
+ * With one job everything happens on the main thread, in a plain loop. */
+#include "sc-parse.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lines.h"
+#include "record.h"
+#include "signals.h"
+#include "util.h"
+
+#define SLOTS_PER_JOB 4
+/* Pages can nest deep; libxml2 recurses in places.  Give workers the main
+ * thread's usual stack rather than whatever the default is. */
+#define WORKER_STACK (16u << 20)
+
+enum slot_state { SLOT_FREE, SLOT_FILLED, SLOT_DONE };
+
+struct slot {
+	enum slot_state state;
+	char *line;           /* malloced copy of the input line */
+	size_t len, lineno;
+	bool too_long;
+	struct output out;    /* set by the worker; freed by the writer */
+};
+
+struct pipeline {
+	const struct config *cfg;
+	pthread_mutex_t mu;
+	pthread_cond_t filled;  /* a slot was filled, or input ended */
+	pthread_cond_t done;    /* a slot was done, or input ended */
+	pthread_cond_t freed;   /* the writer freed a slot */
+	struct slot *slots;
+	size_t nslots;
+	size_t next_read, next_claim, next_write; /* sequence numbers */
+	bool eof;
+	bool write_failed;
+	int write_errno;
+	size_t not_ok;
+};
+
+static bool is_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return false;
+	return true;
+}
+
+/* Writes one slot's result.  Returns 0, or -1 with errno. */
+static int emit(const struct output *out)
+{
+	if (out->warning)
+		sc_warn("%s", out->warning);
+	if (out->text)
+		return sc_record_write_raw(stdout, out->text, out->len);
+	return 0;
+}
+
+static void output_free(struct output *out)
+{
+	free(out->text);
+	free(out->warning);
+	memset(out, 0, sizeof(*out));
+}
+
+static void *worker_main(void *arg)
+{
+	struct pipeline *pl = arg;
+	struct worker w;
+
+	quiet_libxml2();
+	worker_init(&w, pl->cfg);
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		while (pl->next_claim == pl->next_read && !pl->eof)
+			pthread_cond_wait(&pl->filled, &pl->mu);
+		if (pl->next_claim == pl->next_read)
+			break; /* input ended and every slot is claimed */
+		struct slot *s = &pl->slots[pl->next_claim++ % pl->nslots];
+		pthread_mutex_unlock(&pl->mu);
+		worker_process(&w, s->line, s->len, s->lineno, s->too_long, &s->out);
+		free(s->line);
+		s->line = NULL;
+		pthread_mutex_lock(&pl->mu);
+		s->state = SLOT_DONE;
+		pthread_cond_signal(&pl->done);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	worker_destroy(&w);
+	xmlCleanupThreads(); /* no-op in new libxml2; frees this thread's state in 2.9 */
+	return NULL;
+}
+
+static void *writer_main(void *arg)
+{
+	struct pipeline *pl = arg;
+
+	pthread_mutex_lock(&pl->mu);
+	for (;;) {
+		struct slot *s = &pl->slots[pl->next_write % pl->nslots];
+		while (!(pl->next_write < pl->next_read && s->state == SLOT_DONE) &&
+		       !(pl->eof && pl->next_write == pl->next_read))
+			pthread_cond_wait(&pl->done, &pl->mu);
+		if (pl->next_write == pl->next_read)
+			break;
+		bool failed = pl->write_failed;
+		int err = 0;
+		pthread_mutex_unlock(&pl->mu);
+		/* After a failed write, keep draining so nobody waits forever. */
+		if (!failed && emit(&s->out) != 0)
+			err = errno ? errno : EIO;
+		pthread_mutex_lock(&pl->mu);
+		if (err) {
+			pl->write_errno = err;
+			pl->write_failed = true;
+		}
+		pl->not_ok += s->out.not_ok;
+		output_free(&s->out);
+		s->state = SLOT_FREE;
+		pl->next_write++;
+		pthread_cond_signal(&pl->freed);
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
+}
+
+/* Ends the run: the exit status, after reporting a failed write. */
+static int finish(bool write_failed, int write_errno, bool read_failed, size_t not_ok)
+{
+	if (write_failed) {
+		errno = write_errno;
+		sc_warn("error writing standard output:");
+		return SC_EXIT_FAILURE;
+	}
+	if (read_failed)
+		return SC_EXIT_FAILURE;
+	return not_ok > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK;
+}
+
+static int run_single(const struct config *cfg, struct sc_lines *r)
+{
+	struct worker w;
+	struct sc_line line;
+	struct output out;
+	size_t not_ok = 0;
+	bool write_failed = false, read_failed = false;
+	int write_errno = 0, rc;
+
+	worker_init(&w, cfg);
+	while ((rc = sc_lines_next(r, &line)) > 0) {
+		if (!line.too_long && is_blank(line.text, line.len))
+			continue;
+		worker_process(&w, line.text, line.len, line.number, line.too_long, &out);
+		not_ok += out.not_ok;
+		if (emit(&out) != 0) {
+			write_errno = errno;
+			write_failed = true;
+			output_free(&out);
+			break;
+		}
+		output_free(&out);
+	}
+	if (rc < 0) {
+		sc_warn("%s: read error:", cfg->input_name);
+		read_failed = true;
+	}
+	worker_destroy(&w);
+	return finish(write_failed, write_errno, read_failed, not_ok);
+}
+
+static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
+{
+	struct pipeline pl = {.cfg = cfg};
+	pthread_t *workers = sc_calloc((size_t)jobs, sizeof(*workers));
+	pthread_t writer;
+	pthread_attr_t attr;
+	struct sc_line line;
+	bool read_failed = false;
+	int rc;
+
+	pl.nslots = (size_t)jobs * SLOTS_PER_JOB;
+	pl.slots = sc_calloc(pl.nslots, sizeof(*pl.slots));
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.filled, NULL);
+	pthread_cond_init(&pl.done, NULL);
+	pthread_cond_init(&pl.freed, NULL);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	for (int i = 0; i < jobs; i++)
+		if ((errno = pthread_create(&workers[i], &attr, worker_main, &pl)) != 0)
+			sc_die(SC_EXIT_FAILURE, "cannot start a thread:");
+	if ((errno = pthread_create(&writer, NULL, writer_main, &pl)) != 0)
+		sc_die(SC_EXIT_FAILURE, "cannot start a thread:");
+	pthread_attr_destroy(&attr);
+
+	while ((rc = sc_lines_next(r, &line)) > 0) {
+		if (!line.too_long && is_blank(line.text, line.len))
+			continue;
+		pthread_mutex_lock(&pl.mu);
+		while (pl.next_read - pl.next_write >= pl.nslots && !pl.write_failed)
+			pthread_cond_wait(&pl.freed, &pl.mu);
+		if (pl.write_failed) {
+			pthread_mutex_unlock(&pl.mu);
+			break; /* nobody would read what follows */
+		}
+		pthread_mutex_unlock(&pl.mu);
+		/* The slot is free and only the reader fills: no lock needed
+		 * to copy into it. */
+		struct slot *s = &pl.slots[pl.next_read % pl.nslots];
+		s->line = sc_malloc(line.len + 1);
+		memcpy(s->line, line.text, line.len + 1);
+		s->len = line.len;
+		s->lineno = line.number;
+		s->too_long = line.too_long;
+		pthread_mutex_lock(&pl.mu);
+		s->state = SLOT_FILLED;
+		pl.next_read++;
+		pthread_cond_signal(&pl.filled);
+		pthread_mutex_unlock(&pl.mu);
+	}
+	if (rc < 0) {
+		sc_warn("%s: read error:", cfg->input_name);
+		read_failed = true;
+	}
+	pthread_mutex_lock(&pl.mu);
+	pl.eof = true;
+	pthread_cond_broadcast(&pl.filled);
+	pthread_cond_broadcast(&pl.done);
+	pthread_mutex_unlock(&pl.mu);
+	for (int i = 0; i < jobs; i++)
+		pthread_join(workers[i], NULL);
+	pthread_join(writer, NULL);
+
+	free(workers);
+	free(pl.slots);
+	pthread_mutex_destroy(&pl.mu);
+	pthread_cond_destroy(&pl.filled);
+	pthread_cond_destroy(&pl.done);
+	pthread_cond_destroy(&pl.freed);
+	return finish(pl.write_failed, pl.write_errno, read_failed, pl.not_ok);
+}
+
+int run_pipeline(const struct config *cfg, int fd, int jobs)
+{
+	struct sc_lines *r = sc_lines_open(fd, cfg->input_name);
+	int status;
+
+	if (!r)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	status = jobs <= 1 ? run_single(cfg, r) : run_threads(cfg, r, jobs);
+	sc_lines_close(r);
+	return status;
+}

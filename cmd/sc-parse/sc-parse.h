@@ -1,0 +1,148 @@
+/* sc-parse: what the files of the program share.
+ *
+ *   main.c     options, the configuration, the run
+ *   pipeline.c the reader, the N parsing workers and the in-order writer
+ *   handle.c   one input line in, its output records out
+ *   page.c     a record's body to a libxml2 document: charset, base URL,
+ *              URL resolution, the default fields
+ *   select.c   selectors (CSS via css.c, or XPath) and the values of matches
+ *
+ * The configuration is built once in main and only read afterwards, by
+ * every thread.  Each worker thread owns a struct worker: its parser
+ * context, its compiled XPath expressions and its buffers. */
+#ifndef SC_PARSE_H
+#define SC_PARSE_H
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/xpath.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A compiled selector: the XPath that libxml2 evaluates. */
+struct selector {
+	const char *source;   /* as given on the command line (borrowed) */
+	char *xpath;          /* malloced */
+	bool outer_html;      /* ::html: element matches are output as markup */
+};
+
+struct field {
+	char *name;           /* malloced; the output member, without "[]" */
+	bool many;            /* NAME[]: every match, as an array */
+	struct selector sel;
+};
+
+struct config {
+	struct field *fields; /* malloced; none: the default fields */
+	size_t nfields;
+	bool has_each;
+	struct selector each; /* --each */
+	const char **require; /* malloced array of borrowed names (--require) */
+	size_t nrequire;
+	bool keep_body;
+	const char *input_name; /* "<stdin>" */
+	size_t max_line;
+};
+
+/* A parsed page: the document and its base URL. */
+struct page {
+	xmlDocPtr doc;        /* NULL: not parsed (not ok, not HTML, empty) */
+	CURLU *base;          /* NULL: no usable base URL */
+};
+
+/* select.c */
+
+/* Compiles src (CSS, or XPath after "xpath:").  Returns 0, or -1 with the
+ * 1-based column and a message. */
+int selector_compile(const char *src, struct selector *out, size_t *column,
+                     char *msg, size_t msgsize);
+void selector_free(struct selector *sel);
+
+/* A growable string (no maximum needed: values are bounded by the page,
+ * which is bounded by the line length). */
+struct strbuf {
+	char *s;              /* malloced, NUL-terminated once anything is added */
+	size_t len, cap;
+};
+void strbuf_add(struct strbuf *b, const char *s, size_t n);
+void strbuf_clear(struct strbuf *b);
+
+/* The whitespace-normalised text of node and its descendants, without the
+ * contents of script and style elements, into b (replacing its content). */
+void node_text(const xmlNode *node, struct strbuf *b);
+
+/* The output value of one node of an XPath result (an element's text or
+ * markup, an attribute's value made absolute if it is a URL, ...). */
+json_t *match_value(const struct page *page, const xmlNode *node, bool html,
+                    struct strbuf *scratch);
+
+/* Evaluates comp with at as the context node: the first match's value or
+ * null, or every match's as an array for a NAME[] field. */
+json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
+                    xmlNodePtr at, const struct field *f, struct strbuf *scratch);
+
+/* page.c */
+
+
+/* One per thread: libxml2's parser context is reused between pages. */
+struct page_parser;
+struct page_parser *page_parser_new(void);
+void page_parser_free(struct page_parser *pp);
+
+/* Parses rec's body (body or body_base64) if rec is ok and the body is
+ * HTML.  Returns 0 (page->doc may still be NULL), or -1 with a reason in
+ * why when the record itself is malformed (body_base64 not base64). */
+int page_load(struct page_parser *pp, const json_t *rec, struct page *page,
+              char *why, size_t whysize);
+void page_free(struct page *page);
+
+/* The absolute form of ref against the page's base URL, or NULL when it
+ * cannot be made one.  strip_fragment removes "#...".  Malloced. */
+char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
+
+/* True for attributes whose value is a URL (href, src, action, ...). */
+bool is_url_attribute(const char *name);
+
+/* Adds the default fields (title, description, canonical, lang, h1,
+ * links) to rec; null when the page was not parsed. */
+void page_default_fields(const struct page *page, json_t *rec, struct strbuf *scratch);
+extern const char *const default_field_names[];
+extern const size_t default_field_count;
+
+/* handle.c */
+
+struct worker {
+	const struct config *cfg;
+	struct page_parser *pp;
+	xmlXPathCompExprPtr *comps; /* one per field */
+	xmlXPathCompExprPtr each;
+	struct strbuf text;         /* scratch for values */
+};
+
+void worker_init(struct worker *w, const struct config *cfg);
+void worker_destroy(struct worker *w);
+
+/* What one input line became. */
+struct output {
+	char *text;           /* malloced: the output records, '\n'-separated, no final newline; NULL for none */
+	size_t len;
+	char *warning;        /* malloced diagnostic for stderr, or NULL */
+	size_t not_ok;        /* records this program made not ok */
+};
+
+/* Processes one input line (number lineno, too_long as the reader saw it). */
+void worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
+                    bool too_long, struct output *out);
+
+/* libxml2 reports errors through per-thread handlers: each thread that
+ * parses calls this first so nothing reaches stderr. */
+void quiet_libxml2(void);
+
+/* pipeline.c */
+
+/* Reads records from fd, processes them on jobs threads (or on this one
+ * for jobs == 1), writes them in input order.  Returns the exit status. */
+int run_pipeline(const struct config *cfg, int fd, int jobs);
+
+#endif
