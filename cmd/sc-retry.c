@@ -1,0 +1,213 @@
+/* sc-retry: fetches the failed records of an earlier run again.
+ *
+ * It reads fetch records (sc-record(5)).  Ok records and permanent failures
+ * pass through as the same bytes; transient failures and records cancelled
+ * by a shutdown are fetched again by the sc-fetch engine, with the same
+ * options (the one shared parser, lib/fetch_opts.c) and the same retry
+ * policy, re-sending their "request" when they have one.  The engine
+ * continues the record's "attempts" and "history", so the output record
+ * tells the whole story.  One output record per input record. */
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fetch.h"
+#include "input.h"
+#include "lines.h"
+#include "record.h"
+#include "retry.h"
+#include "signals.h"
+#include "util.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+/* A copy of the SYNOPSIS of man/sc-retry.1. */
+static const char usage_text[] =
+    "usage: sc-retry [-hkqV] [-A agent] [-c n] [-H header] [-m secs]\n"
+    "                [--retries n] [--retry-base ms] [--retry-max ms]\n"
+    "                [--retry-max-wait secs] [--retry-budget pct] [--seed n]\n"
+    "                [--connect-timeout secs] [--delay ms] [--grace secs]\n"
+    "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
+    "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
+    "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
+    "                [--stats-every secs] < records\n";
+
+/* What is done with one input record. */
+enum disposition {
+	PASS,       /* ok, or a permanent failure: the same bytes out */
+	REFETCH,    /* a transient failure or a cancellation: fetch it again */
+	NOT_FETCH,  /* a JSON object that is no fetch record: bad_input */
+};
+
+static enum disposition classify(const json_t *rec)
+{
+	const json_t *ok = json_object_get(rec, "ok");
+
+	if (!json_is_boolean(ok))
+		return NOT_FETCH;
+	if (json_is_true(ok))
+		return PASS;
+	/* A shutdown in progress starts nothing new: the record stays as it
+	 * came, data for the next run. */
+	if (sc_stop_signal)
+		return PASS;
+	/* Without a url there is nothing to fetch; the record is data as it is. */
+	if (!json_is_string(json_object_get(rec, "url")))
+		return PASS;
+
+	const json_t *status_j = json_object_get(rec, "status");
+	long status = json_is_integer(status_j) ? (long)json_integer_value(status_j) : 0;
+	const char *name = json_string_value(json_object_get(json_object_get(rec, "error"), "kind"));
+	int kind = name ? sc_error_kind_from_name(name) : -1;
+
+	/* No kind we know: judge by the status, as an http failure. */
+	if (kind < 0)
+		kind = status ? SC_ERR_HTTP : SC_ERR_INTERNAL;
+	if (kind == SC_ERR_CANCELLED || sc_retry_is_transient(status, kind))
+		return REFETCH;
+	return PASS;
+}
+
+/* The record's "attempts", bounded so that adding retries cannot overflow. */
+static int prior_attempts(const json_t *rec)
+{
+	const json_t *a = json_object_get(rec, "attempts");
+
+	if (!json_is_integer(a) || json_integer_value(a) < 0)
+		return 0;
+	if (json_integer_value(a) > 1000000)
+		return 1000000;
+	return (int)json_integer_value(a);
+}
+
+/* The bad_input record for a JSON object that is no fetch record, with its
+ * warning. */
+static json_t *not_fetch_record(const struct sc_lines *in, const struct sc_line *line,
+                                const json_t *rec)
+{
+	static const char why[] = "not a fetch record: no boolean \"ok\"";
+	json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
+	const json_t *url = json_object_get(rec, "url");
+
+	sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
+	if (json_is_string(url))
+		json_object_set(bad, "url", (json_t *)url);
+	return bad;
+}
+
+/* The engine's line handler: each record passes, or is fetched again. */
+static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in,
+                   const struct sc_line *line, void *ctx)
+{
+	struct sc_input_item item;
+
+	(void)ctx;
+	if (!sc_input_item_from_line(in, line, &item))
+		return 0;                      /* a blank line is no record */
+	if (item.bad) {
+		sc_fetch_submit_final(e, item.rec, true);
+		return 0;
+	}
+
+	switch (classify(item.rec)) {
+	case PASS:
+		sc_fetch_submit_raw(e, line->text, line->len, false);
+		json_decref(item.rec);
+		break;
+	case REFETCH:
+		/* The engine replaces every fetch member (a stale error or body
+		 * included) and continues "attempts" and "history". */
+		sc_fetch_submit(e, item.rec, prior_attempts(item.rec));
+		break;
+	case NOT_FETCH:
+		sc_fetch_submit_final(e, not_fetch_record(in, line, item.rec), true);
+		json_decref(item.rec);
+		break;
+	}
+	return 0;
+}
+
+/* After a signal the engine stops reading its input, as sc-fetch must.  But
+ * an sc-fetch before us in the pipeline goes on writing the records it
+ * drains, and they must not be lost: the rest of the input passes through
+ * here as it is, unfetched.  Returns the exit status so far, updated. */
+static int pass_rest(struct sc_lines *in, int status)
+{
+	struct sc_line line;
+	struct sc_input_item item;
+	int rc;
+
+	while ((rc = sc_lines_next(in, &line)) > 0) {
+		if (!sc_input_item_from_line(in, &line, &item))
+			continue;
+		if (!item.bad && classify(item.rec) != NOT_FETCH) {
+			rc = sc_record_write_raw(stdout, line.text, line.len);
+		} else {
+			json_t *bad = item.bad ? json_incref(item.rec) : not_fetch_record(in, &line, item.rec);
+			rc = sc_record_write(stdout, bad);
+			json_decref(bad);
+			if (status == SC_EXIT_OK)
+				status = SC_EXIT_PARTIAL;
+		}
+		json_decref(item.rec);
+		if (rc != 0) {
+			sc_warn("error writing standard output:");
+			return SC_EXIT_FAILURE;
+		}
+	}
+	if (rc < 0) {
+		sc_warn("%s: read error:", sc_lines_name(in));
+		return SC_EXIT_FAILURE;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct sc_fetch_options o;
+	const struct sc_fetch_cli cli = {.help = usage_text};
+	char err[256];
+
+	sc_setprogname(argv[0]);
+	sc_fetch_options_init(&o);
+	o.user_agent = sc_strdup("sc-retry/" SC_VERSION);
+	int first = sc_fetch_options_parse(&o, argc, argv, &cli);
+
+	if (first < argc)
+		sc_usage_error("unexpected argument '%s': records are read from standard input",
+		               argv[first]);
+	/* Here every attempt is one more for a record that already failed:
+	 * --retries N allows N of them, the first of which the engine makes
+	 * unasked (and outside the retry budget). */
+	if (o.retry.retries < 1)
+		sc_usage_error("--retries: '%d' is out of range (1..100): sc-retry makes up to "
+		               "N more attempts per failed record",
+		               o.retry.retries);
+	o.retry.retries -= 1;
+
+	sc_signals_install(sc_fetch_signal_hook);
+	struct sc_fetch_engine *e = sc_fetch_engine_new(&o, stdout, err);
+	if (!e)
+		sc_die(SC_EXIT_FAILURE, "%s", err);
+	struct sc_lines *in = sc_lines_open(STDIN_FILENO, "<stdin>");
+	if (!in)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+
+	int status = sc_fetch_run(e, in, on_line, NULL);
+	if (sc_stop_signal && status != SC_EXIT_FAILURE)
+		status = pass_rest(in, status);
+
+	sc_fetch_engine_free(e);
+	sc_lines_close(in);
+	sc_fetch_options_free(&o);
+	if (status != SC_EXIT_FAILURE)
+		sc_close_stdout();
+	return sc_signals_exit_status(status);
+}
