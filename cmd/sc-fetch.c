@@ -31,6 +31,10 @@ int main(int argc, char **argv)
 	int status;
 
 	sc_setprogname(argv[0]);
+	/* Each record and metrics line goes out whole, in one write: every
+	 * line is flushed on its own, so the buffers only need to hold one. */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	sc_fetch_options_init(&opts);
 	int first = sc_fetch_options_parse(&opts, argc, argv, &cli);
 	if (first < argc)

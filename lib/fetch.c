@@ -99,6 +99,8 @@ struct job {
 	char *req_body;
 	size_t req_body_len;
 	bool has_body;
+	const char *body;             /* a UTF-8 body still in its transfer's buffer */
+	size_t body_len;
 };
 
 struct sc_fetch_engine {
@@ -126,6 +128,7 @@ struct sc_fetch_engine {
 
 	struct transfer *free_xfers;
 	struct transfer *active;      /* transfers added to the multi handle */
+	struct buf line;              /* scratch for encoding a record */
 
 	/* output */
 	uint64_t next_seq, next_out;
@@ -1363,10 +1366,11 @@ static void job_complete(struct sc_fetch_engine *e, struct job *j, struct transf
 	json_object_del(r, "body_base64");
 	if (x && oc->status && oc->kind != SC_ERR_TOO_LARGE) {
 		const unsigned char *b = (const unsigned char *)(x->body.p ? x->body.p : "");
-		if (valid_utf8(b, x->body.len))
-			json_object_set_new(r, "body",
-			                    json_stringn_nocheck((const char *)b, x->body.len));
-		else
+		if (valid_utf8(b, x->body.len)) {
+			/* Encoded straight into the output line by job_done. */
+			j->body = (const char *)b;
+			j->body_len = x->body.len;
+		} else
 			json_object_set_new(r, "body_base64", base64(b, x->body.len));
 	} else {
 		json_object_set_new(r, "body", json_null());
@@ -1387,10 +1391,92 @@ static void job_complete(struct sc_fetch_engine *e, struct job *j, struct transf
 	}
 }
 
+/* Escapes s (valid UTF-8, no NUL) as the inside of a JSON string.  Bodies
+ * are most of the output, so this is a table-driven loop that copies runs
+ * of plain bytes at once, rather than jansson's per-character encoder. */
+static void json_escape_into(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	static bool plain[256];
+	static bool ready;
+
+	if (!ready) {
+		for (int c = 0; c < 256; c++)
+			plain[c] = c >= 0x20 && c != '"' && c != '\\';
+		ready = true;
+	}
+	buf_reserve(b, b->len + n + n / 8 + 16);
+	size_t i = 0;
+	while (i < n) {
+		size_t run = i;
+		while (run < n && plain[(unsigned char)s[run]])
+			run++;
+		buf_reserve(b, b->len + (run - i) + 6 + (n - run) / 4);
+		memcpy(b->p + b->len, s + i, run - i);
+		b->len += run - i;
+		if (run >= n)
+			break;
+		unsigned char c = (unsigned char)s[run];
+		char *o = b->p + b->len;
+		o[0] = '\\';
+		switch (c) {
+		case '"': o[1] = '"'; b->len += 2; break;
+		case '\\': o[1] = '\\'; b->len += 2; break;
+		case '\n': o[1] = 'n'; b->len += 2; break;
+		case '\r': o[1] = 'r'; b->len += 2; break;
+		case '\t': o[1] = 't'; b->len += 2; break;
+		default:
+			o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4], o[5] = hex[c & 15];
+			b->len += 6;
+		}
+		i = run + 1;
+	}
+}
+
+/* The record as its output line, with the body (if any) spliced in last. */
+static void job_encode(struct sc_fetch_engine *e, struct job *j)
+{
+	char *text;
+	size_t len;
+
+	if (!j->body)
+		return;
+	json_object_del(j->rec, "body");
+	text = json_dumps(j->rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	if (!text)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	len = strlen(text);
+	struct buf *b = &e->line;
+	b->len = 0;
+	buf_reserve(b, len + j->body_len + 16);
+	memcpy(b->p, text, len - 1); /* without its closing brace */
+	b->len = len - 1;
+	free(text);
+	static const char key[] = ",\"body\":\"";
+	const char *k = len > 2 ? key : key + 1; /* no comma after "{" */
+	memcpy(b->p + b->len, k, strlen(k));
+	b->len += strlen(k);
+	json_escape_into(b, j->body, j->body_len);
+	buf_reserve(b, b->len + 3);
+	b->p[b->len++] = '"';
+	b->p[b->len++] = '}';
+	j->raw = sc_malloc(b->len + 1);
+	memcpy(j->raw, b->p, b->len);
+	j->raw[b->len] = '\0';
+	j->raw_len = b->len;
+	j->body = NULL;
+	if (b->cap > BODY_KEEP_MAX) {
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+	}
+}
+
 static void job_done(struct sc_fetch_engine *e, struct job *j)
 {
 	struct origin *o = j->origin;
 
+	job_encode(e, j);
 	origin_unref(e, o);
 	job_finish(e, j);
 }
@@ -1587,6 +1673,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	}
 	free(e->htab);
 	free(e->heap);
+	free(e->line.p);
 	free(e->window);
 	curl_multi_cleanup(e->multi);
 	curl_url_cleanup(e->urlh);
