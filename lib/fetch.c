@@ -602,6 +602,7 @@ static void write_summary(struct sc_fetch_engine *e, bool final)
 	    "elapsed_s", round(elapsed * 1000.0) / 1000.0, "rps",
 	    elapsed > 0 ? round1((double)e->requests / elapsed) : 0.0, "latency_ms",
 	    latency_json(&e->lat), "hosts", hosts, "inflight", (json_int_t)e->inflight);
+	json_object_set_new(obj, "seed", json_integer((json_int_t)sc_retry_state_seed(e->retry)));
 	if (!final)
 		json_object_set_new(obj, "queued", json_integer((json_int_t)(e->queued + e->nheap)));
 	metrics_line(e, obj);
@@ -1276,7 +1277,7 @@ struct outcome {
 };
 
 static void write_request_metrics(struct sc_fetch_engine *e, struct job *j, struct transfer *x,
-                                  const struct outcome *oc, double now)
+                                  const struct outcome *oc, double now, const char *next)
 {
 	char ts[SC_RFC3339_LEN];
 	json_t *obj;
@@ -1292,6 +1293,7 @@ static void write_request_metrics(struct sc_fetch_engine *e, struct job *j, stru
 	                j->attempts, "error",
 	                oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind)) : json_null(),
 	                "wait_ms", (json_int_t)j->wait_ms);
+	json_object_set_new(obj, "next", json_string(next));
 	if (x) {
 		json_object_set_new(
 		    obj, "timing",
@@ -1489,11 +1491,11 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *j, struct trans
 	struct sc_retry_decision d = {.verdict = SC_RETRY_DONE};
 
 	count_attempt(e, j, oc);
-	write_request_metrics(e, j, x, oc, now);
 	history_add(j, oc);
 	if (oc->kind != SC_ERR_CANCELLED && !e->stopping)
 		d = sc_retry_decide(e->retry, j->attempts, j->max_attempts, oc->status, oc->kind,
 		                    x ? x->retry_after : NULL, now, sc_wall_ms());
+	write_request_metrics(e, j, x, oc, now, sc_retry_verdict_name(d.verdict));
 	if (d.verdict == SC_RETRY_AGAIN) {
 		j->wait_ms = d.delay_ms;
 		j->ready_at = now + (double)d.delay_ms;
@@ -1688,7 +1690,9 @@ static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
 {
 	size_t c = (size_t)e->o->concurrency;
 
-	if (e->input_eof || e->stopping || e->input_error)
+	if (e->input_eof || e->input_error || e->out_error)
+		return false;
+	if (e->stopping && !e->o->read_input_in_drain)
 		return false;
 	if (e->o->keep_order && e->next_seq - e->next_out >= e->wsize)
 		return false;
@@ -1804,7 +1808,8 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 		read_input(e, now);
 		bool host_blocked;
 		double wake = admit(e, now, &host_blocked);
-		bool input_done = e->input_eof || e->stopping || e->input_error;
+		bool input_done = e->input_eof || e->input_error || e->out_error ||
+		                  (e->stopping && !e->o->read_input_in_drain);
 		if (input_done && e->inflight == 0 && e->queued == 0 && e->nheap == 0)
 			break;
 

@@ -56,6 +56,11 @@ struct sc_fetch_options {
 	double stats_every_s;      /* --stats-every SECS: interim summaries; 0 = none */
 	char *metrics_path;        /* --metrics FILE (owned); NULL = stderr */
 	double grace_s;            /* --grace SECS (10): drain time after a signal */
+	bool read_input_in_drain;  /* not an option: after SIGINT/SIGTERM keep reading
+	                              input to its end (sc-retry, a later stage, must
+	                              pass through what the stage before it drains);
+	                              lines submitted then start no fetch
+	                              (sc_fetch_submit makes them cancelled records) */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
 	                                 --retry-max-wait, --retry-budget, --seed */
 };
