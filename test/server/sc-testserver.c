@@ -1,0 +1,2668 @@
+/*
+ * sc-testserver — the fixture HTTP/1.1 server behind every sc test and demo.
+ *
+ * One thread, one epoll loop, non-blocking sockets, keep-alive and
+ * pipelining.  Anything that has to wait (delays, slow drips, lingering
+ * closes, the pause before a deliberate RST) is a per-connection timer in a
+ * min-heap, so a thousand sleeping requests cost memory and nothing else.
+ * Large bodies are generated on demand as the socket drains, never buffered
+ * whole.  Links nothing but libc: the gzip endpoint uses deflate "stored"
+ * blocks and a hand-written CRC-32.
+ *
+ * The endpoints are listed in usage() and dispatched in route_request().
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ */
+/* Limits                                                              */
+/* ------------------------------------------------------------------ */
+
+#define MAX_HEAD_BYTES (64 * 1024) /* request line + headers */
+#define MAX_HEADERS 128
+#define MAX_BODY_BYTES (16 * 1024 * 1024)
+#define MAX_CHUNK_LINE 4096 /* chunk-size line or trailer line */
+#define MAX_TRAILER_LINES 64
+/* Stop reading from a connection once this much unprocessed input piles
+ * up (only possible while a response is pending and the client keeps
+ * pipelining); reading resumes as the backlog is consumed. */
+#define MAX_INPUT_BACKLOG (MAX_HEAD_BYTES + MAX_BODY_BYTES + 1024 * 1024)
+#define READ_CHUNK (16 * 1024)
+#define READS_PER_EVENT 16
+#define STREAM_CHUNK (64 * 1024) /* generated body bytes per refill */
+#define SENDS_PER_EVENT 32       /* fairness: yield after ~2 MB */
+#define ACCEPTS_PER_EVENT 1024
+#define LISTEN_BACKLOG 4096
+#define LOG_CAPACITY 100000
+#define LINGER_MS 2000    /* drain input before closing */
+#define RESET_PAUSE_MS 50 /* let partial body reach the peer */
+#define MAX_DELAY_MS (3600 * 1000)
+#define MAX_GENERATED_BYTES (64ull * 1024 * 1024) /* in-memory bodies */
+#define MAX_STREAM_BYTES (1ull << 40)             /* streamed bodies */
+#define MAX_ROOT_FILE_BYTES (256ull * 1024 * 1024)
+#define NO_TIMER SIZE_MAX
+
+/* 64 printable bytes; byte i of every text body is TEXT_PATTERN[i % 64],
+ * so any range of it can be produced without keeping state. */
+static const char TEXT_PATTERN[64] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\n";
+
+/* ------------------------------------------------------------------ */
+/* Small utilities                                                     */
+/* ------------------------------------------------------------------ */
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sc-testserver: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die("out of memory");
+	return q;
+}
+
+static void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+static int64_t clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Strict unsigned decimal: digits only, no sign, no overflow. */
+static bool parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	if (len == 0 || len > 20)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_u64_str(const char *s, uint64_t *out)
+{
+	return s && parse_u64(s, strlen(s), out);
+}
+
+/* RFC 7231 IMF-fixdate, locale-independent. */
+static void format_http_date(time_t t, char out[40])
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+		                              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(out, 40, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday % 7], tm.tm_mday,
+	         months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* ------------------------------------------------------------------ */
+/* Growable byte buffer                                                */
+/* ------------------------------------------------------------------ */
+
+/* data (once allocated) always holds a NUL after its len bytes, so text
+ * buffers double as C strings. */
+typedef struct {
+	char *data;
+	size_t len, cap;
+} buf_t;
+
+/* Room for `extra` more bytes plus the NUL kept after the contents. */
+static void buf_reserve(buf_t *b, size_t extra)
+{
+	if (b->len + extra < b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap <= b->len + extra)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+static void buf_append(buf_t *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return;
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void buf_puts(buf_t *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+static void buf_putc(buf_t *b, char ch)
+{
+	buf_append(b, &ch, 1);
+}
+
+static void buf_printf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(buf_t *b, const char *fmt, ...)
+{
+	/* Format straight into the spare capacity; grow and redo if short. */
+	buf_reserve(b, 128);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		size_t room = b->cap - b->len;
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->data + b->len, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		buf_reserve(b, (size_t)n + 1);
+	}
+}
+
+static void buf_free(buf_t *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* Appends `n` bytes of the text pattern, as if starting at body offset `offset`. */
+static void buf_append_pattern(buf_t *b, uint64_t offset, size_t n)
+{
+	buf_reserve(b, n);
+	size_t done = 0;
+	while (done < n) {
+		size_t pos = (size_t)((offset + done) % sizeof TEXT_PATTERN);
+		size_t take = min_size(sizeof TEXT_PATTERN - pos, n - done);
+		memcpy(b->data + b->len + done, TEXT_PATTERN + pos, take);
+		done += take;
+	}
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+/* Bytes that are never valid UTF-8 anywhere in a sequence. */
+static void buf_append_binary(buf_t *b, uint64_t offset, size_t n)
+{
+	static const unsigned char pattern[8] = { 0xff, 0xfe, 0xc0, 0x80, 0xf8, 0xc1, 0xfd, 0x81 };
+	buf_reserve(b, n);
+	for (size_t i = 0; i < n; i++)
+		b->data[b->len + i] = (char)pattern[(offset + i) % sizeof pattern];
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON and HTML escaping                                              */
+/* ------------------------------------------------------------------ */
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_sequence_length(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	uint32_t min_cp, cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, min_cp = 0x80, cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, min_cp = 0x800, cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, min_cp = 0x10000, cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min_cp || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Appends a JSON string literal.  Valid UTF-8 passes through; bytes that
+ * are not part of valid UTF-8 are escaped as \u00XX (read as Latin-1) so
+ * the output is always valid JSON. */
+static void json_string_n(buf_t *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	buf_reserve(b, n + 2);
+	buf_putc(b, '"');
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = u[i];
+		if (c == '"' || c == '\\') {
+			buf_putc(b, '\\');
+			buf_putc(b, (char)c);
+			i++;
+		} else if (c == '\n') {
+			buf_puts(b, "\\n"), i++;
+		} else if (c == '\r') {
+			buf_puts(b, "\\r"), i++;
+		} else if (c == '\t') {
+			buf_puts(b, "\\t"), i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			buf_printf(b, "\\u%04x", c), i++;
+		} else if (c < 0x80) {
+			buf_putc(b, (char)c), i++;
+		} else {
+			size_t len = utf8_sequence_length(u + i, n - i);
+			if (len == 0) {
+				buf_printf(b, "\\u%04x", c);
+				i++;
+			} else {
+				buf_append(b, u + i, len);
+				i += len;
+			}
+		}
+	}
+	buf_putc(b, '"');
+}
+
+static void json_string(buf_t *b, const char *s)
+{
+	json_string_n(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void html_escape(buf_t *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			buf_puts(b, "&lt;");
+			break;
+		case '>':
+			buf_puts(b, "&gt;");
+			break;
+		case '&':
+			buf_puts(b, "&amp;");
+			break;
+		case '"':
+			buf_puts(b, "&quot;");
+			break;
+		default:
+			buf_putc(b, *s);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* CRC-32 and gzip with stored deflate blocks                          */
+/* ------------------------------------------------------------------ */
+
+static uint32_t crc32_table[256];
+
+static void crc32_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc32_table[i] = c;
+	}
+}
+
+static uint32_t crc32_compute(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++)
+		c = crc32_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+static void put_le32(buf_t *b, uint32_t v)
+{
+	unsigned char bytes[4] = { (unsigned char)v, (unsigned char)(v >> 8),
+		                   (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
+	buf_append(b, bytes, 4);
+}
+
+/* RFC 1952 member whose deflate stream (RFC 1951) is only stored blocks. */
+static void gzip_stored(buf_t *out, const unsigned char *data, size_t len)
+{
+	static const unsigned char header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff };
+	buf_append(out, header, sizeof header);
+	size_t off = 0;
+	do {
+		size_t n = min_size(len - off, 65535);
+		bool final = off + n == len;
+		uint16_t nlen = (uint16_t)~n;
+		unsigned char block[5] = { final ? 1 : 0, (unsigned char)n, (unsigned char)(n >> 8),
+			                   (unsigned char)nlen, (unsigned char)(nlen >> 8) };
+		buf_append(out, block, sizeof block);
+		buf_append(out, data + off, n);
+		off += n;
+	} while (off < len);
+	put_le32(out, crc32_compute(data, len));
+	put_le32(out, (uint32_t)len);
+}
+
+/* ------------------------------------------------------------------ */
+/* String -> int64 hash map (path counters, flaky and ratelimit state) */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+	char *key;
+	int64_t value;
+} strmap_slot_t;
+
+typedef struct {
+	strmap_slot_t *slots;
+	size_t cap, count; /* cap is a power of two */
+} strmap_t;
+
+static uint64_t hash_string(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* The slot holding key, or the empty slot where it belongs.  The table
+ * is never full (load factor <= 0.7), so the probe always terminates. */
+static strmap_slot_t *strmap_probe(strmap_slot_t *slots, size_t cap, const char *key)
+{
+	size_t i = (size_t)hash_string(key) & (cap - 1);
+	for (size_t n = 0; n < cap; n++) {
+		if (!slots[i].key || strcmp(slots[i].key, key) == 0)
+			return &slots[i];
+		i = (i + 1) & (cap - 1);
+	}
+	die("hash map full");
+}
+
+static void strmap_grow(strmap_t *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	strmap_slot_t *slots = xcalloc(cap, sizeof *slots);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			*strmap_probe(slots, cap, m->slots[i].key) = m->slots[i];
+	free(m->slots);
+	m->slots = slots;
+	m->cap = cap;
+}
+
+/* Pointer to key's value, inserting it with value 0 if absent. */
+static int64_t *strmap_value(strmap_t *m, const char *key, bool *inserted)
+{
+	if ((m->count + 1) * 10 > m->cap * 7)
+		strmap_grow(m);
+	strmap_slot_t *slot = strmap_probe(m->slots, m->cap, key);
+	*inserted = !slot->key;
+	if (!slot->key) {
+		slot->key = xstrdup(key);
+		slot->value = 0;
+		m->count++;
+	}
+	return &slot->value;
+}
+
+static void strmap_clear(strmap_t *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->count = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Global state: statistics and the request log                        */
+/* ------------------------------------------------------------------ */
+
+static struct {
+	int64_t connections, max_connections;
+	int64_t inflight, max_inflight;
+	int64_t requests;
+	strmap_t paths;     /* path (no query) -> count */
+	strmap_t flaky;     /* flaky ID -> requests seen */
+	strmap_t ratelimit; /* ratelimit ID -> window end, ns on the monotonic clock */
+} stats;
+
+typedef struct {
+	double t_ms;
+	char *host, *method, *target;
+	int status; /* 0 until the response status is known (e.g. /hang) */
+} log_entry_t;
+
+/* Ring of the most recent requests; live sequence numbers are
+ * [log_first, log_next), entry seq lives at log_ring[seq % LOG_CAPACITY].
+ * Sequence numbers never restart, so a connection holding the number of
+ * an entry dropped by /stats/reset cannot touch a newer one. */
+static log_entry_t *log_ring;
+static uint64_t log_first, log_next;
+static int64_t server_start_ns;
+
+static void log_entry_free(log_entry_t *e)
+{
+	free(e->host);
+	free(e->method);
+	free(e->target);
+	memset(e, 0, sizeof *e);
+}
+
+static uint64_t log_append(const char *host, const char *method, const char *target)
+{
+	if (!log_ring)
+		log_ring = xcalloc(LOG_CAPACITY, sizeof *log_ring);
+	if (log_next - log_first == LOG_CAPACITY)
+		log_entry_free(&log_ring[log_first++ % LOG_CAPACITY]);
+	log_entry_t *e = &log_ring[log_next % LOG_CAPACITY];
+	e->t_ms = (double)(clock_ns() - server_start_ns) / 1e6;
+	e->host = xstrdup(host ? host : "");
+	e->method = xstrdup(method);
+	e->target = xstrdup(target);
+	e->status = 0;
+	return log_next++;
+}
+
+static void log_set_status(uint64_t seq, int status)
+{
+	if (log_ring && seq >= log_first && seq < log_next)
+		log_ring[seq % LOG_CAPACITY].status = status;
+}
+
+static void log_clear(void)
+{
+	for (uint64_t seq = log_first; seq < log_next; seq++)
+		log_entry_free(&log_ring[seq % LOG_CAPACITY]);
+	log_first = log_next;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections and requests                                            */
+/* ------------------------------------------------------------------ */
+
+enum phase {
+	PHASE_HEAD,    /* waiting for a complete request head */
+	PHASE_BODY,    /* head parsed, collecting the body */
+	PHASE_RESPOND, /* request dispatched, response not finished */
+	PHASE_CLOSING, /* discarding input until the close timer or EOF */
+};
+
+enum timer_kind {
+	TIMER_NONE,
+	TIMER_DELAY,  /* /delay: send the response when it fires */
+	TIMER_DRIP,   /* /slow: send one more body byte */
+	TIMER_RESET,  /* /reset: abort the connection with RST */
+	TIMER_LINGER, /* give up waiting for the peer's FIN */
+};
+
+enum generator {
+	GEN_NONE,
+	GEN_TEXT,
+	GEN_BINARY
+};
+
+enum chunk_state {
+	CHUNK_SIZE,
+	CHUNK_DATA,
+	CHUNK_DATA_END,
+	CHUNK_TRAILER
+};
+
+typedef struct {
+	const char *name, *value;
+} header_t;
+
+typedef struct {
+	char *head; /* copy of the head, split in place into the strings below */
+	const char *method;
+	char *path, *query, *target; /* target = path[?query], no fragment */
+	header_t headers[MAX_HEADERS];
+	int header_count;
+	int version_minor;
+	bool keep_alive, is_head, expect_continue, chunked;
+	uint64_t content_length;
+	buf_t body;
+	enum chunk_state chunk_state;
+	uint64_t chunk_left;
+	unsigned trailer_lines;
+} request_t;
+
+typedef struct conn conn_t;
+struct conn {
+	int fd;
+	uint32_t events; /* current epoll interest */
+	enum phase phase;
+	bool dead;
+
+	buf_t in;
+	size_t in_start; /* consumed prefix of in */
+	buf_t out;
+	size_t out_sent; /* sent prefix of out */
+	bool peer_closed;
+
+	request_t req;
+	bool counted;  /* included in stats.connections */
+	bool inflight; /* included in stats.inflight */
+	bool logged;   /* log_seq is this request's log entry */
+	uint64_t log_seq;
+	bool close_after; /* close once the current response is sent */
+	bool reset_after; /* ... and do it with an RST */
+	bool hang;        /* never answer this request */
+
+	/* Streamed body: gen_total bytes (chunked or not) from gen_offset on. */
+	enum generator gen;
+	bool gen_chunked;
+	uint64_t gen_offset, gen_total;
+
+	/* /slow */
+	uint64_t drip_left, drip_offset;
+	int64_t drip_interval_ms;
+	/* /delay */
+	int64_t delay_ms;
+
+	enum timer_kind timer_kind;
+	int64_t timer_due_ns;
+	size_t timer_index; /* position in the timer heap, or NO_TIMER */
+
+	conn_t *prev, *next; /* list of live connections */
+};
+
+static int epoll_fd = -1;
+static int listen_fd = -1;
+static int listen_port;
+static int reserve_fd = -1; /* spare fd, sacrificed to shed connections on EMFILE */
+static const char *root_dir;
+static conn_t *live_conns;
+static conn_t *graveyard; /* killed this loop iteration, freed after it */
+
+/* epoll data.ptr tags for the non-connection descriptors */
+static int listen_tag, signal_tag;
+
+/* ------------------------------------------------------------------ */
+/* Timer heap                                                          */
+/* ------------------------------------------------------------------ */
+
+static conn_t **timer_heap;
+static size_t timer_count, timer_cap;
+
+static bool timer_before(size_t a, size_t b)
+{
+	return timer_heap[a]->timer_due_ns < timer_heap[b]->timer_due_ns;
+}
+
+static void timer_swap(size_t a, size_t b)
+{
+	conn_t *t = timer_heap[a];
+	timer_heap[a] = timer_heap[b];
+	timer_heap[b] = t;
+	timer_heap[a]->timer_index = a;
+	timer_heap[b]->timer_index = b;
+}
+
+static void timer_sift_up(size_t i)
+{
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!timer_before(i, parent))
+			break;
+		timer_swap(i, parent);
+		i = parent;
+	}
+}
+
+static void timer_sift_down(size_t i)
+{
+	for (;;) {
+		size_t left = 2 * i + 1, right = left + 1, least = i;
+		if (left < timer_count && timer_before(left, least))
+			least = left;
+		if (right < timer_count && timer_before(right, least))
+			least = right;
+		if (least == i)
+			break;
+		timer_swap(i, least);
+		i = least;
+	}
+}
+
+static void timer_cancel(conn_t *c)
+{
+	c->timer_kind = TIMER_NONE;
+	if (c->timer_index == NO_TIMER)
+		return;
+	size_t i = c->timer_index, last = --timer_count;
+	c->timer_index = NO_TIMER;
+	if (i != last) {
+		timer_heap[i] = timer_heap[last];
+		timer_heap[i]->timer_index = i;
+		/* the moved entry may belong above or below its new spot */
+		timer_sift_down(i);
+		timer_sift_up(i);
+	}
+}
+
+static void timer_arm(conn_t *c, enum timer_kind kind, int64_t delay_ms)
+{
+	timer_cancel(c);
+	if (timer_count == timer_cap) {
+		timer_cap = timer_cap ? timer_cap * 2 : 64;
+		timer_heap = xrealloc(timer_heap, timer_cap * sizeof(conn_t *));
+	}
+	c->timer_kind = kind;
+	c->timer_due_ns = clock_ns() + delay_ms * 1000000;
+	c->timer_index = timer_count;
+	timer_heap[timer_count++] = c;
+	timer_sift_up(c->timer_index);
+}
+
+/* epoll_wait timeout in ms until the earliest timer, rounded up. */
+static int timer_wait_ms(void)
+{
+	if (timer_count == 0)
+		return -1;
+	int64_t wait_ns = timer_heap[0]->timer_due_ns - clock_ns();
+	if (wait_ns <= 0)
+		return 0;
+	int64_t ms = (wait_ns + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connection lifecycle                                                */
+/* ------------------------------------------------------------------ */
+
+static void request_free(request_t *r)
+{
+	free(r->head);
+	free(r->path);
+	free(r->query);
+	free(r->target);
+	buf_free(&r->body);
+	memset(r, 0, sizeof *r);
+}
+
+/* Leave "in flight" state: the request got its whole response or died. */
+static void conn_end_inflight(conn_t *c)
+{
+	if (c->inflight) {
+		c->inflight = false;
+		stats.inflight--;
+	}
+}
+
+static void conn_count(conn_t *c)
+{
+	if (!c->counted) {
+		c->counted = true;
+		if (++stats.connections > stats.max_connections)
+			stats.max_connections = stats.connections;
+	}
+}
+
+static void conn_uncount(conn_t *c)
+{
+	if (c->counted) {
+		c->counted = false;
+		stats.connections--;
+	}
+}
+
+/* Closes the socket and settles all accounting now; the memory is freed
+ * after the current loop iteration so callers up the stack stay safe. */
+static void conn_kill(conn_t *c, bool with_rst)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	timer_cancel(c);
+	if (with_rst) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	}
+	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	conn_uncount(c);
+	conn_end_inflight(c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		live_conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = NULL;
+	c->next = graveyard;
+	graveyard = c;
+}
+
+static void conn_free(conn_t *c)
+{
+	request_free(&c->req);
+	buf_free(&c->in);
+	buf_free(&c->out);
+	free(c);
+}
+
+static void free_graveyard(void)
+{
+	while (graveyard) {
+		conn_t *c = graveyard;
+		graveyard = c->next;
+		conn_free(c);
+	}
+}
+
+static size_t conn_input_available(const conn_t *c)
+{
+	return c->in.len - c->in_start;
+}
+
+/* The unconsumed input; never NULL, even before the first read. */
+static const char *conn_input(const conn_t *c)
+{
+	return c->in.data ? c->in.data + c->in_start : "";
+}
+
+static size_t conn_output_pending(const conn_t *c)
+{
+	return c->out.len - c->out_sent;
+}
+
+static void conn_consume_input(conn_t *c, size_t n)
+{
+	c->in_start += n;
+	if (c->in_start == c->in.len) {
+		c->in_start = c->in.len = 0;
+		if (c->in.cap > 256 * 1024)
+			buf_free(&c->in); /* don't keep a 16 MB body's buffer around */
+	}
+}
+
+static void conn_update_interest(conn_t *c)
+{
+	if (c->dead)
+		return;
+	uint32_t events = 0;
+	if (!c->peer_closed && conn_input_available(c) < MAX_INPUT_BACKLOG)
+		events |= EPOLLIN;
+	if (conn_output_pending(c) > 0 || c->gen != GEN_NONE)
+		events |= EPOLLOUT;
+	if (events == c->events)
+		return;
+	struct epoll_event ev = { .events = events, .data.ptr = c };
+	if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->events = events;
+	else
+		conn_kill(c, false);
+}
+
+/* After a response with "Connection: close": half-close and drain input
+ * until the peer closes, so unread request bytes don't turn our close into
+ * an RST that could destroy the response before the client reads it. */
+static void conn_start_closing(conn_t *c)
+{
+	c->phase = PHASE_CLOSING;
+	if (c->peer_closed) {
+		conn_kill(c, false);
+		return;
+	}
+	shutdown(c->fd, SHUT_WR);
+	conn_consume_input(c, conn_input_available(c));
+	timer_arm(c, TIMER_LINGER, LINGER_MS);
+}
+
+static bool conn_response_finished(const conn_t *c)
+{
+	return conn_output_pending(c) == 0 && c->gen == GEN_NONE && c->timer_kind == TIMER_NONE &&
+	       !c->hang;
+}
+
+static void conn_finish_response(conn_t *c)
+{
+	conn_end_inflight(c);
+	c->logged = false;
+	request_free(&c->req);
+	if (c->reset_after) {
+		/* Pause briefly so the partial body leaves our send queue first. */
+		c->phase = PHASE_CLOSING;
+		timer_arm(c, TIMER_RESET, RESET_PAUSE_MS);
+	} else if (c->close_after) {
+		conn_start_closing(c);
+	} else {
+		/* Even if the peer half-closed, answer what it already pipelined;
+         * conn_pump closes once no complete request is left. */
+		c->phase = PHASE_HEAD;
+	}
+}
+
+/* Appends the next piece of a streamed body to the output buffer. */
+static void conn_generate(conn_t *c)
+{
+	uint64_t left = c->gen_total - c->gen_offset;
+	size_t n = (size_t)(left < STREAM_CHUNK ? left : STREAM_CHUNK);
+	if (c->gen_chunked && n > 0)
+		buf_printf(&c->out, "%zx\r\n", n);
+	if (c->gen == GEN_BINARY)
+		buf_append_binary(&c->out, c->gen_offset, n);
+	else
+		buf_append_pattern(&c->out, c->gen_offset, n);
+	c->gen_offset += n;
+	if (c->gen_chunked)
+		buf_puts(&c->out, n > 0 ? "\r\n" : "0\r\n\r\n");
+	if (c->gen_offset == c->gen_total && (!c->gen_chunked || n == 0))
+		c->gen = GEN_NONE;
+}
+
+/* Sends what it can without blocking, refilling streamed bodies as the
+ * socket drains; finishes the response when everything is out. */
+static void conn_flush(conn_t *c)
+{
+	for (int round = 0; round < SENDS_PER_EVENT && !c->dead; round++) {
+		if (c->gen != GEN_NONE && conn_output_pending(c) < STREAM_CHUNK)
+			conn_generate(c);
+		size_t pending = conn_output_pending(c);
+		if (pending == 0)
+			break;
+		ssize_t n = send(c->fd, c->out.data + c->out_sent, pending, MSG_NOSIGNAL);
+		if (n > 0) {
+			c->out_sent += (size_t)n;
+			if (c->out_sent == c->out.len) {
+				c->out_sent = c->out.len = 0;
+				if (c->out.cap > 1024 * 1024)
+					buf_free(&c->out); /* e.g. after a large /log */
+			}
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			break;
+		} else {
+			conn_kill(c, false); /* EPIPE, ECONNRESET, ... */
+			return;
+		}
+	}
+	if (!c->dead && c->phase == PHASE_RESPOND && conn_response_finished(c))
+		conn_finish_response(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Responses                                                           */
+/* ------------------------------------------------------------------ */
+
+static const char *reason_phrase(int status)
+{
+	switch (status) {
+	case 100:
+		return "Continue";
+	case 101:
+		return "Switching Protocols";
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 202:
+		return "Accepted";
+	case 203:
+		return "Non-Authoritative Information";
+	case 204:
+		return "No Content";
+	case 205:
+		return "Reset Content";
+	case 206:
+		return "Partial Content";
+	case 300:
+		return "Multiple Choices";
+	case 301:
+		return "Moved Permanently";
+	case 302:
+		return "Found";
+	case 303:
+		return "See Other";
+	case 304:
+		return "Not Modified";
+	case 307:
+		return "Temporary Redirect";
+	case 308:
+		return "Permanent Redirect";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 406:
+		return "Not Acceptable";
+	case 408:
+		return "Request Timeout";
+	case 409:
+		return "Conflict";
+	case 410:
+		return "Gone";
+	case 411:
+		return "Length Required";
+	case 412:
+		return "Precondition Failed";
+	case 413:
+		return "Content Too Large";
+	case 414:
+		return "URI Too Long";
+	case 415:
+		return "Unsupported Media Type";
+	case 416:
+		return "Range Not Satisfiable";
+	case 417:
+		return "Expectation Failed";
+	case 418:
+		return "I'm a teapot";
+	case 421:
+		return "Misdirected Request";
+	case 422:
+		return "Unprocessable Content";
+	case 425:
+		return "Too Early";
+	case 426:
+		return "Upgrade Required";
+	case 429:
+		return "Too Many Requests";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 451:
+		return "Unavailable For Legal Reasons";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	case 505:
+		return "HTTP Version Not Supported";
+	default:
+		return "Unknown";
+	}
+}
+
+static bool status_has_no_body(int status)
+{
+	return status == 204 || status == 304;
+}
+
+#define LENGTH_CHUNKED UINT64_MAX
+
+/* Writes the status line and headers.  `extra` is preformatted
+ * "Name: value\r\n" lines or NULL.  A content_length of LENGTH_CHUNKED
+ * means a chunked body (or, for HTTP/1.0, one delimited by closing). */
+static void begin_response(conn_t *c, int status, const char *content_type, uint64_t content_length,
+                           const char *extra)
+{
+	char date[40];
+	format_http_date(time(NULL), date);
+	if (c->req.version_minor == 0 && content_length == LENGTH_CHUNKED)
+		c->close_after = true;
+	if (!c->req.keep_alive)
+		c->close_after = true;
+	buf_t *o = &c->out;
+	buf_printf(o, "HTTP/1.1 %d %s\r\nDate: %s\r\nServer: sc-testserver\r\n", status,
+	           reason_phrase(status), date);
+	if (content_type)
+		buf_printf(o, "Content-Type: %s\r\n", content_type);
+	if (status_has_no_body(status))
+		; /* neither length nor body (RFC 9110 8.6) */
+	else if (content_length != LENGTH_CHUNKED)
+		buf_printf(o, "Content-Length: %" PRIu64 "\r\n", content_length);
+	else if (c->req.version_minor == 1)
+		buf_puts(o, "Transfer-Encoding: chunked\r\n");
+	if (c->close_after)
+		buf_puts(o, "Connection: close\r\n");
+	else if (c->req.version_minor == 0)
+		buf_puts(o, "Connection: keep-alive\r\n");
+	if (extra)
+		buf_puts(o, extra);
+	buf_puts(o, "\r\n");
+	if (c->logged)
+		log_set_status(c->log_seq, status);
+}
+
+static void respond(conn_t *c, int status, const char *content_type, const void *body, size_t len,
+                    const char *extra)
+{
+	if (status_has_no_body(status))
+		len = 0;
+	begin_response(c, status, content_type, len, extra);
+	if (!c->req.is_head)
+		buf_append(&c->out, body, len);
+}
+
+static void respond_buf(conn_t *c, int status, const char *content_type, const buf_t *body,
+                        const char *extra)
+{
+	respond(c, status, content_type, body->data, body->len, extra);
+}
+
+static void respond_text(conn_t *c, int status, const char *text)
+{
+	respond(c, status, "text/plain; charset=utf-8", text, strlen(text), NULL);
+}
+
+static void respond_html_message(conn_t *c, int status, const char *message)
+{
+	buf_t b = { 0 };
+	buf_printf(&b,
+	           "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
+	           "<body><h1>%d %s</h1><p>",
+	           status, reason_phrase(status), status, reason_phrase(status));
+	html_escape(&b, message);
+	buf_puts(&b, "</p></body></html>\n");
+	respond_buf(c, status, "text/html; charset=utf-8", &b, NULL);
+	buf_free(&b);
+}
+
+static void respond_not_found(conn_t *c)
+{
+	respond_html_message(c, 404, "No such path on sc-testserver.");
+}
+
+/* Error for a request we could not (fully) parse: answer and close. */
+static void respond_protocol_error(conn_t *c, int status, const char *why)
+{
+	c->phase = PHASE_RESPOND;
+	c->close_after = true;
+	c->req.keep_alive = false;
+	respond_html_message(c, status, why);
+}
+
+/* Starts a streamed body of `total` bytes after writing the headers. */
+static void respond_stream(conn_t *c, const char *content_type, enum generator gen, uint64_t total,
+                           bool chunked)
+{
+	begin_response(c, 200, content_type, chunked ? LENGTH_CHUNKED : total, NULL);
+	if (c->req.is_head)
+		return;
+	c->gen = gen;
+	c->gen_offset = 0;
+	c->gen_total = total;
+	c->gen_chunked = chunked && c->req.version_minor == 1;
+	if (total == 0 && !c->gen_chunked)
+		c->gen = GEN_NONE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Query strings and request headers                                   */
+/* ------------------------------------------------------------------ */
+
+static int hex_value(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decodes s[0..n); malformed escapes are kept literally.  The
+ * decoded length goes to *out_len (the string may contain NULs). */
+static char *percent_decode(const char *s, size_t n, bool plus_is_space, size_t *out_len)
+{
+	char *out = xcalloc(n + 1, 1);
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		int hi, lo;
+		if (s[i] == '%' && i + 2 < n && (hi = hex_value(s[i + 1])) >= 0 &&
+		    (lo = hex_value(s[i + 2])) >= 0) {
+			out[j++] = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (s[i] == '+' && plus_is_space) {
+			out[j++] = ' ';
+		} else {
+			out[j++] = s[i];
+		}
+	}
+	out[j] = '\0';
+	if (out_len)
+		*out_len = j;
+	return out;
+}
+
+/* The decoded value of `key` in a query string (first occurrence),
+ * malloc'd; NULL if absent.  "key" without "=" yields "". */
+static char *query_param(const char *query, const char *key)
+{
+	const char *p = query;
+	while (p && *p) {
+		const char *end = strchr(p, '&');
+		size_t seg_len = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = memchr(p, '=', seg_len);
+		size_t name_len = eq ? (size_t)(eq - p) : seg_len;
+		char *name = percent_decode(p, name_len, true, NULL);
+		bool match = strcmp(name, key) == 0;
+		free(name);
+		if (match) {
+			if (!eq)
+				return xstrdup("");
+			return percent_decode(eq + 1, seg_len - name_len - 1, true, NULL);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Numeric query parameter; absent -> dflt.  Present but not a number, or
+ * above max -> *ok = false. */
+static uint64_t query_u64(const char *query, const char *key, uint64_t dflt, uint64_t max, bool *ok)
+{
+	char *value = query_param(query, key);
+	if (!value)
+		return dflt;
+	uint64_t v = 0;
+	if (!parse_u64_str(value, &v) || v > max)
+		*ok = false;
+	free(value);
+	return v;
+}
+
+static const char *request_header(const request_t *r, const char *name)
+{
+	for (int i = 0; i < r->header_count; i++)
+		if (strcasecmp(r->headers[i].name, name) == 0)
+			return r->headers[i].value;
+	return NULL;
+}
+
+/* Does a comma-separated header value list `token` (case-insensitive)? */
+static bool header_has_token(const char *value, const char *token)
+{
+	size_t token_len = strlen(token);
+	const char *p = value;
+	while (p && *p) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		const char *end = p;
+		while (*end && *end != ',')
+			end++;
+		const char *trim = end;
+		while (trim > p && (trim[-1] == ' ' || trim[-1] == '\t'))
+			trim--;
+		if ((size_t)(trim - p) == token_len && strncasecmp(p, token, token_len) == 0)
+			return true;
+		p = *end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Request parsing                                                     */
+/* ------------------------------------------------------------------ */
+
+enum {
+	PARSE_OK = 0,
+	PARSE_NEED_MORE = -1
+}; /* otherwise an HTTP error status */
+
+static bool is_tchar(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+static bool is_token(const char *s, size_t max_len)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!is_tchar((unsigned char)s[n]) || n >= max_len)
+			return false;
+	return n > 0;
+}
+
+/* Length of the head (through its blank line) at p, or 0 if incomplete.
+ * Bare LF line endings are accepted too. */
+static size_t find_head_end(const char *p, size_t n)
+{
+	const char *nl = p;
+	const char *end = p + n;
+	while ((nl = memchr(nl, '\n', (size_t)(end - nl))) != NULL) {
+		nl++;
+		if (nl < end && *nl == '\n')
+			return (size_t)(nl + 1 - p);
+		if (nl + 1 < end && nl[0] == '\r' && nl[1] == '\n')
+			return (size_t)(nl + 2 - p);
+		if (nl >= end)
+			break;
+	}
+	return 0;
+}
+
+static int parse_target(request_t *r, const char *target)
+{
+	for (const unsigned char *t = (const unsigned char *)target; *t; t++)
+		if (*t <= 0x20 || *t == 0x7f)
+			return 400;
+	const char *path = target;
+	if (strncasecmp(target, "http://", 7) == 0 || strncasecmp(target, "https://", 8) == 0) {
+		/* absolute-form: keep only the path and query */
+		const char *authority = strstr(target, "//") + 2;
+		path = authority + strcspn(authority, "/?#");
+		if (*path != '/')
+			path = "/";
+	} else if (strcmp(target, "*") == 0 && strcmp(r->method, "OPTIONS") == 0) {
+		path = "*";
+	} else if (target[0] != '/') {
+		return 400;
+	}
+	size_t target_len = strcspn(path, "#");
+	size_t path_len = strcspn(path, "?#");
+	r->path = xstrndup(path, path_len);
+	r->query = path[path_len] == '?' ? xstrndup(path + path_len + 1, target_len - path_len - 1)
+	                                 : xstrdup("");
+	r->target = xstrndup(path, target_len);
+	return PARSE_OK;
+}
+
+static int parse_request_line(request_t *r, char *line)
+{
+	char *sp1 = strchr(line, ' ');
+	if (!sp1)
+		return 400;
+	*sp1 = '\0';
+	char *target = sp1 + 1;
+	char *sp2 = strchr(target, ' ');
+	if (!sp2)
+		return 400;
+	*sp2 = '\0';
+	const char *version = sp2 + 1;
+	r->method = line;
+	if (!is_token(r->method, 32))
+		return 400;
+	if (strcmp(version, "HTTP/1.1") == 0)
+		r->version_minor = 1;
+	else if (strcmp(version, "HTTP/1.0") == 0)
+		r->version_minor = 0;
+	else if (strncmp(version, "HTTP/", 5) == 0 && strlen(version) == 8 && version[6] == '.')
+		return 505;
+	else
+		return 400;
+	return parse_target(r, target);
+}
+
+static int parse_header_line(request_t *r, char *line)
+{
+	if (line[0] == ' ' || line[0] == '\t')
+		return 400; /* obsolete line folding */
+	char *colon = strchr(line, ':');
+	if (!colon)
+		return 400;
+	*colon = '\0';
+	if (!is_token(line, 256))
+		return 400;
+	char *value = colon + 1;
+	while (*value == ' ' || *value == '\t')
+		value++;
+	char *end = value + strlen(value);
+	while (end > value && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	for (const unsigned char *v = (const unsigned char *)value; *v; v++)
+		if ((*v < 0x20 && *v != '\t') || *v == 0x7f)
+			return 400;
+	if (r->header_count == MAX_HEADERS)
+		return 431;
+	r->headers[r->header_count].name = line;
+	r->headers[r->header_count].value = value;
+	r->header_count++;
+	return PARSE_OK;
+}
+
+/* Derives framing and connection handling from the parsed headers. */
+static int interpret_headers(request_t *r)
+{
+	const char *connection = request_header(r, "Connection");
+	if (r->version_minor == 1)
+		r->keep_alive = !(connection && header_has_token(connection, "close"));
+	else
+		r->keep_alive = connection && header_has_token(connection, "keep-alive");
+	r->is_head = strcmp(r->method, "HEAD") == 0;
+
+	bool have_length = false;
+	for (int i = 0; i < r->header_count; i++) {
+		if (strcasecmp(r->headers[i].name, "Content-Length") != 0)
+			continue;
+		uint64_t n;
+		if (!parse_u64_str(r->headers[i].value, &n))
+			return 400;
+		if (have_length && n != r->content_length)
+			return 400;
+		have_length = true;
+		r->content_length = n;
+	}
+	const char *te = request_header(r, "Transfer-Encoding");
+	if (te) {
+		if (strcasecmp(te, "chunked") != 0)
+			return 501;
+		if (have_length)
+			return 400; /* ambiguous framing: refuse rather than guess */
+		r->chunked = true;
+	}
+	if (r->content_length > MAX_BODY_BYTES)
+		return 413;
+	const char *expect = request_header(r, "Expect");
+	if (expect) {
+		if (strcasecmp(expect, "100-continue") != 0)
+			return 417;
+		r->expect_continue = r->version_minor == 1;
+	}
+	return PARSE_OK;
+}
+
+/* Parses the request head at the front of the input, if complete. */
+static int parse_request_head(conn_t *c)
+{
+	/* RFC 9112 2.2: ignore empty lines before a request line. */
+	while (conn_input_available(c) > 0 &&
+	       (conn_input(c)[0] == '\r' || conn_input(c)[0] == '\n'))
+		conn_consume_input(c, 1);
+	size_t avail = conn_input_available(c);
+	size_t head_len = find_head_end(conn_input(c), min_size(avail, MAX_HEAD_BYTES));
+	if (head_len == 0)
+		return avail >= MAX_HEAD_BYTES ? 431 : PARSE_NEED_MORE;
+
+	request_t *r = &c->req;
+	request_free(r);
+	r->head = xstrndup(conn_input(c), head_len);
+	conn_consume_input(c, head_len);
+	if (memchr(r->head, '\0', head_len))
+		return 400;
+
+	char *line = r->head;
+	for (int index = 0; line && *line; index++) {
+		char *nl = strchr(line, '\n');
+		char *next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = '\0';
+		size_t len = strlen(line);
+		if (len > 0 && line[len - 1] == '\r')
+			line[len - 1] = '\0';
+		if (line[0] == '\0')
+			break; /* the blank line ending the head */
+		int status = index == 0 ? parse_request_line(r, line) : parse_header_line(r, line);
+		if (status != PARSE_OK)
+			return status;
+		line = next;
+	}
+	if (!r->path)
+		return 400;
+	return interpret_headers(r);
+}
+
+/* Finds a complete line at the front of the input; returns its length
+ * including the LF, 0 if incomplete, or SIZE_MAX if it is too long. */
+static size_t input_line(const conn_t *c)
+{
+	size_t avail = conn_input_available(c);
+	const char *p = conn_input(c);
+	const char *nl = memchr(p, '\n', min_size(avail, MAX_CHUNK_LINE));
+	if (nl)
+		return (size_t)(nl - p) + 1;
+	return avail >= MAX_CHUNK_LINE ? SIZE_MAX : 0;
+}
+
+/* Incremental chunked-body decoder; consumes input as it goes. */
+static int read_chunked_body(conn_t *c)
+{
+	request_t *r = &c->req;
+	for (;;) {
+		size_t avail = conn_input_available(c);
+		const char *p = conn_input(c);
+		switch (r->chunk_state) {
+		case CHUNK_SIZE: {
+			size_t len = input_line(c);
+			if (len == 0)
+				return PARSE_NEED_MORE;
+			if (len == SIZE_MAX)
+				return 400;
+			uint64_t size = 0;
+			size_t digits = 0;
+			for (; digits < len && hex_value(p[digits]) >= 0; digits++) {
+				if (size >> 60)
+					return 413;
+				size = size * 16 + (uint64_t)hex_value(p[digits]);
+			}
+			if (digits == 0 ||
+			    (p[digits] != ';' && p[digits] != '\r' && p[digits] != '\n' &&
+			     p[digits] != ' ' && p[digits] != '\t'))
+				return 400;
+			if (size > MAX_BODY_BYTES - r->body.len)
+				return 413;
+			conn_consume_input(c, len);
+			r->chunk_left = size;
+			r->chunk_state = size == 0 ? CHUNK_TRAILER : CHUNK_DATA;
+			break;
+		}
+		case CHUNK_DATA: {
+			size_t n = (size_t)(r->chunk_left < avail ? r->chunk_left : avail);
+			if (n == 0)
+				return PARSE_NEED_MORE;
+			buf_append(&r->body, p, n);
+			conn_consume_input(c, n);
+			r->chunk_left -= n;
+			if (r->chunk_left == 0)
+				r->chunk_state = CHUNK_DATA_END;
+			break;
+		}
+		case CHUNK_DATA_END: {
+			size_t len = input_line(c);
+			if (len == 0)
+				return PARSE_NEED_MORE;
+			if (len > 2 || (len == 2 && p[0] != '\r'))
+				return 400;
+			conn_consume_input(c, len);
+			r->chunk_state = CHUNK_SIZE;
+			break;
+		}
+		case CHUNK_TRAILER: {
+			size_t len = input_line(c);
+			if (len == 0)
+				return PARSE_NEED_MORE;
+			if (len == SIZE_MAX || ++r->trailer_lines > MAX_TRAILER_LINES)
+				return 431;
+			bool blank = len == 1 || (len == 2 && p[0] == '\r');
+			conn_consume_input(c, len);
+			if (blank)
+				return PARSE_OK;
+			break; /* trailer fields are ignored */
+		}
+		}
+	}
+}
+
+static int read_request_body(conn_t *c)
+{
+	request_t *r = &c->req;
+	if (r->chunked)
+		return read_chunked_body(c);
+	if (conn_input_available(c) < r->content_length)
+		return PARSE_NEED_MORE;
+	buf_append(&r->body, conn_input(c), (size_t)r->content_length);
+	conn_consume_input(c, (size_t)r->content_length);
+	return PARSE_OK;
+}
+
+/* Should the client be told to go ahead with its body? */
+static bool request_wants_continue(const conn_t *c)
+{
+	const request_t *r = &c->req;
+	if (!r->expect_continue)
+		return false;
+	if (r->chunked)
+		return conn_input_available(c) == 0;
+	return r->content_length > 0 && conn_input_available(c) < r->content_length;
+}
+
+/* ------------------------------------------------------------------ */
+/* Generated content                                                   */
+/* ------------------------------------------------------------------ */
+
+static const char *const WORDS[] = {
+	"alpha",  "bravo",  "charlie", "delta", "echo",    "foxtrot",  "golf",    "hotel",
+	"india",  "juliet", "kilo",    "lima",  "mike",    "november", "oscar",   "papa",
+	"quebec", "romeo",  "sierra",  "tango", "uniform", "victor",   "whiskey", "xray",
+	"yankee", "zulu",   "scrape",  "pipe",  "fetch",   "parse",    "retry",   "sink",
+};
+
+/* Deterministic pseudo-random stream (64-bit LCG) seeded per page. */
+static uint64_t rng_next(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	return *state >> 33;
+}
+
+static void append_paragraph(buf_t *b, uint64_t *rng, uint64_t page, unsigned index)
+{
+	buf_printf(b, "<p>Paragraph %u of page %" PRIu64 ":", index, page);
+	unsigned words = 30 + (unsigned)(rng_next(rng) % 30);
+	for (unsigned w = 0; w < words; w++)
+		buf_printf(b, " %s", WORDS[rng_next(rng) % (sizeof WORDS / sizeof *WORDS)]);
+	buf_puts(b, ".</p>\n");
+}
+
+/* Generated page N.  Link targets (all deterministic):
+ *   /page/N+1            absolute path
+ *   ../page/N+2          parent-relative (resolves to /page/N+2)
+ *   N+3?x=1#frag         document-relative (resolves to /page/N+3?x=1)
+ *   http://HOST/page/N+4 absolute URL with the request's Host
+ *   http://HOST/page/N/2 absolute URL (N/2 rounded down)
+ * `size` pads with extra paragraphs until the page is at least that big. */
+static void build_page(buf_t *b, uint64_t n, const char *host, size_t size)
+{
+	uint64_t rng = n * 2654435761ull + 12345;
+	buf_printf(b,
+	           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	           "<title>Page %" PRIu64 "</title>\n"
+	           "<meta name=\"description\" content=\"Description of page %" PRIu64 "\">\n"
+	           "</head>\n<body>\n<h1>Page %" PRIu64 "</h1>\n",
+	           n, n, n);
+	unsigned index = 1;
+	for (; index <= 3; index++)
+		append_paragraph(b, &rng, n, index);
+	buf_puts(b, "<ul class=\"links\">\n");
+	buf_printf(b, "<li><a href=\"/page/%" PRIu64 "\">Page %" PRIu64 "</a></li>\n", n + 1,
+	           n + 1);
+	buf_printf(b, "<li><a href=\"../page/%" PRIu64 "\">Page %" PRIu64 "</a></li>\n", n + 2,
+	           n + 2);
+	buf_printf(b, "<li><a href=\"%" PRIu64 "?x=1#frag\">Page %" PRIu64 "</a></li>\n", n + 3,
+	           n + 3);
+	buf_puts(b, "<li><a href=\"http://");
+	html_escape(b, host);
+	buf_printf(b, "/page/%" PRIu64 "\">Page %" PRIu64 "</a></li>\n", n + 4, n + 4);
+	buf_puts(b, "<li><a href=\"http://");
+	html_escape(b, host);
+	buf_printf(b, "/page/%" PRIu64 "\">Page %" PRIu64 "</a></li>\n", n / 2, n / 2);
+	buf_puts(b, "</ul>\n");
+	static const char tail[] = "</body>\n</html>\n";
+	for (; b->len + sizeof tail - 1 < size; index++)
+		append_paragraph(b, &rng, n, index);
+	buf_puts(b, tail);
+}
+
+/* An HTML document of exactly `size` bytes (plain text if too small). */
+static void build_sized_html(buf_t *b, const char *title, size_t size)
+{
+	buf_t head = { 0 };
+	buf_printf(&head,
+	           "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>"
+	           "</head>\n<body>\n",
+	           title);
+	static const char tail[] = "</body></html>\n";
+	size_t frame = head.len + sizeof tail - 1;
+	if (size < frame) {
+		buf_append_pattern(b, 0, size);
+		buf_free(&head);
+		return;
+	}
+	size_t start = b->len;
+	buf_append(b, head.data, head.len);
+	buf_free(&head);
+	size_t middle_end = start + size - (sizeof tail - 1);
+	buf_t para = { 0 };
+	for (unsigned i = 1; b->len < middle_end; i++) {
+		para.len = 0;
+		buf_printf(&para, "<p>Line %u of the %s document, repeated to fill space.</p>\n", i,
+		           title);
+		if (para.len <= middle_end - b->len)
+			buf_append(b, para.data, para.len);
+		else
+			buf_append_pattern(b, 0, middle_end - b->len - 1), buf_putc(b, '\n');
+	}
+	buf_free(&para);
+	buf_puts(b, tail);
+}
+
+/* ------------------------------------------------------------------ */
+/* Endpoint handlers                                                   */
+/* ------------------------------------------------------------------ */
+
+static const char *request_host(const conn_t *c, char *fallback, size_t fallback_size)
+{
+	const char *host = request_header(&c->req, "Host");
+	if (host && *host)
+		return host;
+	snprintf(fallback, fallback_size, "127.0.0.1:%d", listen_port);
+	return fallback;
+}
+
+static void handle_index(conn_t *c)
+{
+	static const char body[] =
+	        "<!DOCTYPE html>\n<html><head><title>sc-testserver</title></head>\n<body>\n"
+	        "<h1>sc-testserver</h1>\n<ul>\n"
+	        "<li><a href=\"/page/1\">/page/N</a></li>\n"
+	        "<li><a href=\"/status/418\">/status/CODE</a></li>\n"
+	        "<li><a href=\"/delay/500\">/delay/MS</a></li>\n"
+	        "<li><a href=\"/redirect/3\">/redirect/N</a></li>\n"
+	        "<li><a href=\"/gzip\">/gzip</a></li>\n"
+	        "<li><a href=\"/slow\">/slow</a></li>\n"
+	        "<li><a href=\"/echo\">/echo</a></li>\n"
+	        "<li><a href=\"/latin1\">/latin1</a></li>\n"
+	        "<li><a href=\"/stats\">/stats</a></li>\n"
+	        "<li><a href=\"/log\">/log</a></li>\n"
+	        "</ul>\n</body></html>\n";
+	respond(c, 200, "text/html; charset=utf-8", body, sizeof body - 1, NULL);
+}
+
+static void handle_page(conn_t *c, const char *arg)
+{
+	uint64_t n;
+	if (!parse_u64_str(arg, &n)) {
+		respond_not_found(c);
+		return;
+	}
+	bool ok = true;
+	uint64_t size = query_u64(c->req.query, "size", 0, MAX_GENERATED_BYTES, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "size must be a byte count up to 64 MiB");
+		return;
+	}
+	char fallback[64];
+	const char *host = request_host(c, fallback, sizeof fallback);
+	buf_t b = { 0 };
+	build_page(&b, n, host, (size_t)size);
+	respond_buf(c, 200, "text/html; charset=utf-8", &b, NULL);
+	buf_free(&b);
+}
+
+static void handle_status(conn_t *c, const char *arg)
+{
+	uint64_t code;
+	if (!parse_u64_str(arg, &code) || code < 200 || code > 599) {
+		respond_html_message(c, 400, "status must be 200-599");
+		return;
+	}
+	char body[64];
+	snprintf(body, sizeof body, "%d %s\n", (int)code, reason_phrase((int)code));
+	respond_text(c, (int)code, body);
+}
+
+static void handle_delay(conn_t *c, const char *arg)
+{
+	uint64_t ms;
+	if (!parse_u64_str(arg, &ms) || ms > MAX_DELAY_MS) {
+		respond_html_message(c, 400, "delay must be 0-3600000 milliseconds");
+		return;
+	}
+	c->delay_ms = (int64_t)ms;
+	timer_arm(c, TIMER_DELAY, (int64_t)ms);
+}
+
+static void finish_delay(conn_t *c)
+{
+	char body[64];
+	snprintf(body, sizeof body, "delayed %" PRId64 " ms\n", c->delay_ms);
+	respond_text(c, 200, body);
+}
+
+static void respond_redirect(conn_t *c, int status, const char *location)
+{
+	buf_t extra = { 0 }, body = { 0 };
+	buf_printf(&extra, "Location: %s\r\n", location);
+	buf_puts(&body, "<!DOCTYPE html>\n<html><head><title>Redirect</title></head>\n<body><p>"
+	                "Moved to <a href=\"");
+	html_escape(&body, location);
+	buf_puts(&body, "\">");
+	html_escape(&body, location);
+	buf_puts(&body, "</a>.</p></body></html>\n");
+	respond(c, status, "text/html; charset=utf-8", body.data, body.len, extra.data);
+	buf_free(&extra);
+	buf_free(&body);
+}
+
+static void handle_redirect(conn_t *c, const char *arg)
+{
+	uint64_t n;
+	if (!parse_u64_str(arg, &n)) {
+		respond_not_found(c);
+		return;
+	}
+	if (n == 0) {
+		static const char body[] =
+		        "<!DOCTYPE html>\n<html><head><title>Redirect target</title>"
+		        "</head>\n<body><h1>Redirects done</h1></body></html>\n";
+		respond(c, 200, "text/html; charset=utf-8", body, sizeof body - 1, NULL);
+		return;
+	}
+	char location[64];
+	snprintf(location, sizeof location, "/redirect/%" PRIu64, n - 1);
+	respond_redirect(c, 302, location);
+}
+
+static void handle_redirect_to(conn_t *c)
+{
+	bool ok = true;
+	uint64_t status = query_u64(c->req.query, "status", 302, 399, &ok);
+	char *url = query_param(c->req.query, "url");
+	if (!ok || status < 300 || !url || !*url || strpbrk(url, "\r\n")) {
+		respond_html_message(c, 400, "usage: /redirect-to?url=URL&status=3xx");
+	} else {
+		respond_redirect(c, (int)status, url);
+	}
+	free(url);
+}
+
+static bool header_value_is_safe(const char *v)
+{
+	for (; *v; v++)
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			return false;
+	return true;
+}
+
+static void handle_flaky(conn_t *c, const char *id)
+{
+	bool ok = true;
+	uint64_t fail = query_u64(c->req.query, "fail", 1, UINT32_MAX, &ok);
+	uint64_t status = query_u64(c->req.query, "status", 503, 599, &ok);
+	char *retry_after = query_param(c->req.query, "retry_after");
+	if (!ok || status < 200 || *id == '\0' ||
+	    (retry_after && !header_value_is_safe(retry_after))) {
+		respond_html_message(c, 400, "usage: /flaky/ID?fail=K&status=503&retry_after=S");
+		free(retry_after);
+		return;
+	}
+	bool inserted;
+	int64_t *seen = strmap_value(&stats.flaky, id, &inserted);
+	++*seen;
+	char body[96];
+	if ((uint64_t)*seen <= fail) {
+		buf_t extra = { 0 };
+		if (retry_after)
+			buf_printf(&extra, "Retry-After: %s\r\n", retry_after);
+		snprintf(body, sizeof body, "flaky failure %" PRId64 " of %" PRIu64 "\n", *seen,
+		         fail);
+		respond(c, (int)status, "text/plain; charset=utf-8", body, strlen(body),
+		        extra.data);
+		buf_free(&extra);
+	} else {
+		snprintf(body, sizeof body, "flaky success after %" PRIu64 " failures\n", fail);
+		respond_text(c, 200, body);
+	}
+	free(retry_after);
+}
+
+static void handle_ratelimit(conn_t *c, const char *id)
+{
+	bool ok = true;
+	uint64_t after = query_u64(c->req.query, "after", 1, 86400, &ok);
+	uint64_t use_date = query_u64(c->req.query, "date", 0, 1, &ok);
+	if (!ok || *id == '\0') {
+		respond_html_message(c, 400, "usage: /ratelimit/ID?after=S&date=0|1");
+		return;
+	}
+	int64_t now = clock_ns();
+	bool inserted;
+	int64_t *window_end = strmap_value(&stats.ratelimit, id, &inserted);
+	if (inserted)
+		*window_end = now + (int64_t)after * 1000000000;
+	if (now >= *window_end) {
+		respond_text(c, 200, "rate limit window passed\n");
+		return;
+	}
+	int64_t remaining = (*window_end - now + 999999999) / 1000000000; /* round up */
+	buf_t extra = { 0 };
+	if (use_date) {
+		char date[40];
+		format_http_date(time(NULL) + (time_t)remaining, date);
+		buf_printf(&extra, "Retry-After: %s\r\n", date);
+	} else {
+		buf_printf(&extra, "Retry-After: %" PRId64 "\r\n", remaining);
+	}
+	char body[64];
+	snprintf(body, sizeof body, "rate limited, retry in %" PRId64 " s\n", remaining);
+	respond(c, 429, "text/plain; charset=utf-8", body, strlen(body), extra.data);
+	buf_free(&extra);
+}
+
+static void handle_big(conn_t *c, const char *arg)
+{
+	uint64_t bytes;
+	bool ok = true;
+	uint64_t chunked = query_u64(c->req.query, "chunked", 0, 1, &ok);
+	if (!parse_u64_str(arg, &bytes) || bytes > MAX_STREAM_BYTES || !ok) {
+		respond_html_message(c, 400, "usage: /big/BYTES?chunked=0|1");
+		return;
+	}
+	respond_stream(c, "text/plain; charset=utf-8", GEN_TEXT, bytes, chunked == 1);
+}
+
+static void handle_binary(conn_t *c, const char *arg)
+{
+	uint64_t bytes;
+	if (!parse_u64_str(arg, &bytes) || bytes > MAX_STREAM_BYTES) {
+		respond_html_message(c, 400, "usage: /binary/BYTES");
+		return;
+	}
+	respond_stream(c, "application/octet-stream", GEN_BINARY, bytes, false);
+}
+
+static void handle_gzip(conn_t *c)
+{
+	bool ok = true;
+	uint64_t size = query_u64(c->req.query, "size", 10000, MAX_GENERATED_BYTES, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "size must be a byte count up to 64 MiB");
+		return;
+	}
+	buf_t plain = { 0 }, packed = { 0 };
+	build_sized_html(&plain, "Gzip", (size_t)size);
+	gzip_stored(&packed, (const unsigned char *)plain.data, plain.len);
+	respond_buf(c, 200, "text/html; charset=utf-8", &packed,
+	            "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n");
+	buf_free(&plain);
+	buf_free(&packed);
+}
+
+static void handle_slow(conn_t *c)
+{
+	bool ok = true;
+	uint64_t bytes = query_u64(c->req.query, "bytes", 20, 1000000, &ok);
+	uint64_t interval = query_u64(c->req.query, "interval", 100, 60000, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "usage: /slow?bytes=N&interval=MS");
+		return;
+	}
+	begin_response(c, 200, "text/plain; charset=utf-8", bytes, NULL);
+	if (c->req.is_head || bytes == 0)
+		return;
+	c->drip_left = bytes;
+	c->drip_offset = 0;
+	c->drip_interval_ms = (int64_t)interval;
+	timer_arm(c, TIMER_DRIP, (int64_t)interval);
+}
+
+static void drip_one_byte(conn_t *c)
+{
+	buf_append_pattern(&c->out, c->drip_offset++, 1);
+	if (--c->drip_left > 0)
+		timer_arm(c, TIMER_DRIP, c->drip_interval_ms);
+}
+
+static void handle_reset(conn_t *c)
+{
+	static const char partial[] = "partial body, then RST\n";
+	c->close_after = true;
+	c->reset_after = true;
+	begin_response(c, 200, "text/plain; charset=utf-8", 100000, NULL);
+	if (!c->req.is_head)
+		buf_append(&c->out, partial, sizeof partial - 1);
+}
+
+static void handle_echo(conn_t *c)
+{
+	const request_t *r = &c->req;
+	buf_t b = { 0 };
+	buf_puts(&b, "{\"method\":");
+	json_string(&b, r->method);
+	buf_puts(&b, ",\"path\":");
+	json_string(&b, r->path);
+	buf_puts(&b, ",\"query\":");
+	json_string(&b, r->query);
+	buf_printf(&b, ",\"version\":\"HTTP/1.%d\",\"headers\":{", r->version_minor);
+	/* One key per header name (first spelling seen); repeated headers
+     * are joined with ", " as RFC 9110 5.3 allows. */
+	bool first = true;
+	for (int i = 0; i < r->header_count; i++) {
+		bool seen_before = false;
+		for (int j = 0; j < i && !seen_before; j++)
+			seen_before = strcasecmp(r->headers[j].name, r->headers[i].name) == 0;
+		if (seen_before)
+			continue;
+		buf_t value = { 0 };
+		for (int j = i; j < r->header_count; j++) {
+			if (strcasecmp(r->headers[j].name, r->headers[i].name) != 0)
+				continue;
+			if (value.len)
+				buf_puts(&value, ", ");
+			buf_puts(&value, r->headers[j].value);
+		}
+		if (!first)
+			buf_putc(&b, ',');
+		first = false;
+		json_string(&b, r->headers[i].name);
+		buf_putc(&b, ':');
+		json_string_n(&b, value.data ? value.data : "", value.len);
+		buf_free(&value);
+	}
+	buf_puts(&b, "},\"body\":");
+	json_string_n(&b, r->body.data ? r->body.data : "", r->body.len);
+	buf_printf(&b, ",\"body_length\":%zu}\n", r->body.len);
+	respond_buf(c, 200, "application/json", &b, NULL);
+	buf_free(&b);
+}
+
+static void handle_latin1(conn_t *c)
+{
+	static const char body[] =
+	        "<!DOCTYPE html>\n<html><head><meta charset=\"iso-8859-1\">"
+	        "<title>Caf\xe9 Latin-1</title></head>\n<body>\n<h1>Caf\xe9</h1>\n"
+	        "<p>Un caf\xe9 cr\xe8me et une cr\xeape, s'il vous pla\xeet. Prix: 5\xa0\xa3.</p>\n"
+	        "</body></html>\n";
+	respond(c, 200, "text/html; charset=iso-8859-1", body, sizeof body - 1, NULL);
+}
+
+static void handle_stats(conn_t *c)
+{
+	buf_t b = { 0 };
+	buf_printf(&b,
+	           "{\"max_connections\":%" PRId64 ",\"connections\":%" PRId64
+	           ",\"max_inflight\":%" PRId64 ",\"inflight\":%" PRId64 ",\"requests\":%" PRId64
+	           ",\"paths\":{",
+	           stats.max_connections, stats.connections, stats.max_inflight, stats.inflight,
+	           stats.requests);
+	bool first = true;
+	for (size_t i = 0; i < stats.paths.cap; i++) {
+		if (!stats.paths.slots[i].key)
+			continue;
+		if (!first)
+			buf_putc(&b, ',');
+		first = false;
+		json_string(&b, stats.paths.slots[i].key);
+		buf_printf(&b, ":%" PRId64, stats.paths.slots[i].value);
+	}
+	buf_puts(&b, "}}\n");
+	respond_buf(c, 200, "application/json", &b, NULL);
+	buf_free(&b);
+}
+
+/* Zeroes counters and state.  Connections and requests open right now
+ * stay accounted (they will be uncounted when they end), so the maxima
+ * restart from the current values. */
+static void handle_stats_reset(conn_t *c)
+{
+	stats.max_connections = stats.connections;
+	stats.max_inflight = stats.inflight;
+	stats.requests = 0;
+	strmap_clear(&stats.paths);
+	strmap_clear(&stats.flaky);
+	strmap_clear(&stats.ratelimit);
+	log_clear();
+	respond(c, 200, "application/json", "{}\n", 3, NULL);
+}
+
+static void handle_log(conn_t *c)
+{
+	buf_t b = { 0 };
+	buf_putc(&b, '[');
+	for (uint64_t seq = log_first; seq < log_next; seq++) {
+		const log_entry_t *e = &log_ring[seq % LOG_CAPACITY];
+		buf_printf(&b, "%s\n{\"t_ms\":%.3f,\"host\":", seq == log_first ? "" : ",",
+		           e->t_ms);
+		json_string(&b, e->host);
+		buf_puts(&b, ",\"method\":");
+		json_string(&b, e->method);
+		buf_puts(&b, ",\"path\":");
+		json_string(&b, e->target);
+		buf_printf(&b, ",\"status\":%d}", e->status);
+	}
+	buf_puts(&b, "]\n");
+	respond_buf(c, 200, "application/json", &b, NULL);
+	buf_free(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Static files (--root)                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *content_type_for(const char *path)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ "html", "text/html" },        { "htm", "text/html" },
+		{ "css", "text/css" },          { "js", "text/javascript" },
+		{ "json", "application/json" }, { "txt", "text/plain; charset=utf-8" },
+		{ "png", "image/png" },         { "jpg", "image/jpeg" },
+		{ "jpeg", "image/jpeg" },       { "svg", "image/svg+xml" },
+		{ "xml", "application/xml" },   { "gif", "image/gif" },
+	};
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash : path, '.');
+	if (dot)
+		for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+			if (strcasecmp(dot + 1, types[i].ext) == 0)
+				return types[i].type;
+	return "application/octet-stream";
+}
+
+static bool path_has_dotdot(const char *path)
+{
+	for (const char *p = path; p && *p;) {
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+static bool read_whole_file(const char *path, buf_t *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	          (uint64_t)st.st_size <= MAX_ROOT_FILE_BYTES;
+	/* Regular files on local disk: a blocking read is fine here. */
+	while (ok) {
+		buf_reserve(out, 64 * 1024);
+		ssize_t n = read(fd, out->data + out->len, out->cap - out->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		out->len += (size_t)n;
+		if (out->len > MAX_ROOT_FILE_BYTES)
+			ok = false;
+	}
+	close(fd);
+	return ok;
+}
+
+/* Serves the request from --root if it names a file there. */
+static bool serve_root_file(conn_t *c)
+{
+	if (!root_dir)
+		return false;
+	size_t decoded_len;
+	char *decoded = percent_decode(c->req.path, strlen(c->req.path), false, &decoded_len);
+	bool handled = false;
+	if (decoded_len != strlen(decoded) || decoded[0] != '/') {
+		free(decoded);
+		return false;
+	}
+	if (path_has_dotdot(decoded)) {
+		respond_html_message(c, 403, "'..' is not allowed in paths.");
+		free(decoded);
+		return true;
+	}
+	buf_t full = { 0 };
+	buf_printf(&full, "%s%s", root_dir, decoded);
+	struct stat st;
+	if (stat(full.data, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (decoded[strlen(decoded) - 1] != '/') {
+			/* Redirect so relative links inside index.html resolve. */
+			buf_t location = { 0 };
+			buf_printf(&location, "%s/%s%s", c->req.path, *c->req.query ? "?" : "",
+			           c->req.query);
+			respond_redirect(c, 301, location.data);
+			buf_free(&location);
+			handled = true;
+		} else {
+			buf_puts(&full, "index.html");
+		}
+	}
+	buf_t body = { 0 };
+	if (!handled && read_whole_file(full.data, &body)) {
+		respond_buf(c, 200, content_type_for(full.data), &body, NULL);
+		handled = true;
+	}
+	buf_free(&body);
+	buf_free(&full);
+	free(decoded);
+	return handled;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Observation endpoints: they must not disturb what they observe. */
+static bool is_observer_path(const char *path)
+{
+	return strcmp(path, "/stats") == 0 || strcmp(path, "/stats/reset") == 0 ||
+	       strcmp(path, "/log") == 0;
+}
+
+/* If path is prefix + something non-empty, returns the something. */
+static const char *path_arg(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(path, prefix, n) == 0 && path[n] != '\0')
+		return path + n;
+	return NULL;
+}
+
+static void route_request(conn_t *c)
+{
+	const char *path = c->req.path;
+	const char *arg;
+	if (strcmp(path, "/stats") == 0)
+		handle_stats(c);
+	else if (strcmp(path, "/stats/reset") == 0)
+		handle_stats_reset(c);
+	else if (strcmp(path, "/log") == 0)
+		handle_log(c);
+	else if ((arg = path_arg(path, "/page/")))
+		handle_page(c, arg);
+	else if ((arg = path_arg(path, "/status/")))
+		handle_status(c, arg);
+	else if ((arg = path_arg(path, "/delay/")))
+		handle_delay(c, arg);
+	else if ((arg = path_arg(path, "/redirect/")))
+		handle_redirect(c, arg);
+	else if (strcmp(path, "/redirect-loop") == 0)
+		respond_redirect(c, 302, "/redirect-loop");
+	else if (strcmp(path, "/redirect-to") == 0)
+		handle_redirect_to(c);
+	else if ((arg = path_arg(path, "/flaky/")))
+		handle_flaky(c, arg);
+	else if ((arg = path_arg(path, "/ratelimit/")))
+		handle_ratelimit(c, arg);
+	else if ((arg = path_arg(path, "/big/")))
+		handle_big(c, arg);
+	else if ((arg = path_arg(path, "/binary/")))
+		handle_binary(c, arg);
+	else if (strcmp(path, "/gzip") == 0)
+		handle_gzip(c);
+	else if (strcmp(path, "/slow") == 0)
+		handle_slow(c);
+	else if (strcmp(path, "/reset") == 0)
+		handle_reset(c);
+	else if (strcmp(path, "/hang") == 0)
+		c->hang = true;
+	else if (strcmp(path, "/echo") == 0)
+		handle_echo(c);
+	else if (strcmp(path, "/latin1") == 0)
+		handle_latin1(c);
+	else if (serve_root_file(c))
+		;
+	else if (strcmp(path, "/") == 0)
+		handle_index(c);
+	else
+		respond_not_found(c);
+}
+
+/* A complete request arrived: account for it, then answer it. */
+static void dispatch_request(conn_t *c)
+{
+	request_t *r = &c->req;
+	c->phase = PHASE_RESPOND;
+	c->close_after = !r->keep_alive;
+	c->reset_after = c->hang = false;
+	if (is_observer_path(r->path)) {
+		conn_uncount(c);
+	} else {
+		conn_count(c);
+		c->inflight = true;
+		if (++stats.inflight > stats.max_inflight)
+			stats.max_inflight = stats.inflight;
+		stats.requests++;
+		bool inserted;
+		++*strmap_value(&stats.paths, r->path, &inserted);
+		c->log_seq = log_append(request_header(r, "Host"), r->method, r->target);
+		c->logged = true;
+	}
+	route_request(c);
+}
+
+/* Moves the connection's request forward with the input it has.
+ * Returns true if a request (or an error response) was dispatched. */
+static bool advance_request(conn_t *c)
+{
+	if (c->phase == PHASE_HEAD) {
+		int status = parse_request_head(c);
+		if (status == PARSE_NEED_MORE)
+			return false;
+		if (status != PARSE_OK) {
+			respond_protocol_error(c, status, "Malformed or oversized request.");
+			return true;
+		}
+		c->phase = PHASE_BODY;
+		if (request_wants_continue(c))
+			buf_puts(&c->out, "HTTP/1.1 100 Continue\r\n\r\n");
+	}
+	if (c->phase == PHASE_BODY) {
+		int status = read_request_body(c);
+		if (status == PARSE_NEED_MORE)
+			return false;
+		if (status != PARSE_OK) {
+			respond_protocol_error(c, status, "Malformed or oversized request body.");
+			return true;
+		}
+		dispatch_request(c);
+		return true;
+	}
+	return false;
+}
+
+/* Does all the work the connection's current state allows: parse and
+ * answer requests (pipelined ones in order), send output. */
+static void conn_pump(conn_t *c)
+{
+	/* Each round completes one request; input is finite, so is this. */
+	for (int round = 0; round < 100000 && !c->dead; round++) {
+		bool was_waiting = c->phase == PHASE_HEAD || c->phase == PHASE_BODY;
+		if (was_waiting && !advance_request(c)) {
+			conn_flush(c); /* maybe a 100 Continue */
+			break;
+		}
+		conn_flush(c);
+		if (c->dead || c->phase != PHASE_HEAD)
+			break;
+	}
+	if (!c->dead && c->peer_closed &&
+	    (c->phase == PHASE_HEAD || c->phase == PHASE_BODY || c->phase == PHASE_CLOSING ||
+	     c->hang))
+		conn_kill(c, false); /* the client went away */
+	conn_update_interest(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Event handlers                                                      */
+/* ------------------------------------------------------------------ */
+
+static void conn_on_readable(conn_t *c)
+{
+	for (int i = 0; i < READS_PER_EVENT; i++) {
+		if (c->in_start > 0 && c->in.cap - c->in.len < READ_CHUNK) {
+			/* compact before growing */
+			memmove(c->in.data, c->in.data + c->in_start, c->in.len - c->in_start);
+			c->in.len -= c->in_start;
+			c->in_start = 0;
+		}
+		buf_reserve(&c->in, READ_CHUNK);
+		ssize_t n = recv(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, 0);
+		if (n > 0) {
+			c->in.len += (size_t)n;
+			if (c->phase == PHASE_CLOSING)
+				conn_consume_input(c, conn_input_available(c));
+			if (conn_input_available(c) >= MAX_INPUT_BACKLOG)
+				break;
+		} else if (n == 0) {
+			c->peer_closed = true;
+			break;
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			break;
+		} else {
+			conn_kill(c, false);
+			return;
+		}
+	}
+	if (c->phase == PHASE_CLOSING && !c->peer_closed) {
+		conn_update_interest(c);
+		return;
+	}
+	conn_pump(c);
+}
+
+static void conn_on_event(conn_t *c, uint32_t events)
+{
+	if (events & EPOLLERR) {
+		conn_kill(c, false);
+		return;
+	}
+	if (events & (EPOLLIN | EPOLLHUP))
+		conn_on_readable(c);
+	if (!c->dead && (events & EPOLLOUT))
+		conn_pump(c);
+}
+
+static void conn_on_timer(conn_t *c, enum timer_kind kind)
+{
+	switch (kind) {
+	case TIMER_DELAY:
+		finish_delay(c);
+		break;
+	case TIMER_DRIP:
+		drip_one_byte(c);
+		break;
+	case TIMER_RESET:
+		conn_kill(c, true);
+		return;
+	case TIMER_LINGER:
+		conn_kill(c, false);
+		return;
+	case TIMER_NONE:
+		return;
+	}
+	conn_pump(c);
+}
+
+static void run_due_timers(void)
+{
+	int64_t now = clock_ns();
+	/* Only timers due now; ones re-armed by handlers wait for the next turn. */
+	for (size_t budget = timer_count; budget > 0 && timer_count > 0; budget--) {
+		conn_t *c = timer_heap[0];
+		if (c->timer_due_ns > now)
+			break;
+		enum timer_kind kind = c->timer_kind;
+		timer_cancel(c);
+		conn_on_timer(c, kind);
+	}
+}
+
+/* Sheds a pending connection when out of descriptors, so the listening
+ * socket doesn't stay readable forever. */
+static void shed_connection(void)
+{
+	if (reserve_fd >= 0) {
+		close(reserve_fd);
+		int fd = accept(listen_fd, NULL, NULL);
+		if (fd >= 0)
+			close(fd);
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+}
+
+static void accept_connections(void)
+{
+	for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
+		// cppcheck-suppress nullPointer ; accept4(2) takes NULL when the address is unwanted
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				fprintf(stderr, "sc-testserver: out of file descriptors, dropping "
+				                "a connection\n");
+				shed_connection();
+			} else if (errno == EINTR || errno == ECONNABORTED) {
+				continue;
+			}
+			return;
+		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		conn_t *c = xcalloc(1, sizeof *c);
+		c->fd = fd;
+		c->timer_index = NO_TIMER;
+		c->events = EPOLLIN;
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+		if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = live_conns;
+		if (live_conns)
+			live_conns->prev = c;
+		live_conns = c;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Startup                                                             */
+/* ------------------------------------------------------------------ */
+
+static void usage(FILE *out)
+{
+	fputs("usage: sc-testserver [--root DIR] [--port N] [--port-file FILE]\n"
+	      "\n"
+	      "Fixture HTTP/1.1 server for the sc test suites. Listens on 127.0.0.1 only,\n"
+	      "on port N (default 0: the OS picks one), prints the port on stdout and, with\n"
+	      "--port-file, writes it to FILE atomically. Exits 0 on SIGTERM or SIGINT.\n"
+	      "\n"
+	      "Endpoints:\n"
+	      "  /page/N[?size=BYTES]      generated HTML page with links\n"
+	      "  /status/CODE              that status (200-599)\n"
+	      "  /delay/MS                 200 after MS milliseconds\n"
+	      "  /redirect/N               302 chain down to /redirect/0\n"
+	      "  /redirect-loop            302 to itself\n"
+	      "  /redirect-to?url=U&status=302\n"
+	      "  /flaky/ID?fail=K&status=503&retry_after=S\n"
+	      "  /ratelimit/ID?after=S&date=0|1\n"
+	      "  /big/BYTES[?chunked=1]    streamed text body\n"
+	      "  /binary/BYTES             bytes that are not UTF-8\n"
+	      "  /gzip[?size=N]            gzip-encoded HTML (stored deflate blocks)\n"
+	      "  /slow?bytes=N&interval=MS body dripped one byte at a time\n"
+	      "  /reset                    partial body, then TCP RST\n"
+	      "  /hang                     never answers\n"
+	      "  /echo                     the request as JSON\n"
+	      "  /latin1                   ISO-8859-1 HTML page\n"
+	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
+	      "  anything else             a file under --root DIR, or 404\n",
+	      out);
+}
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fputs("sc-testserver: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'sc-testserver --help'.\n", stderr);
+	exit(2);
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == rl.rlim_max)
+		return;
+	rlim_t wanted = rl.rlim_max;
+	if (wanted == RLIM_INFINITY || wanted > 1048576)
+		wanted = 1048576; /* the kernel's usual nr_open */
+	rl.rlim_cur = wanted;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		fprintf(stderr, "sc-testserver: cannot raise RLIMIT_NOFILE: %s\n", strerror(errno));
+}
+
+static int open_listener(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0)
+		die("bind 127.0.0.1:%d: %s", port, strerror(errno));
+	if (listen(fd, LISTEN_BACKLOG) != 0)
+		die("listen: %s", strerror(errno));
+	socklen_t len = sizeof addr;
+	if (getsockname(fd, (struct sockaddr *)&addr, &len) != 0)
+		die("getsockname: %s", strerror(errno));
+	listen_port = ntohs(addr.sin_port);
+	return fd;
+}
+
+/* Write-to-temp-then-rename, so a poller never reads a partial port. */
+static void write_port_file(const char *path, int port)
+{
+	buf_t tmp = { 0 };
+	buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp.data, "w");
+	if (!f)
+		die("cannot write %s: %s", tmp.data, strerror(errno));
+	fprintf(f, "%d\n", port);
+	if (fclose(f) != 0 || rename(tmp.data, path) != 0)
+		die("cannot write %s: %s", path, strerror(errno));
+	buf_free(&tmp);
+}
+
+static int open_signalfd(void)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	/* A shell starts background jobs with SIGINT ignored, and an ignored
+     * signal is discarded before signalfd can see it: restore the default
+     * (harmless, since the signals stay blocked). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0)
+		die("sigprocmask: %s", strerror(errno));
+	int fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0)
+		die("signalfd: %s", strerror(errno));
+	return fd;
+}
+
+static void epoll_add(int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+	if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		die("epoll_ctl: %s", strerror(errno));
+}
+
+/* Frees everything so leak checkers see a clean exit. */
+static void shutdown_server(int signal_fd)
+{
+	while (live_conns)
+		conn_kill(live_conns, false);
+	free_graveyard();
+	free(timer_heap);
+	log_clear();
+	free(log_ring);
+	strmap_clear(&stats.paths);
+	strmap_clear(&stats.flaky);
+	strmap_clear(&stats.ratelimit);
+	close(signal_fd);
+	close(listen_fd);
+	close(epoll_fd);
+	if (reserve_fd >= 0)
+		close(reserve_fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "port-file", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *port_file = NULL;
+	int port = 0;
+	opterr = 0;
+	for (;;) {
+		int opt = getopt_long(argc, argv, ":h", options, NULL);
+		if (opt == -1)
+			break;
+		uint64_t value;
+		struct stat st;
+		switch (opt) {
+		case 'r':
+			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+				usage_error("--root: not a directory: %s", optarg);
+			root_dir = optarg;
+			break;
+		case 'p':
+			if (!parse_u64_str(optarg, &value) || value > 65535)
+				usage_error("--port: not a port number: %s", optarg);
+			port = (int)value;
+			break;
+		case 'f':
+			port_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			usage_error("option requires an argument: %s", argv[optind - 1]);
+			break;
+		default:
+			usage_error("unknown option: %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument: %s", argv[optind]);
+
+	signal(SIGPIPE, SIG_IGN);
+	crc32_init();
+	raise_fd_limit();
+	server_start_ns = clock_ns();
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int signal_fd = open_signalfd();
+	listen_fd = open_listener(port);
+	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (epoll_fd < 0)
+		die("epoll_create1: %s", strerror(errno));
+	epoll_add(listen_fd, &listen_tag);
+	epoll_add(signal_fd, &signal_tag);
+
+	if (port_file)
+		write_port_file(port_file, listen_port);
+	printf("%d\n", listen_port);
+	fflush(stdout);
+
+	bool running = true;
+	while (running) {
+		struct epoll_event events[256];
+		int n = epoll_wait(epoll_fd, events, 256, timer_wait_ms());
+		if (n < 0 && errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			void *tag = events[i].data.ptr;
+			if (tag == &listen_tag)
+				accept_connections();
+			else if (tag == &signal_tag)
+				running = false;
+			else
+				conn_on_event(tag, events[i].events);
+		}
+		run_due_timers();
+		free_graveyard();
+	}
+	shutdown_server(signal_fd);
+	return 0;
+}
