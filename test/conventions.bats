@@ -5,6 +5,8 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
+bats_require_minimum_version 1.5.0
+
 PROGRAMS="sc-fetch sc-parse sc-retry sc-sink"
 
 @test "every program is built" {

@@ -4,6 +4,8 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+
+bats_require_minimum_version 1.5.0
 load 'lib/server'
 
 setup_file() {
