@@ -46,12 +46,12 @@ NPROC = os.cpu_count() or 1
 if SMOKE:
     N = dict(pages=50, throughput=300, wrk_seconds=1, latency=40, delay_ms=100,
              scaling=((1, 5), (10, 40), (100, 200), (1000, 1000)),
-             memory=(1000, 20_000), parse=100, parse_bs4=20, sink=2000,
+             memory=(1000, 20_000), parse=100, xargs=100, parse_bs4=20, sink=2000,
              pipeline=200, timeout=60)
 else:
     N = dict(pages=1000, throughput=20_000, wrk_seconds=5, latency=1000, delay_ms=100,
              scaling=((1, 100), (10, 1000), (100, 1000), (1000, 5000)),
-             memory=(1000, 1_000_000), parse=5000, parse_bs4=500, sink=100_000,
+             memory=(1000, 1_000_000), parse=5000, xargs=2000, parse_bs4=500, sink=100_000,
              pipeline=5000, timeout=300)
 CONC = 20
 
@@ -205,9 +205,11 @@ def fr(x):
     return "—" if x is None else f"{x:.2f}x"
 
 
-def table(header, rows):
+def table(header, rows, align=None):
+    """align: one character per column, l or r; default: first left, rest right."""
+    align = align or "l" + "r" * (len(header) - 1)
     say("| " + " | ".join(header) + " |")
-    say("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+    say("|" + "|".join("---" if a == "l" else "---:" for a in align) + "|")
     for row in rows:
         say("| " + " | ".join(str(c) for c in row) + " |")
     say()
@@ -391,9 +393,17 @@ def scenario_throughput(base):
         s["extra"] = f"files={got} bytes={size}"
         return None if got == n and size > n * 15000 else f"{got} of {n} files"
 
-    def codes_check(s):
-        got = count_in_file(codes, b"200\n")
-        return None if got == n else f"{got} of {n} answered 200"
+    def codes_check_n(want):
+        def check(s):
+            got = count_in_file(codes, b"200\n")
+            return None if got == want else f"{got} of {want} answered 200"
+        return check
+    codes_check = codes_check_n(n)
+
+    # xargs starts one curl per URL: a few hundred a second, so it gets fewer.
+    nx = min(n, N["xargs"])
+    urls_x = os.path.join(TMP, "urls-xargs.txt")
+    corpus.write_urls(urls_x, base, nx, N["pages"])
 
     def rm(path):
         return lambda: os.path.exists(path) and os.unlink(path)
@@ -413,8 +423,8 @@ def scenario_throughput(base):
              cmd=f"{curl} -sS --parallel --parallel-max {CONC} -w '%{{http_code}}\\n' -K {q(cfg_null)} > {q(codes)}",
              check=codes_check),
         dict(name="xargs -P 20 curl (to /dev/null)",
-             cmd=f"xargs -P {CONC} -n 1 {curl} -sS -o /dev/null -w '%{{http_code}}\\n' < {q(urls)} > {q(codes)}",
-             check=codes_check),
+             cmd=f"xargs -P {CONC} -n 1 {curl} -sS -o /dev/null -w '%{{http_code}}\\n' < {q(urls_x)} > {q(codes)}",
+             check=codes_check_n(nx), n=nx),
         dict(name="Python aiohttp scraper > file",
              cmd=f"{q(PY)} {q(os.path.join(HERE, 'py_scrape.py'))} -c {CONC} {q(out)} < {q(urls)}",
              check=check_ok_records(out, n), cleanup=rm(out)),
@@ -428,7 +438,7 @@ def scenario_throughput(base):
         if "error" in m:
             rows.append([r["name"], m["error"], "", "", "", ""])
             continue
-        reqs = m.get("requests", n)
+        reqs = m.get("requests", r.get("n", n))
         rps[r["name"]] = m.get("rps", reqs / m["wall"])
         cpuk[r["name"]] = m["cpu"] / reqs * 1000
         rows.append([r["name"], f(reqs), f(m["wall"], 2), f(rps[r["name"]]), f(cpuk[r["name"]], 3), f(m["rss"], 1)])
@@ -436,7 +446,8 @@ def scenario_throughput(base):
     for row in rows:
         row.append(fr(ratio(sc, rps.get(row[0]))) if row[0] in rps else "")
     table(["Tool", "requests", "wall s", "req/s", "CPU s / 1k req", "peak RSS MB", "sc-fetch ÷ this (req/s)"], rows)
-    say("wrk runs for a fixed time rather than a fixed count; xargs' RSS is the largest single curl. "
+    say(f"wrk runs for a fixed time ({N['wrk_seconds']} s) rather than a fixed count, and writes nothing; "
+        f"xargs gets {nx:,} URLs (it starts one curl per URL) and its RSS is the largest single curl. "
         "nginx (1 worker) and the client share the machine's cores.")
     say()
     for name, goal, what in (("wrk -t1 -c20 (ceiling)", 0.8, "sc-fetch req/s ≥ 0.8 × wrk"),
@@ -824,7 +835,7 @@ def main():
 
     say("### Targets")
     say()
-    table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in targets])
+    table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in targets], "rlrll")
     with open("/proc/loadavg") as fl:
         load = " ".join(fl.read().split()[:3])
     say(f"Whole run: {time.monotonic() - t_start:.0f} s; load average at the end {load}.")
