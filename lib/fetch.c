@@ -1091,8 +1091,12 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *x, struct job
 	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, o->user_agent);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, j->req_headers ? j->req_headers : o->headers);
-	/* Wait for a multiplexed HTTP/2 stream rather than open a connection. */
-	curl_easy_setopt(c, CURLOPT_PIPEWAIT, 1L);
+	/* Over TLS, wait for a multiplexed HTTP/2 stream rather than open one
+	 * more connection: ALPN tells at the handshake whether it can.  Not
+	 * for cleartext http, where libcurl would learn it only from the first
+	 * response, so a slow one would hold up every other transfer. */
+	if (strncasecmp(j->url, "https:", 6) == 0)
+		curl_easy_setopt(c, CURLOPT_PIPEWAIT, 1L);
 	if (o->insecure) {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
