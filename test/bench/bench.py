@@ -86,6 +86,13 @@ def prog_help(name):
         return ""
 
 
+def has_option(name, letter):
+    """Whether the usage text of program name shows the short option letter
+    (as "-j" or inside a cluster such as "[-kq]")."""
+    text = prog_help(name)
+    return bool(re.search(rf"(?<![\w-])-{letter}\b|\[-[A-Za-z]*{letter}[A-Za-z]*\]", text))
+
+
 def q(s):
     return shlex.quote(str(s))
 
@@ -332,7 +339,7 @@ def sc_fetch_cmd(extra=""):
     path = prog("sc-fetch")
     if not path:
         return None
-    quiet = " -q" if " -q" in prog_help("sc-fetch") else ""
+    quiet = " -q" if has_option("sc-fetch", "q") else ""
     return f"{q(path)}{quiet}{extra}"
 
 
@@ -340,8 +347,27 @@ def check_ok_records(path, want, needle=b'"ok":true'):
     def check(s):
         got = count_in_file(path, needle)
         s["extra"] = f"ok={got}"
-        return None if got == want else f"{got} of {want} records ok"
+        if got == want:
+            return None
+        return f"{got} of {want} records ok; first failures: {first_failures(path)}"
     return check
+
+
+def first_failures(path, limit=3):
+    """The error members of the first records that are not ok."""
+    found = []
+    with open(path, "rb") as fi:
+        for line in fi:
+            if b'"ok":true' in line:
+                continue
+            try:
+                rec = json.loads(line)
+                found.append(json.dumps({k: rec.get(k) for k in ("url", "status", "error")}))
+            except ValueError:
+                found.append(line[:200].decode(errors="replace"))
+            if len(found) >= limit:
+                break
+    return "; ".join(found)
 
 
 def scenario_throughput(base):
@@ -416,6 +442,8 @@ def scenario_throughput(base):
              check=wrk_check),
         dict(name="sc-fetch -c 20 > file", cmd=fetch and f"{fetch} < {q(urls)} > {q(out)}",
              check=check_ok_records(out, n), cleanup=rm(out)),
+        # Not in the targets: what writing the records costs sc-fetch.
+        dict(name="sc-fetch -c 20 > /dev/null", cmd=fetch and f"{fetch} < {q(urls)} > /dev/null"),
         dict(name="curl --parallel, a file per URL",
              cmd=f"{curl} -sS --parallel --parallel-max {CONC} --output-dir {q(pages_dir)} -K {q(cfg_files)}",
              prep=rm_pages, check=files_check, cleanup=lambda: shutil.rmtree(pages_dir, ignore_errors=True)),
@@ -582,7 +610,7 @@ def scenario_parse():
         return check
 
     parse = prog("sc-parse")
-    has_j = parse and " -j" in prog_help("sc-parse")
+    has_j = parse and has_option("sc-parse", "j")
     pyp = f"{q(PY)} {q(os.path.join(HERE, 'py_parse.py'))}"
     runners = []
     for j in (1, NPROC):
@@ -599,6 +627,7 @@ def scenario_parse():
                  cmd=f"{pyp} --parser bs4 -j {j} < {q(recs_b)} > {q(out)}",
                  check=lines_check(nb), n=nb, mb=html_mb_b, j=j),
         ]
+    same = parse_outputs_agree(parse, pyp, recs_b) if parse else None
     res = run_interleaved(runners)
     rows = []
     rate = {}
@@ -616,9 +645,13 @@ def scenario_parse():
         row.append(fr(ratio(rate.get(f"sc-parse, {tag}"), rate.get(name))) if name in rate else "")
     table(["Parser", "records", "wall s", "records/s", "MB/s (HTML)", "records per CPU s", "peak RSS MB",
            "sc-parse ÷ this"], rows)
-    say("Fields: whatever sc-parse extracts by default; the Python scripts extract title, meta description, "
-        "h1 texts and absolute link URLs (test/bench/py_parse.py). All cores: sc-parse -j N against a "
-        "multiprocessing.Pool of N.")
+    say("Fields: sc-parse's defaults; the Python scripts extract the same: title, meta description, canonical, lang, "
+        "the first h1 and the distinct absolute links (test/bench/py_parse.py). All cores: sc-parse -j N "
+        "against a multiprocessing.Pool of N.")
+    if same is not None:
+        say()
+        say(f"Same output check ({nb} records, as parsed JSON objects): sc-parse = lxml.html: {same[0]}; "
+            f"sc-parse = BeautifulSoup: {same[1]}.")
     say()
     sc1 = rate.get("sc-parse, 1 process")
     x = ratio(sc1, rate.get("lxml.html, 1 process"))
@@ -627,6 +660,23 @@ def scenario_parse():
     target(5, "sc-parse ≥ 20 × BeautifulSoup per core", x, "≥ 20x", ge(x, 20))
     for path in (recs, recs_b, out):
         os.unlink(path) if os.path.exists(path) else None
+
+
+def parse_outputs_agree(parse, pyp, recs):
+    """Whether sc-parse and the two Python parsers give the same records."""
+    outs = []
+    for cmd in (q(parse), f"{pyp} --parser lxml", f"{pyp} --parser bs4"):
+        r = subprocess.run(f"timeout 120 {cmd} < {q(recs)}", shell=True, capture_output=True, cwd=TMP)
+        outs.append([json.loads(line) for line in r.stdout.splitlines()] if r.returncode == 0 else None)
+
+    def verdict(other):
+        if outs[0] is None or other is None:
+            return "could not run"
+        if outs[0] == other:
+            return "yes"
+        diff = sorted({k for a, b in zip(outs[0], other) for k in set(a) | set(b) if a.get(k) != b.get(k)})
+        return "no (" + ", ".join(diff or ["record count"]) + ")"
+    return verdict(outs[1]), verdict(outs[2])
 
 
 def scenario_sink():
@@ -835,6 +885,9 @@ def main():
 
     say("### Targets")
     say()
+    if SMOKE:
+        say("Smoke run: counts too small for the verdicts to mean anything; this only shows every scenario runs.")
+        say()
     table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in targets], "rlrll")
     with open("/proc/loadavg") as fl:
         load = " ".join(fl.read().split()[:3])

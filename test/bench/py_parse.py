@@ -1,7 +1,8 @@
 """Parses fetch records (NDJSON on stdin) with lxml.html or BeautifulSoup
 (html.parser) and writes one record per input record, with the fields
 sc-parse extracts by default (title, description,
-canonical, lang, h1, links), as a Python user would write it.
+canonical, lang, the first h1, the distinct absolute links without
+fragments), as a Python user would write it.
 -j N spreads the records over N processes (multiprocessing.Pool, in order).
 
 usage: py_parse.py --parser lxml|bs4 [-j N] < fetch.jsonl > parsed.jsonl"""
@@ -9,7 +10,7 @@ import argparse
 import json
 import sys
 from multiprocessing import Pool
-from urllib.parse import urljoin
+from urllib.parse import urldefrag, urljoin
 
 PARSER = "lxml"
 
@@ -20,11 +21,14 @@ def fields_lxml(html, base):
     title = doc.findtext(".//title")
     desc = doc.xpath('string(//meta[@name="description"]/@content)') or None
     canonical = doc.xpath('string(//link[@rel="canonical"]/@href)')
-    h1 = [" ".join(h.text_content().split()) for h in doc.iter("h1")]
-    links = [urljoin(base, a.get("href")) for a in doc.iter("a") if a.get("href")]
+    h1 = next(doc.iter("h1"), None)
+    links = dict.fromkeys(urldefrag(urljoin(base, a.get("href")))[0]
+                          for a in doc.iter("a") if a.get("href"))
     return {"title": title.strip() if title else None, "description": desc,
             "canonical": urljoin(base, canonical) if canonical else None,
-            "lang": doc.get("lang"), "h1": h1, "links": links}
+            "lang": doc.get("lang"),
+            "h1": " ".join(h1.text_content().split()) if h1 is not None else None,
+            "links": list(links)}
 
 
 def fields_bs4(html, base):
@@ -37,8 +41,9 @@ def fields_bs4(html, base):
             "description": meta.get("content") if meta else None,
             "canonical": urljoin(base, canonical["href"]) if canonical else None,
             "lang": html.get("lang") if html else None,
-            "h1": [" ".join(h.get_text().split()) for h in soup.find_all("h1")],
-            "links": [urljoin(base, a["href"]) for a in soup.find_all("a", href=True)]}
+            "h1": " ".join(soup.h1.get_text().split()) if soup.h1 else None,
+            "links": list(dict.fromkeys(urldefrag(urljoin(base, a["href"]))[0]
+                                        for a in soup.find_all("a", href=True)))}
 
 
 def parse_line(line):

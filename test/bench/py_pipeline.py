@@ -8,7 +8,7 @@ import asyncio
 import csv
 import json
 import sys
-from urllib.parse import urljoin
+from urllib.parse import urldefrag, urljoin
 
 import aiohttp
 import lxml.html
@@ -20,12 +20,14 @@ def extract(html, base):
     doc = lxml.html.document_fromstring(html)
     title = doc.findtext(".//title")
     canonical = doc.xpath('string(//link[@rel="canonical"]/@href)')
+    h1 = next(doc.iter("h1"), None)
     return {"title": title.strip() if title else None,
             "description": doc.xpath('string(//meta[@name="description"]/@content)') or None,
             "canonical": urljoin(base, canonical) if canonical else None,
             "lang": doc.get("lang"),
-            "h1": json.dumps([" ".join(h.text_content().split()) for h in doc.iter("h1")], ensure_ascii=False),
-            "links": json.dumps([urljoin(base, a.get("href")) for a in doc.iter("a") if a.get("href")],
+            "h1": " ".join(h1.text_content().split()) if h1 is not None else None,
+            "links": json.dumps(list(dict.fromkeys(urldefrag(urljoin(base, a.get("href")))[0]
+                                                   for a in doc.iter("a") if a.get("href"))),
                                 ensure_ascii=False)}
 
 
