@@ -54,7 +54,7 @@ static enum disposition classify(const json_t *rec)
 		return NOT_FETCH;
 	if (json_is_true(ok))
 		return PASS;
-	/* A shutdown in progress starts nothing new: the record stays as it
+	/* A shutdown in progress starts nothing new: the record passes as it
 	 * came, data for the next run. */
 	if (sc_stop_signal)
 		return PASS;
@@ -134,41 +134,6 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 	return 0;
 }
 
-/* After a signal the engine stops reading its input, as sc-fetch must.  But
- * an sc-fetch before us in the pipeline goes on writing the records it
- * drains, and they must not be lost: the rest of the input passes through
- * here as it is, unfetched.  Returns the exit status so far, updated. */
-static int pass_rest(struct sc_lines *in, int status)
-{
-	struct sc_line line;
-	struct sc_input_item item;
-	int rc;
-
-	while ((rc = sc_lines_next(in, &line)) > 0) {
-		if (!sc_input_item_from_line(in, &line, &item))
-			continue;
-		if (!item.bad && classify(item.rec) != NOT_FETCH) {
-			rc = sc_record_write_raw(stdout, line.text, line.len);
-		} else {
-			json_t *bad = item.bad ? json_incref(item.rec) : not_fetch_record(in, &line, item.rec);
-			rc = sc_record_write(stdout, bad);
-			json_decref(bad);
-			if (status == SC_EXIT_OK)
-				status = SC_EXIT_PARTIAL;
-		}
-		json_decref(item.rec);
-		if (rc != 0) {
-			sc_warn("error writing standard output:");
-			return SC_EXIT_FAILURE;
-		}
-	}
-	if (rc < 0) {
-		sc_warn("%s: read error:", sc_lines_name(in));
-		return SC_EXIT_FAILURE;
-	}
-	return status;
-}
-
 int main(int argc, char **argv)
 {
 	struct sc_fetch_options o;
@@ -191,6 +156,10 @@ int main(int argc, char **argv)
 		               "N more attempts per failed record",
 		               o.retry.retries);
 	o.retry.retries -= 1;
+	/* A later stage of a pipeline: after a signal, the stage before us goes
+	 * on writing the records it drains, and they must not be lost.  The
+	 * engine keeps reading; classify() passes them through unfetched. */
+	o.read_input_in_drain = true;
 
 	sc_signals_install(sc_fetch_signal_hook);
 	struct sc_fetch_engine *e = sc_fetch_engine_new(&o, stdout, err);
@@ -201,8 +170,6 @@ int main(int argc, char **argv)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 
 	int status = sc_fetch_run(e, in, on_line, NULL);
-	if (sc_stop_signal && status != SC_EXIT_FAILURE)
-		status = pass_rest(in, status);
 
 	sc_fetch_engine_free(e);
 	sc_lines_close(in);

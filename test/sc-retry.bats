@@ -227,11 +227,11 @@ EOF
 
 @test "after SIGINT sc-retry starts no fetch but reads its input to the end and writes every record" {
 	mkfifo "$BATS_TEST_TMPDIR/in"
-	sc-retry -q <"$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	sc-retry -q --grace 5 <"$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	exec 4>"$BATS_TEST_TMPDIR/in"
 	echo '{"url":"before","ok":true}' >&4
-	failed "$SC_BASE/delay/200" 503 http 1 >&4
+	failed "$SC_BASE/delay/1500" 503 http 1 >&4
 	sleep 0.5
 	kill -INT "$pid"
 	sleep 0.3
@@ -242,8 +242,10 @@ EOF
 	rc=0
 	wait "$pid" || rc=$?
 	assert_equal "$rc" 130
-	run -0 jq -sc 'map(.url | sub(".*/"; ""))' "$BATS_TEST_TMPDIR/out"
-	assert_output '["before","200","after","1"]'
-	# The record after the signal was passed through as it came, not fetched.
+	run -0 jq -sc 'map([(.url | sub(".*/"; "")), .ok, .attempts]) | sort' "$BATS_TEST_TMPDIR/out"
+	# The fetch in flight finished within --grace; the record after the
+	# signal passed through as it came, unfetched.
+	assert_output '[["1",false,1],["1500",true,2],["after",true,null],["before",true,null]]'
 	assert_equal "$(requests_for /page/1)" 0
+	assert_equal "$(requests_for /delay/1500)" 1
 }
