@@ -70,7 +70,12 @@ static enum disposition classify(const json_t *rec)
 	/* No kind we know: judge by the status, as an http failure. */
 	if (kind < 0)
 		kind = status ? SC_ERR_HTTP : SC_ERR_INTERNAL;
-	if (kind == SC_ERR_CANCELLED || sc_retry_is_transient(status, kind))
+	/* A cancelled record was cut short by a shutdown, and a rate_limited
+	 * one was refused only because that run would not wait as long as the
+	 * server asked: both are worth asking again in a later run, although
+	 * sc-fetch never retries them itself within one. */
+	if (kind == SC_ERR_CANCELLED || kind == SC_ERR_RATE_LIMITED ||
+	    sc_retry_is_transient(status, kind))
 		return REFETCH;
 	return PASS;
 }

@@ -79,7 +79,6 @@ failed() {
 {"ok":true,"url":"$SC_BASE/page/2","body":"<p>\"quoted\"</p>","n":1e3}
 $(failed "$SC_BASE/status/404" 404 http 1)
 $(failed "http://no-such-host.invalid/" null dns 3)
-$(failed "$SC_BASE/flaky/rl?fail=1&status=429" 429 rate_limited 1)
 $(failed "ftp://example.invalid/x" null blocked_scheme 0)
 {"url":null,"ok":false,"status":null,"error":{"kind":"bad_input","message":"no url"},"line":3,"raw":"x"}
 EOF
@@ -111,7 +110,7 @@ EOF
 	assert_equal "$(requests_for /flaky/t1)" 2
 }
 
-@test "every transient kind is fetched again: timeout, connect, network, 5xx, 429, cancelled" {
+@test "every transient kind is fetched again: timeout, connect, network, 5xx, 429, cancelled, rate_limited" {
 	{
 		failed "$SC_BASE/page/1" null timeout 3
 		failed "$SC_BASE/page/2" null connect 3
@@ -120,12 +119,13 @@ EOF
 		failed "$SC_BASE/page/5" 429 http 3
 		failed "$SC_BASE/page/6" null cancelled 1
 		failed "$SC_BASE/page/7" 408 http 1
+		failed "$SC_BASE/page/8" 429 rate_limited 1
 	} >"$BATS_TEST_TMPDIR/in"
 	run -0 --separate-stderr sc-retry -q <"$BATS_TEST_TMPDIR/in"
 	run -0 jq -sc 'map([.ok, .attempts]) | unique' <<<"$output"
 	# Each was fetched once more, and nothing else happened.
 	assert_output '[[true,2],[true,4]]'
-	assert_equal "$(sc_server_stats .requests)" 7
+	assert_equal "$(sc_server_stats .requests)" 8
 }
 
 @test "--retries N allows up to N more attempts per failed record" {
