@@ -2,7 +2,8 @@
 # CI on every change.  Included by the Makefile, whose variables it reads
 # (VERSION, PROGS, MAN1, MAN5, MAN7, PKG_CFLAGS).
 #
-#   make lint          cppcheck and clang-tidy over the C code of lib/, cmd/, test/
+#   make lint          cppcheck and clang-tidy over the C code of lib/, cmd/, test/,
+#                      and shellcheck (so CI, which runs lint, checks the scripts)
 #   make format        rewrite that code with clang-format (.clang-format)
 #   make format-check  fail if clang-format would change anything
 #   make shellcheck    shellcheck over every shell script (mk/shell-scripts.sh)
@@ -50,7 +51,7 @@ release-deps:
 	@sh test/deps.sh $(RELEASE_DEB_PKGS)
 
 lint: release-deps
-	@$(MAKE) --no-print-directory -k lint-cppcheck lint-tidy
+	@$(MAKE) --no-print-directory -k lint-cppcheck lint-tidy shellcheck
 
 lint-cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) $(LINT_SRC)
@@ -70,6 +71,9 @@ format-check: release-deps
 # Every shell script; the bats suites are bash underneath and are checked
 # on a best-effort basis by shellcheck-bats, which reports but never fails
 # (bats' own syntax, such as `run -2`, is not shell that shellcheck knows).
+# Excluded there: SC1091 (load'ed helpers are not followed), SC2016 ('$x'
+# meant for `run bash -c`), SC2030/SC2031 (each test is its own subshell),
+# SC2034/SC2154 (status, output and lines are set and read by bats).
 shellcheck: release-deps
 	@scripts=$$(sh mk/shell-scripts.sh) && echo "shellcheck:" $$scripts && \
 	    shellcheck -x -P SCRIPTDIR $$scripts
