@@ -90,6 +90,13 @@ static int open_append(struct outfile *f, char *errbuf, size_t errlen)
 		fail(errbuf, errlen, f->path, NULL);
 		return -1;
 	}
+	/* Like cat(1): appending to the file being read would never end. */
+	struct stat in;
+	if (fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode) && in.st_dev == st.st_dev &&
+	    in.st_ino == st.st_ino) {
+		snprintf(errbuf, errlen, "%s: is also the input; not appending to it", f->path);
+		return -1;
+	}
 	f->whole = st.st_size;
 	f->had_content = st.st_size > 0;
 	if (st.st_size > 0) {
