@@ -16,7 +16,10 @@ struct sc_lines {
 	char *buf;        /* [start, end) holds unconsumed input */
 	size_t start, end, cap;
 	size_t number;
+	size_t scanned;   /* bytes from start known to hold no newline */
 	bool eof;
+	bool skipping;    /* skipping the tail of a too-long line (long_head holds its head) */
+	size_t long_len;
 	char long_head[KEEP_OF_LONG_LINE + 1]; /* the kept head of a too-long line */
 };
 
@@ -125,22 +128,33 @@ static int skip_rest_of_line(struct sc_lines *r)
 	}
 }
 
-/* A line longer than the maximum: keep its head for the error record, skip
- * its tail, and hand back the head. */
-static int cut_long_line(struct sc_lines *r, struct sc_line *line, size_t scanned)
+/* Hands back the kept head of a too-long line, once its tail is skipped. */
+static int emit_long_head(struct sc_lines *r, struct sc_line *line)
 {
-	size_t keep = scanned < KEEP_OF_LONG_LINE ? scanned : KEEP_OF_LONG_LINE;
-
-	memcpy(r->long_head, r->buf + r->start, keep);
-	r->long_head[keep] = '\0';
-	r->start += scanned;
-	if (skip_rest_of_line(r) < 0)
-		return -1;
+	r->skipping = false;
 	line->text = r->long_head;
-	line->len = keep;
+	line->len = r->long_len;
 	line->number = ++r->number;
 	line->too_long = true;
 	return 1;
+}
+
+/* A line longer than the maximum: keep its head for the error record and
+ * skip its tail.  On a non-blocking descriptor the skip may stop at EAGAIN;
+ * the next call goes on with it. */
+static int cut_long_line(struct sc_lines *r, struct sc_line *line)
+{
+	size_t keep = r->scanned < KEEP_OF_LONG_LINE ? r->scanned : KEEP_OF_LONG_LINE;
+
+	memcpy(r->long_head, r->buf + r->start, keep);
+	r->long_head[keep] = '\0';
+	r->long_len = keep;
+	r->start += r->scanned;
+	r->scanned = 0;
+	r->skipping = true;
+	if (skip_rest_of_line(r) < 0)
+		return -1;
+	return emit_long_head(r, line);
 }
 
 static void emit(struct sc_lines *r, struct sc_line *line, size_t from, size_t len)
@@ -157,29 +171,36 @@ static void emit(struct sc_lines *r, struct sc_line *line, size_t from, size_t l
 
 int sc_lines_next(struct sc_lines *r, struct sc_line *line)
 {
-	size_t scanned = 0; /* bytes from start already known to hold no newline */
-
+	if (r->skipping) {
+		if (skip_rest_of_line(r) < 0)
+			return -1;
+		return emit_long_head(r, line);
+	}
 	for (;;) {
-		char *from = r->buf + r->start + scanned;
-		char *nl = memchr(from, '\n', r->end - r->start - scanned);
+		char *from = r->buf + r->start + r->scanned;
+		char *nl = memchr(from, '\n', r->end - r->start - r->scanned);
 		if (nl) {
 			size_t at = r->start;
 			size_t len = (size_t)(nl - (r->buf + at));
 			r->start = at + len + 1;
+			r->scanned = 0;
 			emit(r, line, at, len);
 			return 1;
 		}
-		scanned = r->end - r->start;
+		r->scanned = r->end - r->start;
 		if (r->eof) {
-			if (scanned == 0)
+			if (r->scanned == 0)
 				return 0;
-			size_t at = r->start;
+			size_t at = r->start, len = r->scanned;
 			r->start = r->end;
-			emit(r, line, at, scanned);
+			r->scanned = 0;
+			emit(r, line, at, len);
 			return 1;
 		}
-		if (scanned > r->max)
-			return cut_long_line(r, line, scanned);
+		if (r->scanned > r->max)
+			return cut_long_line(r, line);
+		/* On EAGAIN the bytes scanned so far are remembered, so a long
+		 * line arriving slowly is not searched again from its start. */
 		if (make_room(r) < 0 || fill(r) < 0)
 			return -1;
 	}

@@ -1,4 +1,5 @@
 /* Unit tests for lib/: the line reader, records, the histogram. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -72,6 +73,41 @@ static void test_long_lines(void)
 	free(data);
 }
 
+/* On a non-blocking pipe, a line that arrives in pieces, and a too-long
+ * line whose tail is still arriving, are not lost at EAGAIN. */
+static void test_nonblocking(void)
+{
+	int fds[2];
+	struct sc_line line;
+	char chunk[50000];
+
+	if (pipe(fds) < 0)
+		abort();
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	setenv("SC_MAX_LINE", "1000", 1);
+	struct sc_lines *r = sc_lines_open(fds[0], "<pipe>");
+	unsetenv("SC_MAX_LINE");
+
+	ok(write(fds[1], "hel", 3) == 3, "wrote a piece");
+	ok(sc_lines_next(r, &line) == -1 && errno == EAGAIN, "no whole line yet: EAGAIN");
+	ok(write(fds[1], "lo\n", 3) == 3, "wrote the rest");
+	ok(sc_lines_next(r, &line) == 1 && strcmp(line.text, "hello") == 0,
+	   "the line is whole once its end arrives");
+
+	memset(chunk, 'y', sizeof(chunk));
+	ok(write(fds[1], chunk, sizeof(chunk)) == (ssize_t)sizeof(chunk), "wrote 50 kB");
+	ok(sc_lines_next(r, &line) == -1 && errno == EAGAIN, "a too-long line, tail pending: EAGAIN");
+	ok(write(fds[1], chunk, 1000) == 1000 && write(fds[1], "\nnext\n", 6) == 6, "its tail");
+	ok(sc_lines_next(r, &line) == 1 && line.too_long && line.number == 2,
+	   "the too-long line is reported once its tail is skipped");
+	ok(line.len > 0 && line.text[0] == 'y', "with its head");
+	ok(sc_lines_next(r, &line) == 1 && strcmp(line.text, "next") == 0 && line.number == 3,
+	   "and the next line follows");
+	close(fds[0]);
+	close(fds[1]);
+	sc_lines_close(r);
+}
+
 static int count_items(const struct sc_input_item *item, void *ctx)
 {
 	int *counts = ctx;
@@ -142,6 +178,7 @@ int main(void)
 {
 	test_lines();
 	test_long_lines();
+	test_nonblocking();
 	test_input_and_records();
 	test_hist();
 	return tap_done();
