@@ -15,7 +15,7 @@ PKGS      = libcurl libxml-2.0 jansson sqlite3
 # Debian packages that `make deps` installs; the first column is what dpkg knows.
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
-            mandoc python3
+            mandoc python3 cppcheck clang-tidy clang-format shellcheck
 
 ifeq ($(SANITIZE),1)
 OUT       = build/asan

@@ -50,6 +50,8 @@ static void test_long_lines(void)
 	size_t big = 300000;
 	char *data = malloc(big + 16);
 
+	if (!data)
+		abort();
 	memset(data, 'x', big);
 	memcpy(data + big, "\nshort\n", 7);
 	setenv("SC_MAX_LINE", "100000", 1);
