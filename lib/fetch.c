@@ -73,6 +73,10 @@ struct transfer {
 	struct sc_fetch_engine *e;
 	struct buf body;
 	bool too_large;
+	/* Of the response whose headers are arriving: */
+	bool has_location;   /* a Location header */
+	bool encoded;        /* a Content-Encoding: its length is not the body's */
+	bool redirecting;    /* a redirect being followed: its body is not ours */
 	char *retry_after;   /* of the latest response */
 	double started;
 	char errbuf[CURL_ERROR_SIZE];
@@ -983,6 +987,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	size_t n = size * nmemb;
 	long long max = x->e->o->max_bytes;
 
+	/* libcurl skips the body of a redirect it follows; should it ever hand
+	 * one over, it neither counts toward --max-bytes nor is kept. */
+	if (x->redirecting)
+		return n;
 	if ((long long)(x->body.len + n) > max) {
 		x->too_large = true;
 		return 0; /* aborts with CURLE_WRITE_ERROR */
@@ -990,6 +998,38 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	buf_reserve(&x->body, x->body.len + n);
 	memcpy(x->body.p + x->body.len, data, n);
 	x->body.len += n;
+	return n;
+}
+
+static bool header_is(const char *data, size_t n, const char *name, size_t len)
+{
+	return n > len && data[len] == ':' && strncasecmp(data, name, len) == 0;
+}
+
+/* The end of a response's headers: a redirect that will be followed is
+ * let through whatever its size; the final response is refused at once
+ * when its Content-Length already says it is too large (unless it is
+ * encoded: the decoded body is what counts), else its buffer is sized. */
+static size_t headers_end(struct transfer *x, size_t n)
+{
+	const struct sc_fetch_options *o = x->e->o;
+	long code = 0;
+	curl_off_t cl = -1;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (code < 200)
+		return n; /* 1xx: another response follows */
+	if (o->max_redirs > 0 && code >= 300 && code < 400 && x->has_location) {
+		x->redirecting = true;
+		return n;
+	}
+	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+	if (cl > o->max_bytes && !x->encoded) {
+		x->too_large = true;
+		return 0; /* aborts with CURLE_WRITE_ERROR */
+	}
+	if (cl > 0 && cl <= o->max_bytes && cl <= (8 << 20))
+		buf_reserve(&x->body, (size_t)cl);
 	return n;
 }
 
@@ -1003,7 +1043,14 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		free(x->retry_after);
 		x->retry_after = NULL;
 		x->body.len = 0;
-	} else if (n > 12 && strncasecmp(data, "retry-after:", 12) == 0) {
+		x->has_location = x->encoded = x->redirecting = false;
+	} else if (n <= 2 && (data[0] == '\r' || data[0] == '\n')) {
+		return headers_end(x, n);
+	} else if (header_is(data, n, "location", 8)) {
+		x->has_location = true;
+	} else if (header_is(data, n, "content-encoding", 16)) {
+		x->encoded = true;
+	} else if (header_is(data, n, "retry-after", 11)) {
 		size_t len = n - 12;
 		const char *v = data + 12;
 		while (len > 0 && (*v == ' ' || *v == '\t'))
@@ -1012,12 +1059,6 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 			len--;
 		free(x->retry_after);
 		x->retry_after = sc_strndup(v, len);
-	} else if (n <= 2 && (data[0] == '\r' || data[0] == '\n')) {
-		/* End of headers: size the buffer from Content-Length. */
-		curl_off_t cl = -1;
-		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-		if (cl > 0 && cl <= x->e->o->max_bytes && cl <= (8 << 20))
-			buf_reserve(&x->body, (size_t)cl);
 	}
 	return n;
 }
@@ -1037,7 +1078,7 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 			sc_die(SC_EXIT_FAILURE, "cannot make a curl handle");
 	}
 	x->body.len = 0;
-	x->too_large = false;
+	x->too_large = x->has_location = x->encoded = x->redirecting = false;
 	free(x->retry_after);
 	x->retry_after = NULL;
 	x->errbuf[0] = '\0';
@@ -1088,7 +1129,6 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *x, struct job
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, o->low_speed_limit);
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, o->low_speed_time);
 	}
-	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, o->user_agent);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, j->req_headers ? j->req_headers : o->headers);
 	/* Over TLS, wait for a multiplexed HTTP/2 stream rather than open one

@@ -191,6 +191,28 @@ EOF2
 		and (map(select(.url == $b + "/big/1000"))[0] | .ok and .bytes == 1000)' <<<"$output"
 }
 
+@test "--max-bytes counts only the final response's body, never a followed redirect's" {
+	# Every 302 of the fixture carries a ~140-byte body with its Content-Length.
+	fetch --retries 0 --max-bytes 100 --max-redirs 2 <<<"$SC_BASE/redirect-loop"
+	assert_failure 3
+	jq -e '.status == 302 and .error.kind == "too_many_redirects" and .bytes == 0
+		and (.body // "") == ""' <<<"$output"
+	fetch --retries 0 --max-bytes 120 <<EOF2
+$SC_BASE/redirect/2
+$SC_BASE/redirect-to?url=/big/500
+EOF2
+	assert_failure 3
+	jq -e -s --arg b "$SC_BASE" '
+		(map(select(.url == $b + "/redirect/2"))[0] | .ok and .bytes == 110
+		 and (.body | contains("Redirects done")))
+		and (map(select(.url | endswith("/big/500")))[0] | .status == 200
+		 and .error.kind == "too_large")' <<<"$output"
+	# Not followed, the redirect is the final response: its body counts.
+	fetch --retries 0 --max-bytes 100 --max-redirs 0 <<<"$SC_BASE/redirect/1"
+	assert_failure 3
+	jq -e '.status == 302 and .error.kind == "too_large"' <<<"$output"
+}
+
 @test "a timeout on /hang fires within the timeout plus a small slack" {
 	start=$(date +%s%N)
 	fetch --retries 0 -m 1 <<<"$SC_BASE/hang"
