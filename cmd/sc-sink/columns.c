@@ -58,8 +58,9 @@ int columns_parse(struct columns *cols, const char *spec, char *errbuf, size_t e
 		}
 		if (!*name || !*path || path[0] == '.' || path[strlen(path) - 1] == '.' ||
 		    strstr(path, "..")) {
-			snprintf(errbuf, errlen, "--columns: '%s%s%s' is not a column (NAME or NAME=PATH)",
-			         item, eq ? "=" : "", eq ? path : "");
+			snprintf(errbuf, errlen,
+			         "--columns: '%s%s%s' is not a column (NAME or NAME=PATH)", item,
+			         eq ? "=" : "", eq ? path : "");
 			rc = -1;
 			break;
 		}
@@ -96,7 +97,8 @@ void columns_from_record(struct columns *cols, const json_t *rec)
 	const char *key;
 	json_t *value;
 
-	json_object_foreach((json_t *)rec, key, value) {
+	json_object_foreach((json_t *)rec, key, value)
+	{
 		if (strcmp(key, "body") == 0 || strcmp(key, "body_base64") == 0)
 			continue;
 		columns_add(cols, key);

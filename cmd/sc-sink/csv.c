@@ -20,19 +20,25 @@
 
 /* Characters that force a CSV cell into quotes. */
 static const unsigned char csv_special[256] = {
-	[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1,
+	[','] = 1,
+	['"'] = 1,
+	['\n'] = 1,
+	['\r'] = 1,
 };
 /* Characters a TSV cell writes as a backslash escape, and their letter. */
 static const char tsv_escape[256] = {
-	['\t'] = 't', ['\n'] = 'n', ['\r'] = 'r', ['\\'] = '\\',
+	['\t'] = 't',
+	['\n'] = 'n',
+	['\r'] = 'r',
+	['\\'] = '\\',
 };
 
 /* OWASP's CSV injection advice: a cell a spreadsheet would take for a
  * formula gets a leading apostrophe. */
 static bool looks_like_formula(const char *s, size_t n)
 {
-	return n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' ||
-	                 s[0] == '\t' || s[0] == '\r');
+	return n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+	                 s[0] == '\r');
 }
 
 static void put_csv_text(struct outfile *o, const char *s, size_t n, bool formula_escape)
@@ -205,6 +211,21 @@ int csv_write(struct csv_sink *cs, const json_t *rec)
 	return outfile_record_end(&cs->out);
 }
 
+/* The character a TSV backslash escape stands for. */
+static char tsv_unescape(char e)
+{
+	switch (e) {
+	case 't':
+		return '\t';
+	case 'n':
+		return '\n';
+	case 'r':
+		return '\r';
+	default:
+		return e;
+	}
+}
+
 /* Splits the first row of text into names, reading CSV quotes or TSV
  * escapes.  Returns the number of names; *names is malloced, as each name. */
 static size_t split_header(const char *text, size_t len, bool tsv, char ***names)
@@ -238,8 +259,7 @@ static size_t split_header(const char *text, size_t len, bool tsv, char ***names
 				end = true;
 				break;
 			} else if (tsv && c == '\\' && i + 1 < len) {
-				char e = text[++i];
-				cell[clen++] = e == 't' ? '\t' : e == 'n' ? '\n' : e == 'r' ? '\r' : e;
+				cell[clen++] = tsv_unescape(text[++i]);
 			} else {
 				cell[clen++] = c;
 			}

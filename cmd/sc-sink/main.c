@@ -19,17 +19,22 @@
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: sc-sink [-aq] [--tee] [-c columns] [--no-header] [--formula-escape]\n"
-	"               [--crlf] [--table name] [--key column] [--batch rows]\n"
-	"               [--batch-ms ms] [--jsonl file] [--csv file] [--tsv file]\n"
-	"               [--sqlite file] [file ...]\n";
+        "usage: sc-sink [-aq] [--tee] [-c columns] [--no-header] [--formula-escape]\n"
+        "               [--crlf] [--table name] [--key column] [--batch rows]\n"
+        "               [--batch-ms ms] [--jsonl file] [--csv file] [--tsv file]\n"
+        "               [--sqlite file] [file ...]\n";
 
-enum kind { SINK_JSONL, SINK_CSV, SINK_TSV, SINK_SQLITE };
-static const char *const kind_names[] = {"jsonl", "csv", "tsv", "sqlite"};
+enum kind {
+	SINK_JSONL,
+	SINK_CSV,
+	SINK_TSV,
+	SINK_SQLITE
+};
+static const char *const kind_names[] = { "jsonl", "csv", "tsv", "sqlite" };
 
 struct sink {
 	enum kind kind;
-	const char *path;          /* borrowed from argv */
+	const char *path; /* borrowed from argv */
 	size_t records;
 	union {
 		struct outfile jsonl;
@@ -42,37 +47,47 @@ struct run {
 	struct sink sinks[SINK_MAX];
 	int nsinks;
 	bool tee;
-	bool have_columns;         /* from -c, or once the first record is seen */
-	bool started;              /* the columns are known and the sinks set up */
+	bool have_columns; /* from -c, or once the first record is seen */
+	bool started;      /* the columns are known and the sinks set up */
 	struct columns columns;
 	const char *key;
 	size_t records, bad;
 };
 
 enum {
-	OPT_JSONL = 256, OPT_CSV, OPT_TSV, OPT_SQLITE, OPT_TABLE, OPT_KEY, OPT_TEE,
-	OPT_NO_HEADER, OPT_FORMULA, OPT_CRLF, OPT_BATCH, OPT_BATCH_MS
+	OPT_JSONL = 256,
+	OPT_CSV,
+	OPT_TSV,
+	OPT_SQLITE,
+	OPT_TABLE,
+	OPT_KEY,
+	OPT_TEE,
+	OPT_NO_HEADER,
+	OPT_FORMULA,
+	OPT_CRLF,
+	OPT_BATCH,
+	OPT_BATCH_MS
 };
 
 static const struct option long_options[] = {
-	{"jsonl", required_argument, NULL, OPT_JSONL},
-	{"csv", required_argument, NULL, OPT_CSV},
-	{"tsv", required_argument, NULL, OPT_TSV},
-	{"sqlite", required_argument, NULL, OPT_SQLITE},
-	{"table", required_argument, NULL, OPT_TABLE},
-	{"key", required_argument, NULL, OPT_KEY},
-	{"columns", required_argument, NULL, 'c'},
-	{"tee", no_argument, NULL, OPT_TEE},
-	{"append", no_argument, NULL, 'a'},
-	{"no-header", no_argument, NULL, OPT_NO_HEADER},
-	{"formula-escape", no_argument, NULL, OPT_FORMULA},
-	{"crlf", no_argument, NULL, OPT_CRLF},
-	{"batch", required_argument, NULL, OPT_BATCH},
-	{"batch-ms", required_argument, NULL, OPT_BATCH_MS},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+	{ "jsonl", required_argument, NULL, OPT_JSONL },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "tsv", required_argument, NULL, OPT_TSV },
+	{ "sqlite", required_argument, NULL, OPT_SQLITE },
+	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "columns", required_argument, NULL, 'c' },
+	{ "tee", no_argument, NULL, OPT_TEE },
+	{ "append", no_argument, NULL, 'a' },
+	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+	{ "formula-escape", no_argument, NULL, OPT_FORMULA },
+	{ "crlf", no_argument, NULL, OPT_CRLF },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static void add_sink(struct run *run, enum kind kind, const char *path)
@@ -91,9 +106,9 @@ static void add_bare_sink(struct run *run, const char *path)
 		const char *ext;
 		enum kind kind;
 	} exts[] = {
-		{".jsonl", SINK_JSONL}, {".ndjson", SINK_JSONL}, {".csv", SINK_CSV},
-		{".tsv", SINK_TSV},     {".db", SINK_SQLITE},    {".sqlite", SINK_SQLITE},
-		{".sqlite3", SINK_SQLITE},
+		{ ".jsonl", SINK_JSONL },    { ".ndjson", SINK_JSONL }, { ".csv", SINK_CSV },
+		{ ".tsv", SINK_TSV },        { ".db", SINK_SQLITE },    { ".sqlite", SINK_SQLITE },
+		{ ".sqlite3", SINK_SQLITE },
 	};
 	const char *dot = strrchr(path, '.');
 
@@ -108,7 +123,8 @@ static void add_bare_sink(struct run *run, const char *path)
 		}
 	}
 	sc_usage_error("%s: cannot tell the format from the name; "
-	               "use --jsonl, --csv, --tsv or --sqlite", path);
+	               "use --jsonl, --csv, --tsv or --sqlite",
+	               path);
 }
 
 static bool has_kind(const struct run *run, int mask)
@@ -162,7 +178,8 @@ static void open_sinks(struct run *run, bool append, const struct csv_opts *copt
 			for (size_t c = 0; same && c < run->columns.n; c++)
 				same = strcmp(s->u.csv.own.v[c].name, run->columns.v[c].name) == 0;
 			if (!same)
-				sc_die(SC_EXIT_FAILURE, "%s: its header does not match --columns", s->path);
+				sc_die(SC_EXIT_FAILURE, "%s: its header does not match --columns",
+				       s->path);
 		}
 	}
 }
@@ -180,7 +197,8 @@ static void start_sinks(struct run *run, const json_t *first)
 		columns_add(&run->columns, run->key);
 	for (int i = 0; i < run->nsinks; i++) {
 		struct sink *s = &run->sinks[i];
-		if ((s->kind == SINK_CSV || s->kind == SINK_TSV) && (run->have_columns || s->u.csv.cols)) {
+		if ((s->kind == SINK_CSV || s->kind == SINK_TSV) &&
+		    (run->have_columns || s->u.csv.cols)) {
 			if (csv_start(&s->u.csv, &run->columns) < 0)
 				die_sink(s, "write error");
 		} else if (s->kind == SINK_SQLITE) {
@@ -233,7 +251,8 @@ static void write_record(struct run *run, const struct sc_input_item *item)
 		s->records++;
 	}
 	if (run->tee) {
-		int rc = text ? sc_record_write_raw(stdout, text, len) : sc_record_write(stdout, item->rec);
+		int rc = text ? sc_record_write_raw(stdout, text, len)
+		              : sc_record_write(stdout, item->rec);
 		if (rc < 0)
 			sc_die(SC_EXIT_FAILURE, "error writing standard output:");
 	}
@@ -247,12 +266,13 @@ static void write_record(struct run *run, const struct sc_input_item *item)
 static void idle(struct run *run, int fd)
 {
 	char err[ERRLEN];
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
 	for (int i = 0; i < run->nsinks; i++) {
 		struct sink *s = &run->sinks[i];
-		struct outfile *o = s->kind == SINK_JSONL ? &s->u.jsonl
-		                    : s->kind == SINK_SQLITE ? NULL : &s->u.csv.out;
+		struct outfile *o = s->kind == SINK_JSONL    ? &s->u.jsonl
+		                    : s->kind == SINK_SQLITE ? NULL
+		                                             : &s->u.csv.out;
 		if (o && o->mode == OUT_DIRECT && outfile_flush(o) < 0)
 			die_sink(s, "write error");
 	}
@@ -273,7 +293,8 @@ static void idle(struct run *run, int fd)
 		if (n < 0)
 			continue;
 		for (int i = 0; i < run->nsinks; i++)
-			if (run->sinks[i].kind == SINK_SQLITE && sqlite_due_ms(&run->sinks[i].u.db) == 0 &&
+			if (run->sinks[i].kind == SINK_SQLITE &&
+			    sqlite_due_ms(&run->sinks[i].u.db) == 0 &&
 			    sqlite_commit(&run->sinks[i].u.db, err, sizeof(err)) < 0)
 				sc_die(SC_EXIT_FAILURE, "%s", err);
 	}
@@ -333,8 +354,9 @@ static void finish_sinks(struct run *run)
 	}
 	for (int i = 0; i < run->nsinks; i++) {
 		struct sink *s = &run->sinks[i];
-		struct outfile *o = s->kind == SINK_JSONL ? &s->u.jsonl
-		                    : s->kind == SINK_SQLITE ? NULL : &s->u.csv.out;
+		struct outfile *o = s->kind == SINK_JSONL    ? &s->u.jsonl
+		                    : s->kind == SINK_SQLITE ? NULL
+		                                             : &s->u.csv.out;
 		if (!o)
 			continue;
 		if (outfile_commit(o) < 0)
@@ -354,8 +376,8 @@ static void summary(const struct run *run)
 		                                       kind_names[run->sinks[i].kind], "file",
 		                                       run->sinks[i].path, "records",
 		                                       (json_int_t)run->sinks[i].records));
-	json_t *obj = json_pack("{s:I, s:I, s:o}", "records", (json_int_t)run->records,
-	                        "bad_input", (json_int_t)run->bad, "sinks", sinks);
+	json_t *obj = json_pack("{s:I, s:I, s:o}", "records", (json_int_t)run->records, "bad_input",
+	                        (json_int_t)run->bad, "sinks", sinks);
 	sc_metrics_write(stderr, obj);
 	json_decref(obj);
 }
@@ -363,8 +385,8 @@ static void summary(const struct run *run)
 int main(int argc, char **argv)
 {
 	static struct run run;
-	struct csv_opts copts = {.header = true};
-	struct sqlite_opts sopts = {.table = "records", .batch_rows = 1000, .batch_ms = 1000};
+	struct csv_opts copts = { .header = true };
+	struct sqlite_opts sopts = { .table = "records", .batch_rows = 1000, .batch_ms = 1000 };
 	const char *columns = NULL;
 	bool append = false, quiet = false, table_given = false, batch_given = false;
 	char err[ERRLEN];
@@ -373,18 +395,43 @@ int main(int argc, char **argv)
 	sc_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "ac:qhV", long_options, NULL)) != -1) {
 		switch (c) {
-		case OPT_JSONL: add_sink(&run, SINK_JSONL, optarg); break;
-		case OPT_CSV: add_sink(&run, SINK_CSV, optarg); break;
-		case OPT_TSV: add_sink(&run, SINK_TSV, optarg); break;
-		case OPT_SQLITE: add_sink(&run, SINK_SQLITE, optarg); break;
-		case OPT_TABLE: sopts.table = optarg; table_given = true; break;
-		case OPT_KEY: sopts.key = optarg; break;
-		case 'c': columns = optarg; break;
-		case OPT_TEE: run.tee = true; break;
-		case 'a': append = true; break;
-		case OPT_NO_HEADER: copts.header = false; break;
-		case OPT_FORMULA: copts.formula_escape = true; break;
-		case OPT_CRLF: copts.crlf = true; break;
+		case OPT_JSONL:
+			add_sink(&run, SINK_JSONL, optarg);
+			break;
+		case OPT_CSV:
+			add_sink(&run, SINK_CSV, optarg);
+			break;
+		case OPT_TSV:
+			add_sink(&run, SINK_TSV, optarg);
+			break;
+		case OPT_SQLITE:
+			add_sink(&run, SINK_SQLITE, optarg);
+			break;
+		case OPT_TABLE:
+			sopts.table = optarg;
+			table_given = true;
+			break;
+		case OPT_KEY:
+			sopts.key = optarg;
+			break;
+		case 'c':
+			columns = optarg;
+			break;
+		case OPT_TEE:
+			run.tee = true;
+			break;
+		case 'a':
+			append = true;
+			break;
+		case OPT_NO_HEADER:
+			copts.header = false;
+			break;
+		case OPT_FORMULA:
+			copts.formula_escape = true;
+			break;
+		case OPT_CRLF:
+			copts.crlf = true;
+			break;
 		case OPT_BATCH:
 			sopts.batch_rows = sc_parse_long("--batch", optarg, 1, 1000000);
 			batch_given = true;
@@ -393,10 +440,15 @@ int main(int argc, char **argv)
 			sopts.batch_ms = sc_parse_long("--batch-ms", optarg, 1, 3600000);
 			batch_given = true;
 			break;
-		case 'q': quiet = true; break;
-		case 'h': sc_print_help(usage_text);
-		case 'V': sc_print_version();
-		default: sc_usage_hint();
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			sc_print_help(usage_text);
+		case 'V':
+			sc_print_version();
+		default:
+			sc_usage_hint();
 		}
 	}
 	for (int i = optind; i < argc; i++)
@@ -421,12 +473,14 @@ int main(int argc, char **argv)
 	if (sopts.key && strcasecmp(sopts.key, "record") == 0)
 		sc_usage_error("--key: 'record' is the column of whole records");
 	if ((table_given || sopts.key || batch_given) && !has_kind(&run, M_SQLITE))
-		sc_usage_error("--%s needs a --sqlite sink",
-		               table_given ? "table" : sopts.key ? "key" : "batch");
+		sc_usage_error("--%s needs a --sqlite sink", table_given ? "table"
+		                                             : sopts.key ? "key"
+		                                                         : "batch");
 	if ((!copts.header || copts.formula_escape || copts.crlf) && !has_kind(&run, M_TEXT))
-		sc_usage_error("--%s needs a --csv or --tsv sink",
-		               !copts.header ? "no-header" : copts.formula_escape ? "formula-escape"
-		                                                                   : "crlf");
+		sc_usage_error("--%s needs a --csv or --tsv sink", !copts.header ? "no-header"
+		                                                   : copts.formula_escape
+		                                                           ? "formula-escape"
+		                                                           : "crlf");
 	if (columns && !has_kind(&run, M_TEXT | M_SQLITE))
 		sc_usage_error("--columns needs a --csv, --tsv or --sqlite sink");
 	if (append && !has_kind(&run, M_JSONL | M_TEXT))
@@ -441,7 +495,8 @@ int main(int argc, char **argv)
 	run.key = sopts.key;
 
 	sc_signals_install(NULL);
-	atexit(outfile_cleanup_all);
+	if (atexit(outfile_cleanup_all) != 0)
+		sc_die(SC_EXIT_FAILURE, "cannot register the clean-up of temporary files");
 	open_sinks(&run, append, &copts, &sopts, columns != NULL);
 	read_input(&run);
 	finish_sinks(&run);

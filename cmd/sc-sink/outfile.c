@@ -39,7 +39,7 @@ static void fail(char *errbuf, size_t errlen, const char *path, const char *what
  * would lose O_APPEND and start at offset 0).  Returns the fd or -1. */
 static int inherited_fd(const char *path)
 {
-	static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+	static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
 	long n;
 	char *end;
 
@@ -151,8 +151,8 @@ static int open_temp(struct outfile *f, const struct stat *old, char *errbuf, si
 	return 0;
 }
 
-int outfile_open(struct outfile *f, const char *path, bool append, int slot,
-                 char *errbuf, size_t errlen)
+int outfile_open(struct outfile *f, const char *path, bool append, int slot, char *errbuf,
+                 size_t errlen)
 {
 	struct stat st, lst;
 	bool exists;

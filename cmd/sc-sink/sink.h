@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define SINK_MAX 8           /* sinks per run: one abort slot each (signals.h) */
+#define SINK_MAX 8 /* sinks per run: one abort slot each (signals.h) */
 #define ERRLEN 512
 
 /* ---- outfile.c: a file written whole ---- */
@@ -26,21 +26,21 @@ enum outfile_mode {
 };
 
 struct outfile {
-	const char *path;      /* as the user gave it, for messages; borrowed from argv */
-	char *target;          /* where the file ends up (symlinks resolved); malloced */
-	char *temp;            /* the temporary file; malloced, NULL once renamed or removed */
+	const char *path; /* as the user gave it, for messages; borrowed from argv */
+	char *target;     /* where the file ends up (symlinks resolved); malloced */
+	char *temp;       /* the temporary file; malloced, NULL once renamed or removed */
 	enum outfile_mode mode;
 	int fd;
-	int slot;              /* abort slot for the temporary file */
-	bool had_content;      /* append: the file was not empty (so no header) */
-	off_t whole;           /* append: file size after the last whole flush */
-	char *buf;             /* records not yet written; malloced */
+	int slot;         /* abort slot for the temporary file */
+	bool had_content; /* append: the file was not empty (so no header) */
+	off_t whole;      /* append: file size after the last whole flush */
+	char *buf;        /* records not yet written; malloced */
 	size_t len, cap;
 };
 
 /* Opens path for writing ("-" is stdout).  Returns 0, or -1 with errbuf set. */
-int outfile_open(struct outfile *f, const char *path, bool append, int slot,
-                 char *errbuf, size_t errlen);
+int outfile_open(struct outfile *f, const char *path, bool append, int slot, char *errbuf,
+                 size_t errlen);
 /* Room for n more bytes at f->buf + f->len (the caller adds to f->len). */
 char *outfile_reserve(struct outfile *f, size_t n);
 void outfile_put(struct outfile *f, const void *bytes, size_t n);
@@ -61,14 +61,14 @@ void outfile_cleanup_all(void);
 /* ---- columns.c: dotted paths into a record ---- */
 
 struct column {
-	char *name;            /* header / SQLite column name; malloced */
-	char **parts;          /* the path, split at dots; malloced */
+	char *name;   /* header / SQLite column name; malloced */
+	char **parts; /* the path, split at dots; malloced */
 	size_t nparts;
-	char *whole;           /* the path as one member name, tried first, or NULL; malloced */
+	char *whole; /* the path as one member name, tried first, or NULL; malloced */
 };
 
 struct columns {
-	struct column *v;      /* malloced */
+	struct column *v; /* malloced */
 	size_t n;
 };
 
@@ -89,7 +89,7 @@ void columns_free(struct columns *cols);
 
 struct csv_opts {
 	bool tsv;
-	bool header;           /* write a header row (unless appending to a non-empty file) */
+	bool header; /* write a header row (unless appending to a non-empty file) */
 	bool formula_escape;
 	bool crlf;
 };
@@ -97,7 +97,7 @@ struct csv_opts {
 struct csv_sink {
 	struct outfile out;
 	struct csv_opts opts;
-	struct columns own;    /* the existing file's header, when appending */
+	struct columns own;         /* the existing file's header, when appending */
 	const struct columns *cols; /* own, or the run's columns; NULL until known */
 };
 
@@ -112,26 +112,26 @@ int csv_write(struct csv_sink *cs, const json_t *rec);
 
 struct sqlite_opts {
 	const char *table;
-	const char *key;       /* upsert on this column, or NULL */
+	const char *key; /* upsert on this column, or NULL */
 	long batch_rows;
 	long batch_ms;
 };
 
 struct sqlite_sink {
-	const char *path;      /* borrowed from argv */
+	const char *path; /* borrowed from argv */
 	struct sqlite_opts opts;
 	sqlite3 *db;
 	sqlite3_stmt *insert;
 	const struct columns *cols;
-	size_t *colmap;        /* which of cols are table columns; malloced */
+	size_t *colmap; /* which of cols are table columns; malloced */
 	size_t ncol;
 	bool in_batch;
-	long pending;          /* rows in the open transaction */
-	double batch_started;  /* sc_now_ms() at its first row */
+	long pending;         /* rows in the open transaction */
+	double batch_started; /* sc_now_ms() at its first row */
 };
 
-int sqlite_open(struct sqlite_sink *s, const char *path, const struct sqlite_opts *o,
-                char *errbuf, size_t errlen);
+int sqlite_open(struct sqlite_sink *s, const char *path, const struct sqlite_opts *o, char *errbuf,
+                size_t errlen);
 /* Creates or extends the table; first is the first record, for the column
  * types, or NULL when there was none. */
 int sqlite_start(struct sqlite_sink *s, const struct columns *cols, const json_t *first,

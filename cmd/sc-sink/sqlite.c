@@ -45,8 +45,8 @@ static int exec(struct sqlite_sink *s, const char *sql, char *errbuf, size_t err
 	               : db_error(s, errbuf, errlen, what);
 }
 
-int sqlite_open(struct sqlite_sink *s, const char *path, const struct sqlite_opts *o,
-                char *errbuf, size_t errlen)
+int sqlite_open(struct sqlite_sink *s, const char *path, const struct sqlite_opts *o, char *errbuf,
+                size_t errlen)
 {
 	sqlite3_stmt *st;
 	const char *mode;
@@ -146,11 +146,11 @@ static int add_missing_columns(struct sqlite_sink *s, const json_t *first, char 
 		have = sc_realloc(have, (nhave + 1) * sizeof(*have));
 		have[nhave++] = sc_strdup(name);
 		rc = exec_owned(s,
-			                sqlite3_mprintf("ALTER TABLE \"%w\" ADD COLUMN \"%w\"%s",
-			                                s->opts.table, name,
-			                                c ? decl_type(first ? column_value(c, first) : NULL)
-			                                  : " TEXT"),
-			                errbuf, errlen, "cannot add a column");
+		                sqlite3_mprintf("ALTER TABLE \"%w\" ADD COLUMN \"%w\"%s",
+		                                s->opts.table, name,
+		                                c ? decl_type(first ? column_value(c, first) : NULL)
+		                                  : " TEXT"),
+		                errbuf, errlen, "cannot add a column");
 	}
 	*havep = have;
 	*nhavep = nhave;
@@ -295,7 +295,8 @@ static void bind_value(sqlite3_stmt *st, int i, const json_t *v)
 		break;
 	case JSON_OBJECT:
 	case JSON_ARRAY:
-		sqlite3_bind_text(st, i, json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER), -1, free);
+		sqlite3_bind_text(st, i, json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER), -1,
+		                  free);
 		break;
 	}
 }
