@@ -151,8 +151,8 @@ Try 'sc-sink --help' for more information."
 
 @test "CSV values: numbers, booleans, null, missing, objects and arrays" {
 	printf '%s\n' '{"i":-42,"r":0.1,"big":1e300,"t":true,"f":false,"n":null,"o":{"k":"v,w"},"a":[1,"x"]}' \
-		'{"i":9007199254740993}' | sc-sink -q o.csv
-	printf 'i,r,big,t,f,n,o,a\n-42,0.1,1e+300,true,false,,"{""k"":""v,w""}","[1,""x""]"\n9007199254740993,,,,,,,\n' >want
+		'{"i":9007199254740993,"r":285.0,"big":-2.50}' | sc-sink -q o.csv
+	printf 'i,r,big,t,f,n,o,a\n-42,0.1,1e+300,true,false,,"{""k"":""v,w""}","[1,""x""]"\n9007199254740993,285.0,-2.5,,,,,\n' >want
 	cmp o.csv want
 }
 

@@ -117,6 +117,11 @@ static void put_real(struct outfile *o, double v)
 		if (strtod(tmp, NULL) == v)
 			break;
 	}
+	/* A real that is whole stays a real, as it was written: 285.0, not 285. */
+	if (strspn(tmp, "-0123456789") == (size_t)n && n + 2 < (int)sizeof(tmp)) {
+		memcpy(tmp + n, ".0", 3);
+		n += 2;
+	}
 	outfile_put(o, tmp, (size_t)n);
 }
 
