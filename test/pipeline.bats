@@ -65,12 +65,14 @@ demo_urls() {
 	# A pipeline in its own process group, interrupted as Ctrl-C would be:
 	# SIGINT to every process at once.  tee -i keeps a copy of what
 	# sc-fetch wrote, ignoring the interrupt itself.
-	setsid sh -c 'sc-fetch -c 10 --retries 0 <urls.txt 2>fetch.err | tee -i fetched.jsonl | sc-parse 2>parse.err | sc-sink --jsonl out.jsonl 2>sink.err; echo "$?" >sink.status' &
-	leader=$!
+	# The shell that setsid starts leads the new process group; it writes its
+	# own pid, since setsid may fork and $! is then not the leader.
+	setsid sh -c 'echo "$$" >leader.pid; sc-fetch -c 10 --retries 0 <urls.txt 2>fetch.err | tee -i fetched.jsonl | sc-parse 2>parse.err | sc-sink --jsonl out.jsonl 2>sink.err; echo "$?" >sink.status' &
+	for _ in $(seq 1 50); do [ -s leader.pid ] && break; sleep 0.1; done
 	sleep 1.5
-	kill -INT -- "-$leader"
-	for _ in $(seq 1 100); do [ -s sink.status ] && break; sleep 0.1; done
-	wait "$leader" || true
+	kill -INT -- "-$(cat leader.pid)"
+	for _ in $(seq 1 200); do [ -s sink.status ] && break; sleep 0.1; done
+	wait || true
 	assert_equal "$(cat sink.status)" 130
 	fetched=$(wc -l <fetched.jsonl)
 	[ "$fetched" -gt 10 ] || fail "only $fetched records before the interrupt"
