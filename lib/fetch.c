@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +112,9 @@ struct sc_fetch_engine {
 	FILE *out, *metrics;
 	bool own_metrics;
 	CURLM *multi;
+	int epfd;                     /* curl's sockets, the wake pipe, the input */
+	bool input_polled;            /* the input descriptor is in epfd */
+	double curl_timer_at;         /* when curl wants its timeout; INFINITY: none */
 	CURLU *urlh;
 	struct sc_retry_state *retry;
 	struct sc_lines *in;
@@ -1650,6 +1653,59 @@ static void abort_inflight(struct sc_fetch_engine *e)
 
 /* ---- the engine ---- */
 
+/* curl's socket callback: mirrors what curl wants of a socket into epfd.
+ * socketp is NULL until the socket is in the set (curl_multi_assign). */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct sc_fetch_engine *e = userp;
+	struct epoll_event ev = {.data.fd = s};
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (socketp) {
+			epoll_ctl(e->epfd, EPOLL_CTL_DEL, s, NULL); /* gone already if closed */
+			curl_multi_assign(e->multi, s, NULL);
+		}
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+	if (epoll_ctl(e->epfd, op, s, &ev) != 0) {
+		/* A descriptor number curl closed and reused, or one closed
+		 * under us: the other operation fits. */
+		op = op == EPOLL_CTL_ADD ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+		if (epoll_ctl(e->epfd, op, s, &ev) != 0)
+			return -1;
+	}
+	if (!socketp)
+		curl_multi_assign(e->multi, s, e);
+	return 0;
+}
+
+/* curl's timer callback: the loop calls curl back when the time comes. */
+static int on_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct sc_fetch_engine *e = userp;
+
+	(void)multi;
+	/* 0 is "at once": due whatever clock reading the loop compares it to. */
+	e->curl_timer_at = timeout_ms < 0 ? INFINITY
+	                   : timeout_ms == 0 ? 0 : sc_now_ms() + (double)timeout_ms;
+	return 0;
+}
+
+/* Adds or removes the input descriptor, so that epoll wakes for input only
+ * while the engine wants more.  A regular file cannot be polled, and needs
+ * not be: its reads never wait. */
+static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
+{
+	if (want == e->input_polled)
+		return;
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+	if (epoll_ctl(e->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0 || !want)
+		e->input_polled = want;
+}
+
 struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FILE *out,
                                             char err[256])
 {
@@ -1673,6 +1729,10 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FI
 		e->own_metrics = true;
 	}
 	e->multi = curl_multi_init();
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epfd < 0)
+		sc_die(SC_EXIT_FAILURE, "epoll_create1:");
+	e->curl_timer_at = INFINITY;
 	e->urlh = curl_url();
 	e->retry = sc_retry_state_new(&o->retry);
 	if (!e->multi || !e->urlh || !e->retry)
@@ -1683,6 +1743,12 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FI
 		curl_multi_setopt(e->multi, CURLMOPT_MAX_HOST_CONNECTIONS, o->per_host);
 	curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, o->concurrency);
 	curl_multi_setopt(e->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	/* Event-driven: curl says which sockets to watch and when to call it;
+	 * one epoll_wait then costs the ready sockets, not all of them. */
+	curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
+	curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
 	if (o->keep_order) {
 		e->wsize = ORDER_WINDOW(o->concurrency);
 		e->window = sc_calloc(e->wsize, sizeof(*e->window));
@@ -1691,6 +1757,9 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FI
 	e->total_lines = -1;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0)
 		sc_die(SC_EXIT_FAILURE, "pipe:");
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = wake_pipe[0]};
+	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0)
+		sc_die(SC_EXIT_FAILURE, "epoll_ctl:");
 	return e;
 }
 
@@ -1722,6 +1791,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	free(e->line.p);
 	free(e->window);
 	curl_multi_cleanup(e->multi);
+	close(e->epfd);
 	curl_url_cleanup(e->urlh);
 	sc_retry_state_free(e->retry);
 	if (e->own_metrics)
@@ -1869,22 +1939,33 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 			timeout = fmin(timeout, e->last_stats + e->o->stats_every_s * 1000 - now);
 		if (e->progress)
 			timeout = fmin(timeout, e->last_progress + 250 - now);
+		/* read_input may have started transfers since now was read. */
+		timeout = fmin(timeout, e->curl_timer_at - sc_now_ms());
 		if (timeout < 0)
 			timeout = 0;
-		struct curl_waitfd extra[2] = {
-		    {.fd = wake_pipe[0], .events = CURL_WAIT_POLLIN},
-		    {.fd = fd, .events = CURL_WAIT_POLLIN},
-		};
-		unsigned nextra = e->input_wait && want_input(e, host_blocked) ? 2 : 1;
-		int numfds;
-		curl_multi_poll(e->multi, extra, nextra, (int)ceil(timeout), &numfds);
-		if (extra[0].revents) {
-			char drain[64];
-			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
-				;
-		}
+		poll_input(e, fd, e->input_wait && want_input(e, host_blocked));
+		struct epoll_event events[64];
+		int nev = epoll_wait(e->epfd, events, 64, (int)ceil(timeout));
 		int running;
-		curl_multi_perform(e->multi, &running);
+		for (int i = 0; i < nev; i++) {
+			int efd = events[i].data.fd;
+			if (efd == wake_pipe[0]) {
+				char drain[64];
+				while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+					;
+			} else if (efd != fd || !e->input_polled) {
+				uint32_t ev = events[i].events;
+				int flags = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) |
+				            (ev & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+				            (ev & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+				curl_multi_socket_action(e->multi, efd, flags, &running);
+			}
+			/* The input: read at the top of the loop. */
+		}
+		if (sc_now_ms() >= e->curl_timer_at) {
+			e->curl_timer_at = INFINITY;
+			curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+		}
 		process_messages(e);
 
 		now = sc_now_ms();
@@ -1898,6 +1979,7 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 	if (e->progress)
 		progress_clear(e);
 	write_summary(e, true);
+	poll_input(e, fd, false);
 	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, e->in_flags);
 	if (e->out_error || e->input_error)

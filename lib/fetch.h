@@ -1,9 +1,10 @@
 /* fetch: the concurrent fetch engine and the option parser that sc-fetch and
  * sc-retry share.
  *
- * One thread, libcurl's multi interface driven by curl_multi_poll, with the
- * input descriptor and a self-pipe (for signals) polled alongside curl's
- * sockets.  The engine pulls input lines itself, only when it wants more
+ * One thread, libcurl's multi interface driven by curl_multi_socket_action
+ * from an epoll set that holds curl's sockets (CURLMOPT_SOCKETFUNCTION), the
+ * self-pipe for signals and, while more work is wanted, the input
+ * descriptor; curl's timer (CURLMOPT_TIMERFUNCTION) bounds the wait.  The engine pulls input lines itself, only when it wants more
  * work, so read-ahead stays small and memory is flat in the number of URLs.
  *
  * Typical use (sc-fetch):

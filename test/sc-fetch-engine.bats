@@ -113,7 +113,10 @@ arrival_span() {
 	assert_success
 	gaps=$(sc_server_log '[.[] | select(.path | startswith("/page/3")) | .t_ms] | sort
 		| [range(1; length) as $i | .[$i] - .[$i - 1]] | min')
-	jq -e -n "$gaps >= 190" || fail "smallest gap $gaps ms"
+	# Measured where the server reads each request: the first may spend a
+	# connect on the way and a loaded machine adds its own jitter, so the
+	# bound is generous; without --delay the gaps are well under 50 ms.
+	jq -e -n "$gaps >= 170" || fail "smallest gap $gaps ms"
 }
 
 # ---- output order ----
