@@ -276,8 +276,9 @@ static const char *encoding_for_label(const char *label)
 	return name;
 }
 
-/* The encoding to parse body_base64 bytes with; NULL means UTF-8. *skip
- * is the length of a byte order mark to drop. */
+/* The encoding to parse body_base64 bytes with.  *skip is the length of a
+ * byte order mark to drop.  UTF-8 is named too: libxml2 given no encoding
+ * follows the page's <meta> even with HTML_PARSE_IGNORE_ENC. */
 static const char *choose_encoding(const char *content_type, const unsigned char *s, size_t n,
                                    size_t *skip)
 {
@@ -287,7 +288,7 @@ static const char *choose_encoding(const char *content_type, const unsigned char
 	*skip = 0;
 	if (has_prefix(s, n, "\xef\xbb\xbf", 3)) {
 		*skip = 3;
-		return NULL;
+		return "UTF-8";
 	}
 	if (has_prefix(s, n, "\xff\xfe", 2))
 		return "UTF-16LE";
@@ -296,15 +297,15 @@ static const char *choose_encoding(const char *content_type, const unsigned char
 	if (content_type) {
 		find_charset(content_type, strlen(content_type), label, sizeof(label));
 		if ((enc = encoding_for_label(label)))
-			return strcmp(enc, "UTF-8") == 0 ? NULL : enc;
+			return enc;
 	}
 	meta_charset(s, n, label, sizeof(label));
 	/* A page that could declare itself in ASCII is not UTF-16. */
 	if (strncasecmp(label, "utf-16", 6) == 0)
-		return NULL;
+		return "UTF-8";
 	if ((enc = encoding_for_label(label)))
-		return strcmp(enc, "UTF-8") == 0 ? NULL : enc;
-	return valid_utf8(s, n) ? NULL : "WINDOWS-1252";
+		return enc;
+	return valid_utf8(s, n) ? "UTF-8" : "WINDOWS-1252";
 }
 
 /* ---- loading ---- */
@@ -369,7 +370,8 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	const char *url = string_member(rec, "final_url");
 	const unsigned char *bytes;
 	unsigned char *decoded = NULL;
-	const char *encoding = NULL;
+	const char *encoding = "UTF-8";
+	unsigned char *copy = NULL;
 	size_t n, skip = 0;
 
 	page->doc = NULL;
@@ -401,6 +403,16 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	}
 	if (decoded)
 		encoding = choose_encoding(content_type, bytes, n, &skip);
+	/* libxml2 2.9 takes a NUL byte for the end of its input in places and
+	 * drops the rest of the page; the HTML standard makes it a parse
+	 * error and goes on.  Blank them out, except in UTF-16 where zero
+	 * bytes are half of every ASCII character. */
+	if (strncmp(encoding, "UTF-16", 6) != 0 && memchr(bytes, '\0', n)) {
+		copy = sc_malloc(n);
+		for (size_t i = 0; i < n; i++)
+			copy[i] = bytes[i] ? bytes[i] : ' ';
+		bytes = copy;
+	}
 
 	if (xmlDictSize(pp->ctxt->dict) > DICT_RENEW_SIZE) {
 		htmlFreeParserCtxt(pp->ctxt);
@@ -409,6 +421,7 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	}
 	page->doc = htmlCtxtReadMemory(pp->ctxt, (const char *)bytes + skip, (int)(n - skip), NULL,
 	                               encoding, PARSE_OPTIONS);
+	free(copy);
 	free(decoded);
 
 	if (!url)

@@ -98,8 +98,9 @@ static void *worker_main(void *arg)
 		pthread_cond_signal(&pl->done);
 	}
 	pthread_mutex_unlock(&pl->mu);
+	/* libxml2 frees this thread's global state when the thread exits
+	 * (not xmlCleanupThreads here: that deletes the key for all). */
 	worker_destroy(&w);
-	xmlCleanupThreads(); /* no-op in new libxml2; frees this thread's state in 2.9 */
 	return NULL;
 }
 
