@@ -103,8 +103,9 @@ struct job {
 	char *req_body;
 	size_t req_body_len;
 	bool has_body;
-	const char *body;             /* a UTF-8 body still in its transfer's buffer */
+	const char *body;             /* a body still in its transfer's buffer */
 	size_t body_len;
+	bool in_scratch;              /* its output line is in e->line (job_encode) */
 };
 
 struct sc_fetch_engine {
@@ -645,13 +646,41 @@ static void job_free(struct job *j)
 	free(j);
 }
 
+/* Writes a whole line (its newline included) with write(2), past stdio's
+ * buffer (empty: every line is flushed): a record with a body is mostly
+ * body, and this spares copying it once more.  Like sc_record_write_raw, a
+ * second signal never cuts it short. */
+static int write_direct(FILE *out, const char *text, size_t len)
+{
+	int fd = fileno(out), rc = 0;
+
+	if (fd < 0 || fflush(out) != 0)
+		return fd < 0 ? sc_record_write_raw(out, text, len - 1) : -1;
+	sc_signals_write_begin();
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -1;
+			break;
+		}
+		text += n;
+		len -= (size_t)n;
+	}
+	sc_signals_write_end();
+	return rc;
+}
+
 static void write_job(struct sc_fetch_engine *e, struct job *j)
 {
 	int rc;
 
 	if (e->out_error)
 		return;
-	if (j->raw)
+	if (j->in_scratch)
+		rc = write_direct(e->out, e->line.p, e->line.len);
+	else if (j->raw)
 		rc = sc_record_write_raw(e->out, j->raw, j->raw_len);
 	else
 		rc = write_line(e->out, j->rec);
@@ -679,6 +708,14 @@ static void job_finish(struct sc_fetch_engine *e, struct job *j)
 		job_free(j);
 		e->next_out++;
 		return;
+	}
+	if (j->in_scratch && j->seq != e->next_out) {
+		/* It waits for its turn: its line cannot stay in the scratch. */
+		j->raw_len = e->line.len - 1;
+		j->raw = sc_malloc(e->line.len);
+		memcpy(j->raw, e->line.p, j->raw_len);
+		j->raw[j->raw_len] = '\0';
+		j->in_scratch = false;
 	}
 	while ((j = e->window[e->next_out % e->wsize]) && j->done) {
 		e->window[e->next_out % e->wsize] = NULL;
@@ -1414,13 +1451,10 @@ static void job_complete(struct sc_fetch_engine *e, struct job *j, struct transf
 	json_object_del(r, "body");
 	json_object_del(r, "body_base64");
 	if (x && oc->status && oc->kind != SC_ERR_TOO_LARGE) {
-		const unsigned char *b = (const unsigned char *)(x->body.p ? x->body.p : "");
-		if (valid_utf8(b, x->body.len)) {
-			/* Encoded straight into the output line by job_done. */
-			j->body = (const char *)b;
-			j->body_len = x->body.len;
-		} else
-			json_object_set_new(r, "body_base64", base64(b, x->body.len));
+		/* Checked and encoded straight into the output line by job_encode
+		 * (or made body_base64 there, if it is not UTF-8). */
+		j->body = x->body.p ? x->body.p : "";
+		j->body_len = x->body.len;
 	} else {
 		json_object_set_new(r, "body", json_null());
 	}
@@ -1440,49 +1474,123 @@ static void job_complete(struct sc_fetch_engine *e, struct job *j, struct transf
 	}
 }
 
-/* Escapes s (valid UTF-8, no NUL) as the inside of a JSON string.  Bodies
- * are most of the output, so this is a table-driven loop that copies runs
- * of plain bytes at once, rather than jansson's per-character encoder. */
-static void json_escape_into(struct buf *b, const char *s, size_t n)
+typedef unsigned char v16u8 __attribute__((vector_size(16)));
+
+/* Escapes s as the inside of a JSON string onto b, checking on the way that
+ * it is UTF-8 without NUL (jansson's rule for strings).  Returns false, with
+ * b->len where it was, if it is not.  Bodies are most of the output, so
+ * this is one pass that moves sixteen plain bytes at a time and only stops
+ * for a quote, a backslash, a control character or a non-ASCII byte. */
+static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	static bool plain[256];
-	static bool ready;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t start = b->len, i = 0;
 
-	if (!ready) {
-		for (int c = 0; c < 256; c++)
-			plain[c] = c >= 0x20 && c != '"' && c != '\\';
-		ready = true;
-	}
-	buf_reserve(b, b->len + n + n / 8 + 16);
-	size_t i = 0;
+	buf_reserve(b, b->len + n + 16);
 	while (i < n) {
-		size_t run = i;
-		while (run < n && plain[(unsigned char)s[run]])
-			run++;
-		buf_reserve(b, b->len + (run - i) + 6 + (n - run) / 4);
-		memcpy(b->p + b->len, s + i, run - i);
-		b->len += run - i;
-		if (run >= n)
+		/* Plain runs: no byte < 0x20, '"', '\\' or >= 0x80, sixteen bytes
+		 * at a time (GCC vector extensions: SSE2 on x86-64, NEON on arm64),
+		 * with the output position kept in locals rather than in *b. */
+		char *out = b->p + b->len;
+		size_t at = i;
+		while (at + 16 <= n) {
+			v16u8 v;
+			memcpy(&v, u + at, 16);
+			v16u8 stop = (v16u8)((v16u8)(v - 0x20) >= 0x60) | (v16u8)(v == '"') |
+			             (v16u8)(v == '\\');
+			memcpy(out, &v, 16); /* room: n - at >= 16 bytes left */
+			uint64_t lo, hi;
+			memcpy(&lo, &stop, 8);
+			memcpy(&hi, (const char *)&stop + 8, 8);
+			if (!(lo | hi)) {
+				out += 16;
+				at += 16;
+				continue;
+			}
+			size_t k = lo ? (size_t)__builtin_ctzll(lo) >> 3
+			              : 8 + ((size_t)__builtin_ctzll(hi) >> 3);
+			out += k;
+			at += k;
 			break;
-		unsigned char c = (unsigned char)s[run];
-		char *o = b->p + b->len;
-		o[0] = '\\';
-		switch (c) {
-		case '"': o[1] = '"'; b->len += 2; break;
-		case '\\': o[1] = '\\'; b->len += 2; break;
-		case '\n': o[1] = 'n'; b->len += 2; break;
-		case '\r': o[1] = 'r'; b->len += 2; break;
-		case '\t': o[1] = 't'; b->len += 2; break;
-		default:
-			o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4], o[5] = hex[c & 15];
-			b->len += 6;
 		}
-		i = run + 1;
+		b->len += at - i;
+		i = at;
+		if (i >= n)
+			break;
+		/* One character that is not plain ASCII (or the tail). */
+		unsigned char c = u[i];
+		if (b->cap - b->len < (n - i) + 6)
+			buf_reserve(b, b->len + (n - i) + 6 + n / 8);
+		char *o = b->p + b->len;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			*o = (char)c;
+			b->len++;
+			i++;
+			continue;
+		}
+		if (c < 0x80) {
+			if (c == 0)
+				goto invalid;
+			o[0] = '\\';
+			switch (c) {
+			case '"': o[1] = '"'; b->len += 2; break;
+			case '\\': o[1] = '\\'; b->len += 2; break;
+			case '\n': o[1] = 'n'; b->len += 2; break;
+			case '\r': o[1] = 'r'; b->len += 2; break;
+			case '\t': o[1] = 't'; b->len += 2; break;
+			default:
+				o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4], o[5] = hex[c & 15];
+				b->len += 6;
+			}
+			i++;
+			continue;
+		}
+		size_t need;
+		unsigned cp, min;
+		if ((c & 0xe0) == 0xc0)
+			need = 2, cp = c & 0x1f, min = 0x80;
+		else if ((c & 0xf0) == 0xe0)
+			need = 3, cp = c & 0x0f, min = 0x800;
+		else if ((c & 0xf8) == 0xf0)
+			need = 4, cp = c & 0x07, min = 0x10000;
+		else
+			goto invalid;
+		if (i + need > n)
+			goto invalid;
+		for (size_t k = 1; k < need; k++) {
+			if ((u[i + k] & 0xc0) != 0x80)
+				goto invalid;
+			cp = (cp << 6) | (u[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			goto invalid;
+		memcpy(o, u + i, need);
+		b->len += need;
+		i += need;
+	}
+	return true;
+invalid:
+	b->len = start;
+	return false;
+}
+
+/* Moves rec's member key (if any) to the end, keeping its value. */
+static void move_last(json_t *rec, const char *key)
+{
+	json_t *v = json_object_get(rec, key);
+
+	if (v) {
+		json_incref(v);
+		json_object_del(rec, key);
+		json_object_set_new(rec, key, v);
 	}
 }
 
-/* The record as its output line, with the body (if any) spliced in last. */
+/* The record of a job with a body as its output line in e->line (newline
+ * included): the record's members, then the body spliced in last.  A body
+ * that is not UTF-8 becomes body_base64 on the record instead (before
+ * "error" and "history"), and the record is written the ordinary way. */
 static void job_encode(struct sc_fetch_engine *e, struct job *j)
 {
 	char *text;
@@ -1496,6 +1604,11 @@ static void job_encode(struct sc_fetch_engine *e, struct job *j)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	len = strlen(text);
 	struct buf *b = &e->line;
+	if (b->cap > BODY_KEEP_MAX && j->body_len + len < BODY_KEEP_MAX / 2) {
+		free(b->p); /* a big body's buffer is not kept for small ones */
+		b->p = NULL;
+		b->cap = 0;
+	}
 	b->len = 0;
 	buf_reserve(b, len + j->body_len + 16);
 	memcpy(b->p, text, len - 1); /* without its closing brace */
@@ -1505,20 +1618,20 @@ static void job_encode(struct sc_fetch_engine *e, struct job *j)
 	const char *k = len > 2 ? key : key + 1; /* no comma after "{" */
 	memcpy(b->p + b->len, k, strlen(k));
 	b->len += strlen(k);
-	json_escape_into(b, j->body, j->body_len);
+	if (!json_escape_utf8_into(b, j->body, j->body_len)) {
+		json_object_set_new(j->rec, "body_base64",
+		                    base64((const unsigned char *)j->body, j->body_len));
+		move_last(j->rec, "error");
+		move_last(j->rec, "history");
+		j->body = NULL;
+		return;
+	}
 	buf_reserve(b, b->len + 3);
 	b->p[b->len++] = '"';
 	b->p[b->len++] = '}';
-	j->raw = sc_malloc(b->len + 1);
-	memcpy(j->raw, b->p, b->len);
-	j->raw[b->len] = '\0';
-	j->raw_len = b->len;
+	b->p[b->len++] = '\n';
 	j->body = NULL;
-	if (b->cap > BODY_KEEP_MAX) {
-		free(b->p);
-		b->p = NULL;
-		b->cap = 0;
-	}
+	j->in_scratch = true;
 }
 
 static void job_done(struct sc_fetch_engine *e, struct job *j)
