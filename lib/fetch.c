@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -137,6 +138,7 @@ struct sc_fetch_engine {
 	struct transfer *free_xfers;
 	struct transfer *active;      /* transfers added to the multi handle */
 	struct buf line;              /* scratch for encoding a record */
+	struct buf mline;             /* scratch for a request metrics line */
 
 	/* output */
 	uint64_t next_seq, next_out;
@@ -1360,37 +1362,120 @@ struct outcome {
 	size_t bytes;
 };
 
+static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n);
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, b->len + n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	buf_add(b, tmp, n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* A real as jansson writes it under JSON_REAL_PRECISION(12). */
+static void buf_real(struct buf *b, double v)
+{
+	char tmp[40];
+	int n = snprintf(tmp, sizeof(tmp), "%.12g", v);
+
+	if (!strpbrk(tmp, ".e"))
+		n += snprintf(tmp + n, sizeof(tmp) - (size_t)n, ".0");
+	buf_add(b, tmp, (size_t)n);
+}
+
+/* "key":"value", the value escaped; false if it is not UTF-8. */
+static bool buf_string_member(struct buf *b, const char *key, const char *val)
+{
+	buf_printf(b, ",\"%s\":\"", key);
+	if (!json_escape_utf8_into(b, val, strlen(val)))
+		return false;
+	buf_add(b, "\"", 1);
+	return true;
+}
+
+/* The request metrics line, formatted by hand: it is written for every
+ * attempt, and building and dumping a jansson object for it cost more than
+ * the rest of the record's bookkeeping.  The same text jansson would make
+ * (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)). */
 static void write_request_metrics(struct sc_fetch_engine *e, struct job *j, struct transfer *x,
-                                  const struct outcome *oc, double now, const char *next)
+                                  const struct outcome *oc, const char *next)
 {
 	char ts[SC_RFC3339_LEN];
-	json_t *obj;
+	struct buf *b = &e->mline;
 
-	(void)now;
 	if (e->o->quiet)
 		return;
 	sc_rfc3339(sc_wall_ms(), ts);
-	obj = json_pack("{s:s, s:s, s:s, s:s, s:o, s:f, s:I, s:i, s:o, s:I}", "event", "request",
-	                "ts", ts, "url", j->metrics_url, "host", j->origin->key, "status",
-	                oc->status ? json_integer(oc->status) : json_null(), "latency_ms",
-	                round1(oc->latency_ms), "bytes", (json_int_t)oc->bytes, "attempt",
-	                j->attempts, "error",
-	                oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind)) : json_null(),
-	                "wait_ms", (json_int_t)j->wait_ms);
-	json_object_set_new(obj, "next", json_string(next));
-	if (x) {
-		json_object_set_new(
-		    obj, "timing",
-		    json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "queue_ms",
-		              round1(fmax(0.0, x->started - j->queued_at)), "dns_ms",
-		              info_ms(x->easy, CURLINFO_NAMELOOKUP_TIME_T), "connect_ms",
-		              info_ms(x->easy, CURLINFO_CONNECT_TIME_T), "tls_ms",
-		              info_ms(x->easy, CURLINFO_APPCONNECT_TIME_T), "ttfb_ms",
-		              info_ms(x->easy, CURLINFO_STARTTRANSFER_TIME_T), "redirect_ms",
-		              info_ms(x->easy, CURLINFO_REDIRECT_TIME_T), "total_ms",
-		              info_ms(x->easy, CURLINFO_TOTAL_TIME_T)));
+	b->len = 0;
+	buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
+	if (!buf_string_member(b, "url", j->metrics_url) ||
+	    !buf_string_member(b, "host", j->origin->key)) {
+		/* Not UTF-8 (a host name can be anything): jansson's lossy way. */
+		b->len = 0;
+		buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
+		json_t *pair = json_pack("{s:o, s:o}", "url", sc_json_string_lossy(j->metrics_url, strlen(j->metrics_url)),
+		                         "host",
+		                         sc_json_string_lossy(j->origin->key, strlen(j->origin->key)));
+		char *text = json_dumps(pair, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(pair);
+		if (!text)
+			sc_die(SC_EXIT_FAILURE, "out of memory");
+		b->p[b->len++] = ',';
+		buf_add(b, text + 1, strlen(text) - 2);
+		free(text);
 	}
-	metrics_line(e, obj);
+	if (oc->status)
+		buf_printf(b, ",\"status\":%ld,\"latency_ms\":", oc->status);
+	else
+		buf_printf(b, ",\"status\":null,\"latency_ms\":");
+	buf_real(b, round1(oc->latency_ms));
+	buf_printf(b, ",\"bytes\":%zu,\"attempt\":%d,\"error\":", oc->bytes, j->attempts);
+	if (oc->kind >= 0)
+		buf_printf(b, "\"%s\"", sc_error_kind_name(oc->kind));
+	else
+		buf_add(b, "null", 4);
+	buf_printf(b, ",\"wait_ms\":%lld,\"next\":\"%s\"", j->wait_ms, next);
+	if (x) {
+		static const struct {
+			const char *name;
+			CURLINFO info;
+		} timings[] = {
+		    {"dns_ms", CURLINFO_NAMELOOKUP_TIME_T},
+		    {"connect_ms", CURLINFO_CONNECT_TIME_T},
+		    {"tls_ms", CURLINFO_APPCONNECT_TIME_T},
+		    {"ttfb_ms", CURLINFO_STARTTRANSFER_TIME_T},
+		    {"redirect_ms", CURLINFO_REDIRECT_TIME_T},
+		    {"total_ms", CURLINFO_TOTAL_TIME_T},
+		};
+		buf_add(b, ",\"timing\":{\"queue_ms\":", 22);
+		buf_real(b, round1(fmax(0.0, x->started - j->queued_at)));
+		for (size_t i = 0; i < sizeof(timings) / sizeof(*timings); i++) {
+			buf_printf(b, ",\"%s\":", timings[i].name);
+			buf_real(b, info_ms(x->easy, timings[i].info));
+		}
+		buf_add(b, "}", 1);
+	}
+	buf_add(b, "}", 1);
+	if (e->metrics == stderr)
+		progress_clear(e);
+	if (sc_record_write_raw(e->metrics, b->p, b->len) != 0)
+		clearerr(e->metrics); /* metrics are best effort; the records are what count */
+	if (b->cap > BODY_KEEP_MAX) {
+		free(b->p);
+		b->p = NULL;
+		b->cap = 0;
+	}
 }
 
 static void count_attempt(struct sc_fetch_engine *e, struct job *j, const struct outcome *oc)
@@ -1655,7 +1740,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *j, struct trans
 	if (oc->kind != SC_ERR_CANCELLED && !e->stopping)
 		d = sc_retry_decide(e->retry, j->attempts, j->max_attempts, oc->status, oc->kind,
 		                    x ? x->retry_after : NULL, now, sc_wall_ms());
-	write_request_metrics(e, j, x, oc, now, sc_retry_verdict_name(d.verdict));
+	write_request_metrics(e, j, x, oc, sc_retry_verdict_name(d.verdict));
 	if (d.verdict == SC_RETRY_AGAIN) {
 		j->wait_ms = d.delay_ms;
 		j->ready_at = now + (double)d.delay_ms;
@@ -1902,6 +1987,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	free(e->htab);
 	free(e->heap);
 	free(e->line.p);
+	free(e->mline.p);
 	free(e->window);
 	curl_multi_cleanup(e->multi);
 	close(e->epfd);
