@@ -186,7 +186,7 @@ void sc_fetch_signal_hook(void)
 
 static void buf_reserve(struct buf *b, size_t need)
 {
-	if (need <= b->cap)
+	if (need <= b->cap && b->p)
 		return;
 	size_t cap = b->cap ? b->cap : 16384;
 	while (cap < need)
@@ -261,7 +261,7 @@ static json_t *base64(const unsigned char *s, size_t n)
 		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
 		*o++ = tab[v >> 18];
 		*o++ = tab[(v >> 12) & 63];
-		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : (char)'=';
 		*o++ = '=';
 	}
 	json_t *str = json_stringn_nocheck(out, outlen);
@@ -271,12 +271,10 @@ static json_t *base64(const unsigned char *s, size_t n)
 
 static double round1(double v) { return round(v * 10.0) / 10.0; }
 
-/* Writes obj as one line (whole, flushed; see sc_record_write_raw), with
- * reals in their shortest form: sc_record_write would print 0.1 as
- * 0.10000000000000001. */
+/* Writes obj as one line (whole, flushed; see sc_record_write_raw). */
 static int write_line(FILE *out, const json_t *obj)
 {
-	char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	char *text = json_dumps(obj, SC_JSON_FLAGS);
 	int rc;
 
 	if (!text) {
@@ -936,7 +934,7 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		return;
 	}
 	if ((kind = url_origin(e, url, key, sizeof(key), &j->metrics_url, why, sizeof(why)))) {
-		if (kind == SC_ERR_BAD_INPUT && line) {
+		if (kind == SC_ERR_BAD_INPUT && in && line) {
 			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
 			json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
 			json_object_set(bad, "url", json_object_get(rec, "url"));
@@ -1595,7 +1593,6 @@ static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 			}
 			size_t k = lo ? (size_t)__builtin_ctzll(lo) >> 3
 			              : 8 + ((size_t)__builtin_ctzll(hi) >> 3);
-			out += k;
 			at += k;
 			break;
 		}
@@ -1684,7 +1681,7 @@ static void job_encode(struct sc_fetch_engine *e, struct job *j)
 	if (!j->body)
 		return;
 	json_object_del(j->rec, "body");
-	text = json_dumps(j->rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+	text = json_dumps(j->rec, SC_JSON_FLAGS);
 	if (!text)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	len = strlen(text);
@@ -1993,8 +1990,10 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	close(e->epfd);
 	curl_url_cleanup(e->urlh);
 	sc_retry_state_free(e->retry);
+	/* Metrics lines are flushed as they are written and their errors
+	 * reported then; a failure here can only repeat one of those. */
 	if (e->own_metrics)
-		fclose(e->metrics);
+		(void)fclose(e->metrics);
 	free(e);
 	curl_global_cleanup();
 }

@@ -164,7 +164,7 @@ static int write_and_flush(FILE *out, const char *text, size_t len)
 
 int sc_record_write(FILE *out, const json_t *rec)
 {
-	char *text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *text = json_dumps(rec, SC_JSON_FLAGS);
 	int rc;
 
 	if (!text) {

@@ -59,6 +59,12 @@ bool sc_record_ok(const json_t *rec);
  * become U+FFFD.  Never NULL. */
 json_t *sc_json_string_lossy(const char *bytes, size_t len);
 
+/* How records are encoded: compact, members in their order, and reals with
+ * 15 significant digits, so a computed 0.1 reads 0.1 and not
+ * 0.10000000000000001, while every number of up to 15 significant digits
+ * that came in goes out unchanged (sc-record(5)). */
+#define SC_JSON_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
 /* Writes rec as one compact line and flushes it, so the next stage sees it
  * at once.  The write is whole: a second signal arriving meanwhile is
  * acted on only after it (see signals.h).  Returns 0, or -1 with errno. */
