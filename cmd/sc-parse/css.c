@@ -538,11 +538,11 @@ static void parse_pseudo_class(struct parser *p, struct buf *preds)
 	p->pos++; /* ':' */
 	parse_ident(p, name, false, true, "a pseudo-class name");
 	if (strcmp(name->s, "first-child") == 0)
-		buf_puts(preds, "[not(preceding-sibling::*)]");
+		buf_puts(preds, "[not(preceding-sibling::*[1])]");
 	else if (strcmp(name->s, "last-child") == 0)
-		buf_puts(preds, "[not(following-sibling::*)]");
+		buf_puts(preds, "[not(following-sibling::*[1])]");
 	else if (strcmp(name->s, "only-child") == 0)
-		buf_puts(preds, "[not(preceding-sibling::*) and not(following-sibling::*)]");
+		buf_puts(preds, "[not(preceding-sibling::*[1]) and not(following-sibling::*[1])]");
 	else if (strcmp(name->s, "nth-child") == 0 || strcmp(name->s, "nth-last-child") == 0) {
 		long a, b;
 		bool last = name->s[4] == 'l';
