@@ -47,7 +47,7 @@ memcheck() {
 	run -2 --separate-stderr sc-parse -f 'price=div.card span[data-x' </dev/null
 	assert_equal "${stderr_lines[0]}" "sc-parse: -f price: invalid selector at column 21: expected ']' or an operator (= ~= |= ^= $= *=), found end of selector"
 	run -2 --separate-stderr sc-parse -f 'x=li:nth-child(2n+)' </dev/null
-	assert_equal "${stderr_lines[0]}" "sc-parse: -f x: invalid selector at column 18: expected a number in an+b, found ')'"
+	assert_equal "${stderr_lines[0]}" "sc-parse: -f x: invalid selector at column 17: expected a number in an+b, found ')'"
 	run -2 --separate-stderr sc-parse -f 'x=p:hover' </dev/null
 	assert_equal "${stderr_lines[0]}" "sc-parse: -f x: invalid selector at column 2: unsupported pseudo-class ':hover'"
 	run -2 --separate-stderr sc-parse -f 'x=a::text b' </dev/null
