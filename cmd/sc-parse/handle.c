@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonscan.h"
 #include "record.h"
 #include "util.h"
 
@@ -45,12 +46,13 @@ void worker_destroy(struct worker *w)
 	if (w->each)
 		xmlXPathFreeCompExpr(w->each);
 	page_parser_free(w->pp);
+	sc_jsonscan_free(&w->js);
 	free(w->text.s);
 }
 
 static void add_output(struct output *out, const json_t *rec)
 {
-	char *text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *text = json_dumps(rec, SC_JSON_FLAGS);
 	size_t n;
 
 	if (!text)
@@ -132,9 +134,10 @@ static void validate(const struct config *cfg, json_t *rec, struct output *out)
 
 /* The input line as a record; a malformed line becomes a bad_input
  * record, with the warning that goes with it. */
-static json_t *read_record(const struct config *cfg, const char *line, size_t len, size_t lineno,
+static json_t *read_record(struct worker *w, const char *line, size_t len, size_t lineno,
                            bool too_long, struct output *out)
 {
+	const struct config *cfg = w->cfg;
 	json_error_t err;
 	json_t *rec;
 	char why[256];
@@ -142,6 +145,9 @@ static json_t *read_record(const struct config *cfg, const char *line, size_t le
 	if (too_long) {
 		snprintf(why, sizeof(why), "line longer than %zu bytes", cfg->max_line);
 	} else {
+		/* The fast decoder first; it declines anything unusual. */
+		if ((rec = sc_jsonscan_object(&w->js, line, len, JSON_ALLOW_NUL)))
+			return rec;
 		/* Like sc_record_parse, but a body holding NUL characters
 		 * (\u0000, which JSON allows) is accepted: pages contain them. */
 		rec = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
@@ -171,7 +177,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	json_t *rec;
 
 	memset(out, 0, sizeof(*out));
-	rec = read_record(cfg, line, len, lineno, too_long, out);
+	rec = read_record(w, line, len, lineno, too_long, out);
 	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0) {
 		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
 		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);

@@ -482,6 +482,13 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 		free(clean);
 		return NULL;
 	}
+	/* Without its fragment the reference resolves to the same URL minus
+	 * the fragment, one libcurl call cheaper. */
+	if (strip_fragment) {
+		char *hash = strchr(clean, '#');
+		if (hash)
+			*hash = '\0';
+	}
 	if (page->base && (clean[0] == '\0' || clean[0] == '#')) {
 		/* A reference to the page itself.  libcurl would drop the
 		 * base's last path segment and query here; the URL standard
@@ -491,8 +498,8 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 	} else {
 		rc = curl_url_set(h, CURLUPART_URL, clean, flags);
 	}
-	if (rc == CURLUE_OK && strip_fragment)
-		rc = curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0);
+	if (rc == CURLUE_OK && strip_fragment && clean[0] == '\0')
+		rc = curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0); /* the base's own */
 	if (rc == CURLUE_OK && curl_url_get(h, CURLUPART_URL, &out, 0) == CURLUE_OK && out) {
 		result = sc_strdup(out);
 		curl_free(out);

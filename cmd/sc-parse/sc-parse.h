@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "jsonscan.h"
+
 /* A compiled selector: the XPath that libxml2 evaluates. */
 struct selector {
 	const char *source;   /* as given on the command line (borrowed) */
@@ -118,6 +120,7 @@ struct worker {
 	xmlXPathCompExprPtr *comps; /* one per field */
 	xmlXPathCompExprPtr each;
 	struct strbuf text;         /* scratch for values */
+	struct sc_jsonscan js;      /* the fast line decoder's scratch */
 };
 
 void worker_init(struct worker *w, const struct config *cfg);
