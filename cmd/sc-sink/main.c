@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "input.h"
+#include "jsonscan.h"
 #include "lines.h"
 #include "metrics.h"
 #include "record.h"
@@ -300,9 +301,27 @@ static void idle(struct run *run, int fd)
 	}
 }
 
+/* The item for one line.  jsonscan decodes the usual line several times
+ * faster than jansson; what it declines goes the shared way, which gives
+ * the same record, or the bad_input record and its warning. */
+static bool item_from_line(struct sc_jsonscan *js, const struct sc_lines *r,
+                           const struct sc_line *line, struct sc_input_item *item)
+{
+	if (!line->too_long) {
+		item->rec = sc_jsonscan_object(js, line->text, line->len, 0);
+		if (item->rec) {
+			item->line = line;
+			item->bad = false;
+			return true;
+		}
+	}
+	return sc_input_item_from_line(r, line, item);
+}
+
 static void read_input(struct run *run)
 {
 	struct sc_lines *r = sc_lines_open(STDIN_FILENO, "<stdin>");
+	struct sc_jsonscan js = { 0 };
 	struct sc_line line;
 	struct sc_input_item item;
 	int rc;
@@ -315,13 +334,14 @@ static void read_input(struct run *run)
 		rc = sc_lines_next(r, &line);
 		if (rc <= 0)
 			break;
-		if (!sc_input_item_from_line(r, &line, &item))
+		if (!item_from_line(&js, r, &line, &item))
 			continue;
 		write_record(run, &item);
 		json_decref(item.rec);
 	}
 	if (rc < 0)
 		sc_die(SC_EXIT_FAILURE, "<stdin>: read error:");
+	sc_jsonscan_free(&js);
 	sc_lines_close(r);
 }
 
