@@ -39,7 +39,7 @@ int sc_error_kind_from_name(const char *name)
 
 json_t *sc_record_parse(const char *text, size_t len, json_error_t *err)
 {
-	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, err);
+	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, err);
 
 	if (!rec) {
 		/* Prefix jansson's reason, cutting its tail if need be. */

@@ -148,6 +148,13 @@ static void test_input_and_records(void)
 	       "raw is cut to %d bytes without splitting a character", SC_RAW_MAX);
 	json_decref(bad);
 
+	json_error_t err;
+	const char nul[] = "{\"body\":\"a\\u0000b\"}";
+	json_t *rec = sc_record_parse(nul, sizeof(nul) - 1, &err);
+	ok(rec && json_string_length(json_object_get(rec, "body")) == 3,
+	   "an escaped NUL in a string is data, not a malformed line");
+	json_decref(rec);
+
 	is_str(sc_error_kind_name(SC_ERR_TOO_MANY_REDIRECTS), "too_many_redirects", "kind names");
 	is_int(sc_error_kind_from_name("cancelled"), SC_ERR_CANCELLED, "kind from name");
 	is_int(sc_error_kind_from_name("nope"), -1, "unknown kind name");
