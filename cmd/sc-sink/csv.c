@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +107,67 @@ static void put_integer(struct outfile *o, json_int_t v)
 	outfile_put(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
+/* A real written as %.15g writes it, when that is fixed notation of a
+ * decimal with at most 6 fraction digits and 15 significant digits that
+ * reads back as v (the usual case: 123.456, 0.25): the digits are those of
+ * the integer m = v * 10^k.  Returns the length written to out (at least
+ * 24 bytes), or 0 when v needs the general path.  Why this matches %.15g:
+ * v is the double nearest to m / 10^k, within 2^-53 of it relatively,
+ * while 15-digit decimals lie at least 10^-15 apart relatively, so %.15g
+ * rounds v back to exactly m / 10^k. */
+static size_t real_fixed(char *out, double v)
+{
+	static const double pow10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+	double a = v < 0 ? -v : v;
+
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	for (int k = 0; k < (int)(sizeof(pow10) / sizeof(pow10[0])); k++) {
+		double s = a * pow10[k];
+		if (s >= 1e15)
+			return 0;
+		double m = nearbyint(s);
+		if (m / pow10[k] != a)
+			continue;
+		char digits[24], *p = digits + sizeof(digits), *o = out;
+		unsigned long long u = (unsigned long long)m;
+		int frac = k;
+		while (frac > 0 && u % 10 == 0) { /* trailing zeros go, as in %g */
+			u /= 10;
+			frac--;
+		}
+		int n = 0;
+		do {
+			*--p = (char)('0' + u % 10);
+			n++;
+		} while ((u /= 10) || n <= frac);
+		if (v < 0)
+			*o++ = '-';
+		memcpy(o, p, (size_t)(n - frac));
+		o += n - frac;
+		*o++ = '.';
+		if (frac == 0) {
+			*o++ = '0'; /* a whole real stays a real: 285.0 */
+		} else {
+			memcpy(o, p + n - frac, (size_t)frac);
+			o += frac;
+		}
+		return (size_t)(o - out);
+	}
+	return 0;
+}
+
 /* The shortest %g that reads back as the same double. */
 static void put_real(struct outfile *o, double v)
 {
 	char tmp[40];
 	int n = 0;
 
+	size_t fixed = real_fixed(tmp, v);
+	if (fixed > 0) {
+		outfile_put(o, tmp, fixed);
+		return;
+	}
 	for (int prec = 15; prec <= 17; prec++) {
 		n = snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
 		if (strtod(tmp, NULL) == v)
