@@ -361,6 +361,24 @@ static void apply_base_element(struct page *page)
 	}
 }
 
+/* The page's origin for root-relative links, as libcurl spells it: "/"
+ * resolved against the base, less that "/".  Only for http(s) bases, where
+ * what follows the authority is the path as given. */
+static void set_origin(struct page *page)
+{
+	char *root = page_resolve(page, "/", false);
+	size_t n = root ? strlen(root) : 0;
+
+	if (n > 0 && root[n - 1] == '/' && !strpbrk(root, "?#") &&
+	    (strncmp(root, "http://", 7) == 0 || strncmp(root, "https://", 8) == 0) &&
+	    strchr(root + 8, '/') == root + n - 1) {
+		root[n - 1] = '\0';
+		page->origin = root;
+		return;
+	}
+	free(root);
+}
+
 int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
               size_t whysize)
 {
@@ -376,6 +394,7 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 
 	page->doc = NULL;
 	page->base = NULL;
+	page->origin = NULL;
 	if (!sc_record_ok(rec))
 		return 0;
 	if (body && !json_is_null(body)) {
@@ -430,6 +449,8 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 		set_base(page, url);
 	if (page->doc)
 		apply_base_element(page);
+	if (page->base)
+		set_origin(page);
 	return 0;
 }
 
@@ -438,8 +459,10 @@ void page_free(struct page *page)
 	if (page->doc)
 		xmlFreeDoc(page->doc);
 	curl_url_cleanup(page->base);
+	free(page->origin);
 	page->doc = NULL;
 	page->base = NULL;
+	page->origin = NULL;
 }
 
 /* ---- URLs ---- */
@@ -455,6 +478,21 @@ bool is_url_attribute(const char *name)
 		if (strcmp(name, names[i]) == 0)
 			return true;
 	return false;
+}
+
+/* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
+ * as it is after the base's origin: no "//" authority, no dot segment,
+ * nothing to percent-encode or decode, no fragment, no empty query (which
+ * libcurl drops).  Most links on most sites; the rest go to libcurl. */
+static bool is_plain_root_relative(const char *ref)
+{
+	/* Unreserved characters, sub-delims, ':', '@', '/', and '?'. */
+	static const char allowed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                              "0123456789-._~!$&'()*+,;=:@/?";
+	const char *query = strchr(ref, '?');
+
+	return ref[0] == '/' && ref[1] != '/' && ref[strspn(ref, allowed)] == '\0' &&
+	       !strstr(ref, "/.") && !(query && (query[1] == '\0' || strchr(query + 1, '?')));
 }
 
 char *page_resolve(const struct page *page, const char *ref, bool strip_fragment)
@@ -477,17 +515,25 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 		n--;
 	clean[n] = '\0';
 
-	h = page->base ? curl_url_dup(page->base) : curl_url();
-	if (!h) {
-		free(clean);
-		return NULL;
-	}
 	/* Without its fragment the reference resolves to the same URL minus
 	 * the fragment, one libcurl call cheaper. */
 	if (strip_fragment) {
 		char *hash = strchr(clean, '#');
 		if (hash)
 			*hash = '\0';
+	}
+	if (page->origin && is_plain_root_relative(clean)) {
+		size_t o = strlen(page->origin), r = strlen(clean);
+		result = sc_malloc(o + r + 1);
+		memcpy(result, page->origin, o);
+		memcpy(result + o, clean, r + 1);
+		free(clean);
+		return result;
+	}
+	h = page->base ? curl_url_dup(page->base) : curl_url();
+	if (!h) {
+		free(clean);
+		return NULL;
 	}
 	if (page->base && (clean[0] == '\0' || clean[0] == '#')) {
 		/* A reference to the page itself.  libcurl would drop the

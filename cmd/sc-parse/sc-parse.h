@@ -51,6 +51,8 @@ struct config {
 struct page {
 	xmlDocPtr doc;        /* NULL: not parsed (not ok, not HTML, empty) */
 	CURLU *base;          /* NULL: no usable base URL */
+	char *origin;         /* what libcurl makes of "/" against base, less the "/"
+	                         ("http://host:port"), for root-relative links; malloced */
 };
 
 /* select.c */
