@@ -261,7 +261,10 @@ static json_t *base64(const unsigned char *s, size_t n)
 		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
 		*o++ = tab[v >> 18];
 		*o++ = tab[(v >> 12) & 63];
-		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : (char)'=';
+		if (i + 1 < n)
+			*o++ = tab[(v >> 6) & 63];
+		else
+			*o++ = '=';
 		*o++ = '=';
 	}
 	json_t *str = json_stringn_nocheck(out, outlen);
