@@ -303,7 +303,8 @@ static void idle(struct run *run, int fd)
 
 /* The item for one line.  jsonscan decodes the usual line several times
  * faster than jansson; what it declines goes the shared way, which gives
- * the same record, or the bad_input record and its warning. */
+ * the same record, or the bad_input record and its warning.  No flags: a
+ * line with \u0000 is left to sc_record_parse, whatever it decides. */
 static bool item_from_line(struct sc_jsonscan *js, const struct sc_lines *r,
                            const struct sc_line *line, struct sc_input_item *item)
 {
