@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "record.h"
 #include "signals.h"
+#include "utf8.h"
 #include "util.h"
 
 /* Lines read beyond the work that can start now: enough that a finished
@@ -193,53 +194,6 @@ static void buf_reserve(struct buf *b, size_t need)
 		cap *= 2;
 	b->p = sc_realloc(b->p, cap);
 	b->cap = cap;
-}
-
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		/* Fast path over ASCII, eight bytes at a time. */
-		while (i + 8 <= n) {
-			uint64_t w;
-			memcpy(&w, s + i, 8);
-			if (w & 0x8080808080808080ULL)
-				break;
-			i += 8;
-		}
-		if (i >= n)
-			break;
-		unsigned char c = s[i];
-		if (c < 0x80) {
-			if (c == 0)
-				return false; /* jansson refuses NUL in strings */
-			i++;
-			continue;
-		}
-		size_t need;
-		unsigned cp, min;
-		if ((c & 0xe0) == 0xc0)
-			need = 2, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			need = 3, cp = c & 0x0f, min = 0x800;
-		else if ((c & 0xf8) == 0xf0)
-			need = 4, cp = c & 0x07, min = 0x10000;
-		else
-			return false;
-		if (i + need > n)
-			return false;
-		for (size_t k = 1; k < need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += need;
-	}
-	/* NULs inside the ASCII fast path */
-	return memchr(s, 0, n) == NULL;
 }
 
 static json_t *base64(const unsigned char *s, size_t n)
@@ -1008,7 +962,7 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 		submit(e, item.rec, 0, in, line);
 		return 0;
 	}
-	if (memchr(s, '\0', n) || !valid_utf8((const unsigned char *)s, n) ||
+	if (memchr(s, '\0', n) || !sc_utf8_valid((const unsigned char *)s, n) ||
 	    strcspn(s, " \t") < n) {
 		const char *why = "not a URL";
 		sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
@@ -1631,24 +1585,8 @@ static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		size_t need;
-		unsigned cp, min;
-		if ((c & 0xe0) == 0xc0)
-			need = 2, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			need = 3, cp = c & 0x0f, min = 0x800;
-		else if ((c & 0xf8) == 0xf0)
-			need = 4, cp = c & 0x07, min = 0x10000;
-		else
-			goto invalid;
-		if (i + need > n)
-			goto invalid;
-		for (size_t k = 1; k < need; k++) {
-			if ((u[i + k] & 0xc0) != 0x80)
-				goto invalid;
-			cp = (cp << 6) | (u[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		size_t need = sc_utf8_seq_len(u + i, n - i);
+		if (need == 0)
 			goto invalid;
 		memcpy(o, u + i, need);
 		b->len += need;

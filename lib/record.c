@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "signals.h"
+#include "utf8.h"
 
 static const char *const kind_names[SC_ERR_KIND_COUNT] = {
 	[SC_ERR_BAD_INPUT] = "bad_input",
@@ -59,36 +60,6 @@ json_t *sc_record_parse(const char *text, size_t len, json_error_t *err)
 	return rec;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	size_t need;
-	unsigned min;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		need = 2, min = 0x80, cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		need = 3, min = 0x800, cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		need = 4, min = 0x10000, cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < need)
-		return 0;
-	for (size_t i = 1; i < need; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return need;
-}
-
 json_t *sc_json_string_lossy(const char *bytes, size_t len)
 {
 	json_t *str = json_stringn(bytes, len);
@@ -103,7 +74,7 @@ json_t *sc_json_string_lossy(const char *bytes, size_t len)
 	if (!out)
 		return json_null();
 	for (size_t i = 0; i < len;) {
-		size_t n = utf8_seq_len(s + i, len - i);
+		size_t n = sc_utf8_seq_len(s + i, len - i);
 		if (n == 0) {
 			memcpy(o, "\xef\xbf\xbd", 3);
 			o += 3;

@@ -9,6 +9,7 @@
 #include "metrics.h"
 #include "record.h"
 #include "tap.h"
+#include "utf8.h"
 #include "util.h"
 
 /* A reader over the bytes in data, through a pipe-less temp file. */
@@ -160,6 +161,32 @@ static void test_input_and_records(void)
 	is_int(sc_error_kind_from_name("nope"), -1, "unknown kind name");
 }
 
+static void test_utf8(void)
+{
+	const unsigned char *u;
+#define VALID(str) sc_utf8_valid((const unsigned char *)(str), sizeof(str) - 1)
+	ok(VALID("plain ascii, long enough for the fast path"), "ASCII is valid");
+	ok(VALID("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "2, 3 and 4 byte sequences");
+	ok(VALID("a\0b"), "NUL is valid UTF-8");
+	ok(!VALID("abcdefgh\xff"), "0xff after the fast path is not");
+	ok(!VALID("\xc0\xaf"), "an overlong form is not");
+	ok(!VALID("\xed\xa0\x80"), "a surrogate is not");
+	ok(!VALID("\xf4\x90\x80\x80"), "beyond U+10FFFF is not");
+	ok(!VALID("\xe2\x82"), "a cut sequence is not");
+#undef VALID
+	u = (const unsigned char *)"\xe2\x82\xac";
+	is_int(sc_utf8_seq_len(u, 3), 3, "euro sign is 3 bytes");
+	is_int(sc_utf8_seq_len(u, 2), 0, "not when only 2 bytes are there");
+
+	char out[8];
+	char *end = sc_utf8_put(out, 0x1F600);
+	*end = '\0';
+	is_str(out, "\xf0\x9f\x98\x80", "U+1F600 written as 4 bytes");
+	end = sc_utf8_put(out, 0xE9);
+	*end = '\0';
+	is_str(out, "\xc3\xa9", "U+00E9 written as 2 bytes");
+}
+
 static void test_hist(void)
 {
 	static struct sc_hist h;
@@ -190,6 +217,7 @@ int main(void)
 	test_long_lines();
 	test_nonblocking();
 	test_input_and_records();
+	test_utf8();
 	test_hist();
 	return tap_done();
 }
