@@ -11,20 +11,20 @@
 #include "util.h"
 
 static const char usage[] =
-    "usage: sc-fetch [-kq] [-c N] [-m SECS] [-A AGENT] [-H 'NAME: VALUE']...\n"
-    "                [--per-host N] [--rate R] [--host-rate R] [--delay MS]\n"
-    "                [--max-redirs N] [--connect-timeout SECS]\n"
-    "                [--low-speed-limit BYTES] [--low-speed-time SECS]\n"
-    "                [--max-bytes N] [--keep-order] [--retries N] [--retry-base MS]\n"
-    "                [--retry-max MS] [--retry-max-wait SECS] [--retry-budget PCT]\n"
-    "                [--seed N] [--metrics FILE] [--stats-every SECS] [--progress]\n"
-    "                [--grace SECS] < urls\n"
-    "       sc-fetch -h | --help | -V | --version\n";
+        "usage: sc-fetch [-kq] [-c N] [-m SECS] [-A AGENT] [-H 'NAME: VALUE']...\n"
+        "                [--per-host N] [--rate R] [--host-rate R] [--delay MS]\n"
+        "                [--max-redirs N] [--connect-timeout SECS]\n"
+        "                [--low-speed-limit BYTES] [--low-speed-time SECS]\n"
+        "                [--max-bytes N] [--keep-order] [--retries N] [--retry-base MS]\n"
+        "                [--retry-max MS] [--retry-max-wait SECS] [--retry-budget PCT]\n"
+        "                [--seed N] [--metrics FILE] [--stats-every SECS] [--progress]\n"
+        "                [--grace SECS] < urls\n"
+        "       sc-fetch -h | --help | -V | --version\n";
 
 int main(int argc, char **argv)
 {
 	struct sc_fetch_options opts;
-	struct sc_fetch_cli cli = {.help = usage};
+	struct sc_fetch_cli cli = { .help = usage };
 	struct sc_fetch_engine *engine;
 	struct sc_lines *in;
 	char err[256];

@@ -30,20 +30,20 @@
 
 /* A copy of the SYNOPSIS of man/sc-retry.1. */
 static const char usage_text[] =
-    "usage: sc-retry [-hkqV] [-A agent] [-c n] [-H header] [-m secs]\n"
-    "                [--retries n] [--retry-base ms] [--retry-max ms]\n"
-    "                [--retry-max-wait secs] [--retry-budget pct] [--seed n]\n"
-    "                [--connect-timeout secs] [--delay ms] [--grace secs]\n"
-    "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
-    "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
-    "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
-    "                [--stats-every secs] < records\n";
+        "usage: sc-retry [-hkqV] [-A agent] [-c n] [-H header] [-m secs]\n"
+        "                [--retries n] [--retry-base ms] [--retry-max ms]\n"
+        "                [--retry-max-wait secs] [--retry-budget pct] [--seed n]\n"
+        "                [--connect-timeout secs] [--delay ms] [--grace secs]\n"
+        "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
+        "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
+        "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
+        "                [--stats-every secs] < records\n";
 
 /* What is done with one input record. */
 enum disposition {
-	PASS,       /* ok, or a permanent failure: the same bytes out */
-	REFETCH,    /* a transient failure or a cancellation: fetch it again */
-	NOT_FETCH,  /* a JSON object that is no fetch record: bad_input */
+	PASS,      /* ok, or a permanent failure: the same bytes out */
+	REFETCH,   /* a transient failure or a cancellation: fetch it again */
+	NOT_FETCH, /* a JSON object that is no fetch record: bad_input */
 };
 
 static enum disposition classify(const json_t *rec)
@@ -64,7 +64,8 @@ static enum disposition classify(const json_t *rec)
 
 	const json_t *status_j = json_object_get(rec, "status");
 	long status = json_is_integer(status_j) ? (long)json_integer_value(status_j) : 0;
-	const char *name = json_string_value(json_object_get(json_object_get(rec, "error"), "kind"));
+	const char *name =
+	        json_string_value(json_object_get(json_object_get(rec, "error"), "kind"));
 	int kind = name ? sc_error_kind_from_name(name) : -1;
 
 	/* No kind we know: judge by the status, as an http failure. */
@@ -108,14 +109,14 @@ static json_t *not_fetch_record(const struct sc_lines *in, const struct sc_line 
 }
 
 /* The engine's line handler: each record passes, or is fetched again. */
-static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in,
-                   const struct sc_line *line, void *ctx)
+static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
+                   void *ctx)
 {
 	struct sc_input_item item;
 
 	(void)ctx;
 	if (!sc_input_item_from_line(in, line, &item))
-		return 0;                      /* a blank line is no record */
+		return 0; /* a blank line is no record */
 	if (item.bad) {
 		sc_fetch_submit_final(e, item.rec, true);
 		return 0;
@@ -142,7 +143,7 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 int main(int argc, char **argv)
 {
 	struct sc_fetch_options o;
-	const struct sc_fetch_cli cli = {.help = usage_text};
+	const struct sc_fetch_cli cli = { .help = usage_text };
 	char err[256];
 
 	sc_setprogname(argv[0]);

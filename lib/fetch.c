@@ -27,9 +27,9 @@
 /* When free slots cannot be filled because every queued URL waits on its
  * host's cap, reading goes on (so other hosts' URLs are not stuck behind
  * them), up to this many queued jobs. */
-#define READAHEAD_MAX(c) ((size_t)(c) * 4 + 10000)
+#define READAHEAD_MAX(c) ((size_t)(c)*4 + 10000)
 /* The --keep-order window: records read but not yet written. */
-#define ORDER_WINDOW(c) ((size_t)(c) * 4 + 64)
+#define ORDER_WINDOW(c) ((size_t)(c)*4 + 64)
 /* Per-host latency statistics are kept for at most this many hosts. */
 #define HOST_STATS_MAX 64
 /* Bodies buffered above this size are freed after their transfer rather
@@ -48,16 +48,16 @@ struct job;
  * --delay and of a 429's pause. */
 struct origin {
 	char *key;
-	struct origin *hnext;          /* hash chain */
-	struct origin *rprev, *rnext;  /* the admission ring, while in it */
+	struct origin *hnext;         /* hash chain */
+	struct origin *rprev, *rnext; /* the admission ring, while in it */
 	bool in_ring;
-	struct job *qhead, *qtail;     /* jobs ready to start */
+	struct job *qhead, *qtail; /* jobs ready to start */
 	size_t queued;
 	long inflight;
-	size_t refs;                   /* queued + in flight + waiting to retry */
-	double tokens, tokens_at;      /* --host-rate bucket */
-	double next_start;             /* --delay: no start before this (ms) */
-	double paused_until;           /* a 429's Retry-After (ms) */
+	size_t refs;              /* queued + in flight + waiting to retry */
+	double tokens, tokens_at; /* --host-rate bucket */
+	double next_start;        /* --delay: no start before this (ms) */
+	double paused_until;      /* a 429's Retry-After (ms) */
 	struct hoststat *hs;
 };
 
@@ -65,7 +65,7 @@ struct hoststat {
 	struct origin *owner; /* NULL once the origin is gone */
 	char *key;
 	uint64_t requests, errors;
-	struct sc_hist lat;   /* microseconds */
+	struct sc_hist lat; /* microseconds */
 };
 
 struct transfer {
@@ -76,38 +76,38 @@ struct transfer {
 	struct buf body;
 	bool too_large;
 	/* Of the response whose headers are arriving: */
-	bool has_location;   /* a Location header */
-	bool encoded;        /* a Content-Encoding: its length is not the body's */
-	bool redirecting;    /* a redirect being followed: its body is not ours */
-	char *retry_after;   /* of the latest response */
+	bool has_location; /* a Location header */
+	bool encoded;      /* a Content-Encoding: its length is not the body's */
+	bool redirecting;  /* a redirect being followed: its body is not ours */
+	char *retry_after; /* of the latest response */
 	double started;
 	char errbuf[CURL_ERROR_SIZE];
 	struct transfer *next_free;
 };
 
 struct job {
-	uint64_t seq;                 /* input position */
-	json_t *rec;                  /* the record (owned) */
-	char *raw;                    /* or a passthrough line (owned) */
+	uint64_t seq; /* input position */
+	json_t *rec;  /* the record (owned) */
+	char *raw;    /* or a passthrough line (owned) */
 	size_t raw_len;
 	bool done, failed;
-	struct job *qnext;            /* in its origin's queue */
+	struct job *qnext; /* in its origin's queue */
 	/* fetching */
-	char *url;                    /* owned copy of rec.url */
-	char *metrics_url;            /* url without credentials (owned) */
+	char *url;         /* owned copy of rec.url */
+	char *metrics_url; /* url without credentials (owned) */
 	struct origin *origin;
 	int prior, attempts, max_attempts;
 	double queued_at, ready_at, first_start;
-	long long wait_ms;            /* the wait before the coming attempt */
+	long long wait_ms; /* the wait before the coming attempt */
 	size_t heap_index;
 	struct curl_slist *req_headers;
 	char *req_method;
 	char *req_body;
 	size_t req_body_len;
 	bool has_body;
-	const char *body;             /* a body still in its transfer's buffer */
+	const char *body; /* a body still in its transfer's buffer */
 	size_t body_len;
-	bool in_scratch;              /* its output line is in e->line (job_encode) */
+	bool in_scratch; /* its output line is in e->line (job_encode) */
 };
 
 struct sc_fetch_engine {
@@ -115,9 +115,9 @@ struct sc_fetch_engine {
 	FILE *out, *metrics;
 	bool own_metrics;
 	CURLM *multi;
-	int epfd;                     /* curl's sockets, the wake pipe, the input */
-	bool input_polled;            /* the input descriptor is in epfd */
-	double curl_timer_at;         /* when curl wants its timeout; INFINITY: none */
+	int epfd;             /* curl's sockets, the wake pipe, the input */
+	bool input_polled;    /* the input descriptor is in epfd */
+	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	CURLU *urlh;
 	struct sc_retry_state *retry;
 	struct sc_lines *in;
@@ -127,23 +127,23 @@ struct sc_fetch_engine {
 	/* origins */
 	struct origin **htab;
 	size_t hsize, origins, origins_at_sweep;
-	struct origin *ring;          /* admission cursor */
-	size_t queued;                /* jobs in origin queues */
+	struct origin *ring; /* admission cursor */
+	size_t queued;       /* jobs in origin queues */
 	long inflight;
-	double tokens, tokens_at;     /* --rate bucket */
+	double tokens, tokens_at; /* --rate bucket */
 
 	/* retry timer heap (min by ready_at) */
 	struct job **heap;
 	size_t nheap, heapcap;
 
 	struct transfer *free_xfers;
-	struct transfer *active;      /* transfers added to the multi handle */
-	struct buf line;              /* scratch for encoding a record */
-	struct buf mline;             /* scratch for a request metrics line */
+	struct transfer *active; /* transfers added to the multi handle */
+	struct buf line;         /* scratch for encoding a record */
+	struct buf mline;        /* scratch for a request metrics line */
 
 	/* output */
 	uint64_t next_seq, next_out;
-	struct job **window;          /* --keep-order ring, ORDER_WINDOW slots */
+	struct job **window; /* --keep-order ring, ORDER_WINDOW slots */
 	size_t wsize;
 	bool out_error;
 
@@ -167,10 +167,10 @@ struct sc_fetch_engine {
 	/* --progress */
 	bool progress, progress_shown;
 	double last_progress;
-	long long total_lines;        /* -1: unknown */
+	long long total_lines; /* -1: unknown */
 };
 
-static int wake_pipe[2] = {-1, -1};
+static int wake_pipe[2] = { -1, -1 };
 
 void sc_fetch_signal_hook(void)
 {
@@ -199,7 +199,7 @@ static void buf_reserve(struct buf *b, size_t need)
 static json_t *base64(const unsigned char *s, size_t n)
 {
 	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t outlen = 4 * ((n + 2) / 3);
 	char *out = sc_malloc(outlen + 1), *o = out;
 	size_t i = 0;
@@ -226,7 +226,10 @@ static json_t *base64(const unsigned char *s, size_t n)
 	return str;
 }
 
-static double round1(double v) { return round(v * 10.0) / 10.0; }
+static double round1(double v)
+{
+	return round(v * 10.0) / 10.0;
+}
 
 /* Writes obj as one line (whole, flushed; see sc_record_write_raw). */
 static int write_line(FILE *out, const json_t *obj)
@@ -290,7 +293,8 @@ static void origin_sweep(struct sc_fetch_engine *e, double now)
 		struct origin **pp = &e->htab[i];
 		while (*pp) {
 			struct origin *o = *pp;
-			bool idle = o->refs == 0 && o->next_start <= now && o->paused_until <= now &&
+			bool idle = o->refs == 0 && o->next_start <= now &&
+			            o->paused_until <= now &&
 			            (e->o->host_rate <= 0 || now - o->tokens_at > 10000);
 			if (idle) {
 				*pp = o->hnext;
@@ -536,12 +540,13 @@ static void write_summary(struct sc_fetch_engine *e, bool final)
 	char ts[SC_RFC3339_LEN];
 	json_t *status = json_object(), *errors = json_object(), *rerrors = json_object();
 	json_t *hosts = json_array();
-	static const char *const classes[] = {"none", "1xx", "2xx", "3xx", "4xx", "5xx"};
+	static const char *const classes[] = { "none", "1xx", "2xx", "3xx", "4xx", "5xx" };
 
 	sc_rfc3339(sc_wall_ms(), ts);
 	for (int i = 1; i < 6; i++)
 		if (e->status_class[i])
-			json_object_set_new(status, classes[i], json_integer((json_int_t)e->status_class[i]));
+			json_object_set_new(status, classes[i],
+			                    json_integer((json_int_t)e->status_class[i]));
 	for (int k = 0; k < SC_ERR_KIND_COUNT; k++) {
 		if (e->attempt_errors[k])
 			json_object_set_new(errors, sc_error_kind_name(k),
@@ -554,22 +559,24 @@ static void write_summary(struct sc_fetch_engine *e, bool final)
 	memcpy(sorted, e->hosts, e->nhosts * sizeof(*sorted));
 	qsort(sorted, e->nhosts, sizeof(*sorted), cmp_hosts);
 	for (size_t i = 0; i < e->nhosts && i < 5; i++)
-		json_array_append_new(hosts, json_pack("{s:s, s:I, s:I, s:o}", "host", sorted[i]->key,
-		                                       "requests", (json_int_t)sorted[i]->requests,
-		                                       "errors", (json_int_t)sorted[i]->errors,
-		                                       "latency_ms", latency_json(&sorted[i]->lat)));
+		json_array_append_new(hosts,
+		                      json_pack("{s:s, s:I, s:I, s:o}", "host", sorted[i]->key,
+		                                "requests", (json_int_t)sorted[i]->requests,
+		                                "errors", (json_int_t)sorted[i]->errors,
+		                                "latency_ms", latency_json(&sorted[i]->lat)));
 	json_t *obj = json_pack(
-	    "{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:f, s:f, s:o, s:o, s:I}",
-	    "event", "summary", "ts", ts, "final", final, "records", (json_int_t)e->records,
-	    "ok", (json_int_t)(e->records - e->records_failed), "not_ok",
-	    (json_int_t)e->records_failed, "requests", (json_int_t)e->requests, "status", status,
-	    "errors", errors, "record_errors", rerrors, "bytes", (json_int_t)e->bytes,
-	    "elapsed_s", round(elapsed * 1000.0) / 1000.0, "rps",
-	    elapsed > 0 ? round1((double)e->requests / elapsed) : 0.0, "latency_ms",
-	    latency_json(&e->lat), "hosts", hosts, "inflight", (json_int_t)e->inflight);
+	        "{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:f, s:f, s:o, s:o, s:I}",
+	        "event", "summary", "ts", ts, "final", final, "records", (json_int_t)e->records,
+	        "ok", (json_int_t)(e->records - e->records_failed), "not_ok",
+	        (json_int_t)e->records_failed, "requests", (json_int_t)e->requests, "status",
+	        status, "errors", errors, "record_errors", rerrors, "bytes", (json_int_t)e->bytes,
+	        "elapsed_s", round(elapsed * 1000.0) / 1000.0, "rps",
+	        elapsed > 0 ? round1((double)e->requests / elapsed) : 0.0, "latency_ms",
+	        latency_json(&e->lat), "hosts", hosts, "inflight", (json_int_t)e->inflight);
 	json_object_set_new(obj, "seed", json_integer((json_int_t)sc_retry_state_seed(e->retry)));
 	if (!final)
-		json_object_set_new(obj, "queued", json_integer((json_int_t)(e->queued + e->nheap)));
+		json_object_set_new(obj, "queued",
+		                    json_integer((json_int_t)(e->queued + e->nheap)));
 	metrics_line(e, obj);
 }
 
@@ -655,7 +662,7 @@ static void job_finish(struct sc_fetch_engine *e, struct job *j)
 	if (j->failed) {
 		e->records_failed++;
 		const char *kind = json_string_value(
-		    json_object_get(json_object_get(j->rec, "error"), "kind"));
+		        json_object_get(json_object_get(j->rec, "error"), "kind"));
 		int k = kind ? sc_error_kind_from_name(kind) : -1;
 		if (j->rec)
 			e->record_errors[k < 0 ? SC_ERR_INTERNAL : k]++;
@@ -748,10 +755,12 @@ static const char *request_problem(const json_t *req)
 		if (!json_is_object(v))
 			return "request.headers is not an object";
 		json_t *hv;
-		json_object_foreach(v, key, hv) {
+		json_object_foreach(v, key, hv)
+		{
 			if (!json_is_string(hv))
 				return "request.headers has a value that is not a string";
-			if (!*key || strpbrk(key, ": \t\r\n") || strpbrk(json_string_value(hv), "\r\n"))
+			if (!*key || strpbrk(key, ": \t\r\n") ||
+			    strpbrk(json_string_value(hv), "\r\n"))
 				return "request.headers has a malformed header";
 		}
 	}
@@ -777,17 +786,17 @@ static void job_request(struct sc_fetch_engine *e, struct job *j, const json_t *
 	bool has_ctype = false;
 
 	j->req_method = json_string_value(json_object_get(req, "method"))
-	                    ? sc_strdup(json_string_value(json_object_get(req, "method")))
-	                    : NULL;
+	                        ? sc_strdup(json_string_value(json_object_get(req, "method")))
+	                        : NULL;
 	for (struct curl_slist *g = e->o->headers; g; g = g->next) {
 		bool overridden = false;
-		json_object_foreach((json_t *)hdrs, key, hv)
-			if (header_named(g->data, key))
-				overridden = true;
+		json_object_foreach((json_t *)hdrs, key, hv) if (header_named(g->data, key))
+		        overridden = true;
 		if (!overridden)
 			l = curl_slist_append(l, g->data);
 	}
-	json_object_foreach((json_t *)hdrs, key, hv) {
+	json_object_foreach((json_t *)hdrs, key, hv)
+	{
 		const char *val = json_string_value(hv);
 		size_t n = strlen(key) + strlen(val) + 3;
 		char *line = sc_malloc(n);
@@ -953,8 +962,10 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 			problem = request_problem(json_object_get(item.rec, "request"));
 		if (problem) {
 			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, problem);
-			json_t *bad = sc_record_bad_input(line->number, line->text, line->len, problem);
-			json_object_set(bad, "url", url ? json_object_get(item.rec, "url") : json_null());
+			json_t *bad =
+			        sc_record_bad_input(line->number, line->text, line->len, problem);
+			json_object_set(bad, "url",
+			                url ? json_object_get(item.rec, "url") : json_null());
 			json_decref(item.rec);
 			sc_fetch_submit_final(e, bad, true);
 			return 0;
@@ -966,8 +977,8 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 	    strcspn(s, " \t") < n) {
 		const char *why = "not a URL";
 		sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
-		sc_fetch_submit_final(e, sc_record_bad_input(line->number, line->text, line->len, why),
-		                      true);
+		sc_fetch_submit_final(
+		        e, sc_record_bad_input(line->number, line->text, line->len, why), true);
 		return 0;
 	}
 	json_t *rec = json_object();
@@ -1150,8 +1161,7 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *x, struct job
 	}
 }
 
-static bool origin_admissible(struct sc_fetch_engine *e, struct origin *o, double now,
-                              double *wake)
+static bool origin_admissible(struct sc_fetch_engine *e, struct origin *o, double now, double *wake)
 {
 	double at = now;
 
@@ -1220,7 +1230,8 @@ static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
 	while (e->inflight < e->o->concurrency && e->ring) {
 		if (e->o->rate > 0) {
 			double cap = fmax(1.0, e->o->rate * 0.05);
-			e->tokens = fmin(cap, e->tokens + (now - e->tokens_at) * e->o->rate / 1000.0);
+			e->tokens =
+			        fmin(cap, e->tokens + (now - e->tokens_at) * e->o->rate / 1000.0);
 			e->tokens_at = now;
 			if (e->tokens < 1.0) {
 				wake = fmin(wake, now + (1.0 - e->tokens) * 1000.0 / e->o->rate);
@@ -1310,8 +1321,8 @@ static double info_ms(CURL *c, CURLINFO what)
 }
 
 struct outcome {
-	long status;           /* 0: no response */
-	int kind;              /* -1: ok */
+	long status; /* 0: no response */
+	int kind;    /* -1: ok */
 	char message[CURL_ERROR_SIZE + 64];
 	double latency_ms;
 	size_t bytes;
@@ -1379,9 +1390,10 @@ static void write_request_metrics(struct sc_fetch_engine *e, struct job *j, stru
 		/* Not UTF-8 (a host name can be anything): jansson's lossy way. */
 		b->len = 0;
 		buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
-		json_t *pair = json_pack("{s:o, s:o}", "url", sc_json_string_lossy(j->metrics_url, strlen(j->metrics_url)),
-		                         "host",
-		                         sc_json_string_lossy(j->origin->key, strlen(j->origin->key)));
+		json_t *pair = json_pack(
+		        "{s:o, s:o}", "url",
+		        sc_json_string_lossy(j->metrics_url, strlen(j->metrics_url)), "host",
+		        sc_json_string_lossy(j->origin->key, strlen(j->origin->key)));
 		char *text = json_dumps(pair, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		json_decref(pair);
 		if (!text)
@@ -1406,12 +1418,12 @@ static void write_request_metrics(struct sc_fetch_engine *e, struct job *j, stru
 			const char *name;
 			CURLINFO info;
 		} timings[] = {
-		    {"dns_ms", CURLINFO_NAMELOOKUP_TIME_T},
-		    {"connect_ms", CURLINFO_CONNECT_TIME_T},
-		    {"tls_ms", CURLINFO_APPCONNECT_TIME_T},
-		    {"ttfb_ms", CURLINFO_STARTTRANSFER_TIME_T},
-		    {"redirect_ms", CURLINFO_REDIRECT_TIME_T},
-		    {"total_ms", CURLINFO_TOTAL_TIME_T},
+			{ "dns_ms", CURLINFO_NAMELOOKUP_TIME_T },
+			{ "connect_ms", CURLINFO_CONNECT_TIME_T },
+			{ "tls_ms", CURLINFO_APPCONNECT_TIME_T },
+			{ "ttfb_ms", CURLINFO_STARTTRANSFER_TIME_T },
+			{ "redirect_ms", CURLINFO_REDIRECT_TIME_T },
+			{ "total_ms", CURLINFO_TOTAL_TIME_T },
 		};
 		buf_add(b, ",\"timing\":{\"queue_ms\":", 22);
 		buf_real(b, round1(fmax(0.0, x->started - j->queued_at)));
@@ -1460,10 +1472,11 @@ static void history_add(struct job *j, const struct outcome *oc)
 		json_object_set_new(j->rec, "history", h);
 	}
 	json_array_append_new(
-	    h, json_pack("{s:i, s:o, s:o, s:I, s:f}", "attempt", j->attempts, "status",
-	                 oc->status ? json_integer(oc->status) : json_null(), "error",
-	                 oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind)) : json_null(),
-	                 "wait_ms", (json_int_t)j->wait_ms, "latency_ms", round1(oc->latency_ms)));
+	        h,
+	        json_pack("{s:i, s:o, s:o, s:I, s:f}", "attempt", j->attempts, "status",
+	                  oc->status ? json_integer(oc->status) : json_null(), "error",
+	                  oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind)) : json_null(),
+	                  "wait_ms", (json_int_t)j->wait_ms, "latency_ms", round1(oc->latency_ms)));
 }
 
 /* Sets the fetch members on the record of a job whose last attempt it was. */
@@ -1573,13 +1586,29 @@ static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 				goto invalid;
 			o[0] = '\\';
 			switch (c) {
-			case '"': o[1] = '"'; b->len += 2; break;
-			case '\\': o[1] = '\\'; b->len += 2; break;
-			case '\n': o[1] = 'n'; b->len += 2; break;
-			case '\r': o[1] = 'r'; b->len += 2; break;
-			case '\t': o[1] = 't'; b->len += 2; break;
+			case '"':
+				o[1] = '"';
+				b->len += 2;
+				break;
+			case '\\':
+				o[1] = '\\';
+				b->len += 2;
+				break;
+			case '\n':
+				o[1] = 'n';
+				b->len += 2;
+				break;
+			case '\r':
+				o[1] = 'r';
+				b->len += 2;
+				break;
+			case '\t':
+				o[1] = 't';
+				b->len += 2;
+				break;
 			default:
-				o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4], o[5] = hex[c & 15];
+				o[1] = 'u', o[2] = '0', o[3] = '0', o[4] = hex[c >> 4],
+				o[5] = hex[c & 15];
 				b->len += 6;
 			}
 			i++;
@@ -1671,7 +1700,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *j, struct trans
                           struct outcome *oc)
 {
 	double now = sc_now_ms();
-	struct sc_retry_decision d = {.verdict = SC_RETRY_DONE};
+	struct sc_retry_decision d = { .verdict = SC_RETRY_DONE };
 
 	count_attempt(e, j, oc);
 	history_add(j, oc);
@@ -1702,7 +1731,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *j, struct trans
 static void transfer_done(struct sc_fetch_engine *e, struct transfer *x, CURLcode rc)
 {
 	struct job *j = x->job;
-	struct outcome oc = {0};
+	struct outcome oc = { 0 };
 	curl_off_t total_us = 0;
 
 	e->inflight--;
@@ -1716,11 +1745,11 @@ static void transfer_done(struct sc_fetch_engine *e, struct transfer *x, CURLcod
 	if (rc != CURLE_OK || x->too_large) {
 		oc.kind = kind_of(rc, x->too_large);
 		if (oc.kind == SC_ERR_TOO_LARGE)
-			snprintf(oc.message, sizeof(oc.message), "body larger than --max-bytes (%lld)",
-			         e->o->max_bytes);
+			snprintf(oc.message, sizeof(oc.message),
+			         "body larger than --max-bytes (%lld)", e->o->max_bytes);
 		else
-			snprintf(oc.message, sizeof(oc.message), "%s", x->errbuf[0] ? x->errbuf
-			                                               : curl_easy_strerror(rc));
+			snprintf(oc.message, sizeof(oc.message), "%s",
+			         x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
 		if (oc.kind == SC_ERR_TOO_LARGE)
 			oc.bytes = 0;
 	} else if (oc.status < 200 || oc.status > 299) {
@@ -1734,7 +1763,7 @@ static void transfer_done(struct sc_fetch_engine *e, struct transfer *x, CURLcod
 static void cancel_transfer(struct sc_fetch_engine *e, struct transfer *x)
 {
 	struct job *j = x->job;
-	struct outcome oc = {0};
+	struct outcome oc = { 0 };
 
 	e->inflight--;
 	j->origin->inflight--;
@@ -1755,7 +1784,7 @@ static void cancel_waiting(struct sc_fetch_engine *e, struct job *j)
 
 	if (j->attempts == 0)
 		j->first_start = now;
-	job_complete(e, j, NULL, &(struct outcome){.kind = SC_ERR_CANCELLED}, now);
+	job_complete(e, j, NULL, &(struct outcome){ .kind = SC_ERR_CANCELLED }, now);
 	sc_record_set_error(j->rec, SC_ERR_CANCELLED, "cancelled by shutdown before it started");
 	j->failed = true;
 	job_done(e, j);
@@ -1794,7 +1823,7 @@ static void abort_inflight(struct sc_fetch_engine *e)
 static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
 	struct sc_fetch_engine *e = userp;
-	struct epoll_event ev = {.data.fd = s};
+	struct epoll_event ev = { .data.fd = s };
 
 	(void)easy;
 	if (what == CURL_POLL_REMOVE) {
@@ -1825,8 +1854,9 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 
 	(void)multi;
 	/* 0 is "at once": due whatever clock reading the loop compares it to. */
-	e->curl_timer_at = timeout_ms < 0 ? INFINITY
-	                   : timeout_ms == 0 ? 0 : sc_now_ms() + (double)timeout_ms;
+	e->curl_timer_at = timeout_ms < 0    ? INFINITY
+	                   : timeout_ms == 0 ? 0
+	                                     : sc_now_ms() + (double)timeout_ms;
 	return 0;
 }
 
@@ -1837,7 +1867,7 @@ static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
 {
 	if (want == e->input_polled)
 		return;
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 	if (epoll_ctl(e->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0 || !want)
 		e->input_polled = want;
 }
@@ -1893,7 +1923,7 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FI
 	e->total_lines = -1;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0)
 		sc_die(SC_EXIT_FAILURE, "pipe:");
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = wake_pipe[0]};
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = wake_pipe[0] };
 	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0)
 		sc_die(SC_EXIT_FAILURE, "epoll_ctl:");
 	return e;

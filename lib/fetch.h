@@ -37,27 +37,27 @@
 struct curl_slist;
 
 struct sc_fetch_options {
-	long concurrency;          /* -c/--concurrency: hard cap on requests and sockets (20) */
-	long per_host;             /* --per-host: cap per origin; 0 = only the global cap */
-	double rate;               /* --rate: requests/s overall; 0 = unlimited */
-	double host_rate;          /* --host-rate: requests/s per origin; 0 = unlimited */
-	long delay_ms;             /* --delay: minimum gap between starts on one origin (0) */
-	long max_redirs;           /* --max-redirs (5); 0 = follow none */
-	long connect_timeout_ms;   /* --connect-timeout SECS (10 s) */
-	long timeout_ms;           /* -m/--timeout SECS per attempt (30 s); 0 = none */
-	long low_speed_limit;      /* --low-speed-limit BYTES/s (1) */
-	long low_speed_time;       /* --low-speed-time SECS (30); 0 = no low-speed abort */
-	long long max_bytes;       /* --max-bytes (10 MiB): larger bodies are too_large */
-	char *user_agent;          /* -A/--user-agent (owned; default sc-fetch/VERSION) */
-	struct curl_slist *headers;/* -H/--header, in order (owned) */
-	bool insecure;             /* -k/--insecure: no TLS verification */
-	bool keep_order;           /* --keep-order: output in input order */
-	bool quiet;                /* -q: only the summary line on the metrics stream */
-	bool progress;             /* --progress: one-line status on the terminal */
-	double stats_every_s;      /* --stats-every SECS: interim summaries; 0 = none */
-	char *metrics_path;        /* --metrics FILE (owned); NULL = stderr */
-	double grace_s;            /* --grace SECS (10): drain time after a signal */
-	bool read_input_in_drain;  /* not an option: after SIGINT/SIGTERM keep reading
+	long concurrency;             /* -c/--concurrency: hard cap on requests and sockets (20) */
+	long per_host;                /* --per-host: cap per origin; 0 = only the global cap */
+	double rate;                  /* --rate: requests/s overall; 0 = unlimited */
+	double host_rate;             /* --host-rate: requests/s per origin; 0 = unlimited */
+	long delay_ms;                /* --delay: minimum gap between starts on one origin (0) */
+	long max_redirs;              /* --max-redirs (5); 0 = follow none */
+	long connect_timeout_ms;      /* --connect-timeout SECS (10 s) */
+	long timeout_ms;              /* -m/--timeout SECS per attempt (30 s); 0 = none */
+	long low_speed_limit;         /* --low-speed-limit BYTES/s (1) */
+	long low_speed_time;          /* --low-speed-time SECS (30); 0 = no low-speed abort */
+	long long max_bytes;          /* --max-bytes (10 MiB): larger bodies are too_large */
+	char *user_agent;             /* -A/--user-agent (owned; default sc-fetch/VERSION) */
+	struct curl_slist *headers;   /* -H/--header, in order (owned) */
+	bool insecure;                /* -k/--insecure: no TLS verification */
+	bool keep_order;              /* --keep-order: output in input order */
+	bool quiet;                   /* -q: only the summary line on the metrics stream */
+	bool progress;                /* --progress: one-line status on the terminal */
+	double stats_every_s;         /* --stats-every SECS: interim summaries; 0 = none */
+	char *metrics_path;           /* --metrics FILE (owned); NULL = stderr */
+	double grace_s;               /* --grace SECS (10): drain time after a signal */
+	bool read_input_in_drain;     /* not an option: after SIGINT/SIGTERM keep reading
 	                              input to its end (sc-retry, a later stage, must
 	                              pass through what the stage before it drains);
 	                              lines submitted then start no fetch
@@ -87,9 +87,9 @@ void sc_fetch_options_check(const struct sc_fetch_options *o);
 
 /* A program's additions to the shared command line. */
 struct sc_fetch_cli {
-	const char *help;                 /* the --help text (man page SYNOPSIS) */
-	const char *extra_short;          /* the program's own short options, or NULL */
-	const struct option *extra_long;  /* its own long options (zero-terminated), or NULL */
+	const char *help;                /* the --help text (man page SYNOPSIS) */
+	const char *extra_short;         /* the program's own short options, or NULL */
+	const struct option *extra_long; /* its own long options (zero-terminated), or NULL */
 	/* Applies one of the program's own options; returns false if opt is
 	 * not one of them (then it is a usage error). */
 	bool (*extra)(void *ctx, int opt, const char *arg);
@@ -141,8 +141,7 @@ void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts)
  * is not ok (exit 3).  _final steals rec; _raw copies text (a whole line
  * without its newline), passed through byte for byte. */
 void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed);
-void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len,
-                         bool failed);
+void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len, bool failed);
 
 /* Runs until the input ends (or a signal drains it) and every submitted item
  * is written; writes the summary line.  on_line NULL means

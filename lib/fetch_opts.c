@@ -37,33 +37,33 @@ enum {
 };
 
 const struct option sc_fetch_long_options[] = {
-	{"concurrency", required_argument, NULL, 'c'},
-	{"per-host", required_argument, NULL, OPT_PER_HOST},
-	{"rate", required_argument, NULL, OPT_RATE},
-	{"host-rate", required_argument, NULL, OPT_HOST_RATE},
-	{"delay", required_argument, NULL, OPT_DELAY},
-	{"max-redirs", required_argument, NULL, OPT_MAX_REDIRS},
-	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
-	{"timeout", required_argument, NULL, 'm'},
-	{"low-speed-limit", required_argument, NULL, OPT_LOW_SPEED_LIMIT},
-	{"low-speed-time", required_argument, NULL, OPT_LOW_SPEED_TIME},
-	{"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
-	{"user-agent", required_argument, NULL, 'A'},
-	{"header", required_argument, NULL, 'H'},
-	{"insecure", no_argument, NULL, 'k'},
-	{"keep-order", no_argument, NULL, OPT_KEEP_ORDER},
-	{"quiet", no_argument, NULL, 'q'},
-	{"progress", no_argument, NULL, OPT_PROGRESS},
-	{"stats-every", required_argument, NULL, OPT_STATS_EVERY},
-	{"metrics", required_argument, NULL, OPT_METRICS},
-	{"grace", required_argument, NULL, OPT_GRACE},
-	{"retries", required_argument, NULL, OPT_RETRIES},
-	{"retry-base", required_argument, NULL, OPT_RETRY_BASE},
-	{"retry-max", required_argument, NULL, OPT_RETRY_MAX},
-	{"retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT},
-	{"retry-budget", required_argument, NULL, OPT_RETRY_BUDGET},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{NULL, 0, NULL, 0},
+	{ "concurrency", required_argument, NULL, 'c' },
+	{ "per-host", required_argument, NULL, OPT_PER_HOST },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "host-rate", required_argument, NULL, OPT_HOST_RATE },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "max-redirs", required_argument, NULL, OPT_MAX_REDIRS },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "timeout", required_argument, NULL, 'm' },
+	{ "low-speed-limit", required_argument, NULL, OPT_LOW_SPEED_LIMIT },
+	{ "low-speed-time", required_argument, NULL, OPT_LOW_SPEED_TIME },
+	{ "max-bytes", required_argument, NULL, OPT_MAX_BYTES },
+	{ "user-agent", required_argument, NULL, 'A' },
+	{ "header", required_argument, NULL, 'H' },
+	{ "insecure", no_argument, NULL, 'k' },
+	{ "keep-order", no_argument, NULL, OPT_KEEP_ORDER },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "stats-every", required_argument, NULL, OPT_STATS_EVERY },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "retries", required_argument, NULL, OPT_RETRIES },
+	{ "retry-base", required_argument, NULL, OPT_RETRY_BASE },
+	{ "retry-max", required_argument, NULL, OPT_RETRY_MAX },
+	{ "retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT },
+	{ "retry-budget", required_argument, NULL, OPT_RETRY_BUDGET },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ NULL, 0, NULL, 0 },
 };
 
 void sc_fetch_options_init(struct sc_fetch_options *o)
@@ -211,8 +211,8 @@ bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg)
 void sc_fetch_options_check(const struct sc_fetch_options *o)
 {
 	if (o->retry.max_ms < o->retry.base_ms)
-		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)",
-		               o->retry.max_ms, o->retry.base_ms);
+		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)", o->retry.max_ms,
+		               o->retry.base_ms);
 }
 
 static size_t count_options(const struct option *l)
@@ -228,8 +228,8 @@ int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
                            const struct sc_fetch_cli *cli)
 {
 	static const struct option common[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 	};
 	size_t nf = count_options(sc_fetch_long_options);
 	size_t nx = count_options(cli->extra_long);

@@ -13,9 +13,9 @@
 #include "lines.h"
 
 struct sc_input_item {
-	json_t *rec;                 /* borrowed: the parsed record, or the bad_input record */
-	const struct sc_line *line;  /* the raw line, as read (without its newline) */
-	bool bad;                    /* rec is a bad_input record made for this line */
+	json_t *rec;                /* borrowed: the parsed record, or the bad_input record */
+	const struct sc_line *line; /* the raw line, as read (without its newline) */
+	bool bad;                   /* rec is a bad_input record made for this line */
 };
 
 /* Returns 0 to go on, non-zero to stop the loop with that value. */

@@ -13,12 +13,12 @@ struct sc_lines {
 	int fd;
 	const char *name;
 	size_t max;
-	char *buf;        /* [start, end) holds unconsumed input */
+	char *buf; /* [start, end) holds unconsumed input */
 	size_t start, end, cap;
 	size_t number;
-	size_t scanned;   /* bytes from start known to hold no newline */
+	size_t scanned; /* bytes from start known to hold no newline */
 	bool eof;
-	bool skipping;    /* skipping the tail of a too-long line (long_head holds its head) */
+	bool skipping; /* skipping the tail of a too-long line (long_head holds its head) */
 	size_t long_len;
 	char long_head[KEEP_OF_LONG_LINE + 1]; /* the kept head of a too-long line */
 };
@@ -63,9 +63,18 @@ void sc_lines_close(struct sc_lines *r)
 	free(r);
 }
 
-const char *sc_lines_name(const struct sc_lines *r) { return r->name; }
-size_t sc_lines_max(const struct sc_lines *r) { return r->max; }
-int sc_lines_fd(const struct sc_lines *r) { return r->fd; }
+const char *sc_lines_name(const struct sc_lines *r)
+{
+	return r->name;
+}
+size_t sc_lines_max(const struct sc_lines *r)
+{
+	return r->max;
+}
+int sc_lines_fd(const struct sc_lines *r)
+{
+	return r->fd;
+}
 
 bool sc_lines_buffered(const struct sc_lines *r)
 {

@@ -18,10 +18,10 @@
 #define SC_LINE_MAX ((size_t)256 << 20) /* 256 MiB */
 
 struct sc_line {
-	char *text;       /* NUL-terminated; owned by the reader, valid until the next call */
-	size_t len;       /* bytes before the NUL (the line may hold NULs itself) */
-	size_t number;    /* 1-based line number in this input */
-	bool too_long;    /* longer than the maximum: text holds only its first bytes */
+	char *text;    /* NUL-terminated; owned by the reader, valid until the next call */
+	size_t len;    /* bytes before the NUL (the line may hold NULs itself) */
+	size_t number; /* 1-based line number in this input */
+	bool too_long; /* longer than the maximum: text holds only its first bytes */
 };
 
 struct sc_lines;

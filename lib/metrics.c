@@ -6,7 +6,10 @@
 
 #define SUB_COUNT (1u << SC_HIST_SUB_BITS)
 
-void sc_hist_init(struct sc_hist *h) { memset(h, 0, sizeof(*h)); }
+void sc_hist_init(struct sc_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+}
 
 static unsigned bucket_of(uint64_t v)
 {

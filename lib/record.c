@@ -90,8 +90,7 @@ json_t *sc_json_string_lossy(const char *bytes, size_t len)
 	return str ? str : json_string("");
 }
 
-json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen,
-                            const char *message)
+json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen, const char *message)
 {
 	json_t *rec = json_object();
 	size_t keep = rawlen < SC_RAW_MAX ? rawlen : SC_RAW_MAX;
@@ -112,9 +111,9 @@ json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen,
 void sc_record_set_error(json_t *rec, enum sc_error_kind kind, const char *message)
 {
 	json_object_set_new(rec, "ok", json_false());
-	json_object_set_new(rec, "error", json_pack("{s:s, s:s}", "kind",
-	                                            sc_error_kind_name(kind), "message",
-	                                            message ? message : ""));
+	json_object_set_new(rec, "error",
+	                    json_pack("{s:s, s:s}", "kind", sc_error_kind_name(kind), "message",
+	                              message ? message : ""));
 }
 
 bool sc_record_ok(const json_t *rec)

@@ -46,8 +46,7 @@ json_t *sc_record_parse(const char *text, size_t len, json_error_t *err);
  *   {"url": <url or null>, "ok": false, "status": null,
  *    "error": {"kind": "bad_input", "message": message},
  *    "line": lineno, "raw": <first SC_RAW_MAX bytes, as valid UTF-8>} */
-json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen,
-                            const char *message);
+json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen, const char *message);
 
 /* Sets "ok": false and "error": {"kind", "message"} on rec. */
 void sc_record_set_error(json_t *rec, enum sc_error_kind kind, const char *message);

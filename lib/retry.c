@@ -23,11 +23,11 @@
 struct sc_retry_state {
 	struct sc_retry_policy policy;
 	uint64_t seed;
-	uint64_t rng[4];                   /* xoshiro256** */
+	uint64_t rng[4]; /* xoshiro256** */
 
 	double bucket_ms;
 	bool started;
-	int64_t head;                      /* index of the newest bucket */
+	int64_t head; /* index of the newest bucket */
 	uint32_t firsts[WINDOW_BUCKETS];
 	uint32_t retries[WINDOW_BUCKETS];
 	uint64_t firsts_in_window, retries_in_window;
@@ -71,7 +71,7 @@ bool sc_retry_is_transient(long status, int kind)
 	case SC_ERR_CONNECT:
 	case SC_ERR_NETWORK:
 		return true;
-	case -1:          /* ok: its status is 2xx, which the table calls final */
+	case -1: /* ok: its status is 2xx, which the table calls final */
 	case SC_ERR_HTTP:
 		return status_is_transient(status);
 	default:
@@ -131,8 +131,8 @@ static int month_number(const char **pp)
  * checked against the date, as a mismatch tells us nothing useful. */
 static bool day_name(const char **pp)
 {
-	static const char *const names[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
-	                                    "Friday", "Saturday", "Sunday"};
+	static const char *const names[] = { "Monday", "Tuesday",  "Wednesday", "Thursday",
+		                             "Friday", "Saturday", "Sunday" };
 
 	for (int d = 0; d < 7; d++) {
 		size_t len = strlen(names[d]);
@@ -157,7 +157,7 @@ static bool time_of_day(const char **pp, int *secs)
 	if (!fixed_digits(pp, 2, &h) || !literal(pp, ":") || !fixed_digits(pp, 2, &m) ||
 	    !literal(pp, ":") || !fixed_digits(pp, 2, &s))
 		return false;
-	if (h > 23 || m > 59 || s > 60)   /* 60: a leap second */
+	if (h > 23 || m > 59 || s > 60) /* 60: a leap second */
 		return false;
 	*secs = h * 3600 + m * 60 + s;
 	return true;
@@ -170,7 +170,7 @@ static bool is_leap(int y)
 
 static bool valid_date(int y, int m, int d)
 {
-	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 
 	if (m < 1 || m > 12 || d < 1)
 		return false;
@@ -403,7 +403,8 @@ static int window_advance(struct sc_retry_state *s, double now_ms)
 			s->firsts_in_window = s->retries_in_window = 0;
 		} else {
 			for (int64_t i = s->head + 1; i <= idx; i++) {
-				int b = (int)(((i % WINDOW_BUCKETS) + WINDOW_BUCKETS) % WINDOW_BUCKETS);
+				int b = (int)(((i % WINDOW_BUCKETS) + WINDOW_BUCKETS) %
+				              WINDOW_BUCKETS);
 				s->firsts_in_window -= s->firsts[b];
 				s->retries_in_window -= s->retries[b];
 				s->firsts[b] = s->retries[b] = 0;
@@ -447,11 +448,16 @@ static void budget_spend(struct sc_retry_state *s, double now_ms)
 const char *sc_retry_verdict_name(enum sc_retry_verdict v)
 {
 	switch (v) {
-	case SC_RETRY_DONE: return "done";
-	case SC_RETRY_AGAIN: return "again";
-	case SC_RETRY_EXHAUSTED: return "exhausted";
-	case SC_RETRY_BUDGET_SPENT: return "budget_spent";
-	case SC_RETRY_RATE_LIMITED: return "rate_limited";
+	case SC_RETRY_DONE:
+		return "done";
+	case SC_RETRY_AGAIN:
+		return "again";
+	case SC_RETRY_EXHAUSTED:
+		return "exhausted";
+	case SC_RETRY_BUDGET_SPENT:
+		return "budget_spent";
+	case SC_RETRY_RATE_LIMITED:
+		return "rate_limited";
 	}
 	return "unknown";
 }
@@ -461,7 +467,7 @@ struct sc_retry_decision sc_retry_decide(struct sc_retry_state *s, int attempts_
                                          const char *retry_after, double now_ms,
                                          int64_t now_wall_ms)
 {
-	struct sc_retry_decision d = {.verdict = SC_RETRY_DONE};
+	struct sc_retry_decision d = { .verdict = SC_RETRY_DONE };
 
 	if (!sc_retry_is_transient(status, kind))
 		return d;

@@ -12,14 +12,14 @@
 #include <stdint.h>
 
 struct sc_retry_policy {
-	int retries;          /* attempts allowed after the first (--retries, default 2) */
-	long base_ms;         /* backoff base (--retry-base, default 500) */
-	long max_ms;          /* backoff cap (--retry-max, default 30000) */
-	long max_wait_ms;     /* longest Retry-After honoured (--retry-max-wait, default 60000) */
-	double budget_pct;    /* retries as a share of first attempts (--retry-budget, default 20) */
-	int budget_floor;     /* retries always allowed per window (10) */
-	long window_ms;       /* the budget's sliding window (10000) */
-	uint64_t seed;        /* jitter seed (--seed); 0 = seed from time and pid */
+	int retries;       /* attempts allowed after the first (--retries, default 2) */
+	long base_ms;      /* backoff base (--retry-base, default 500) */
+	long max_ms;       /* backoff cap (--retry-max, default 30000) */
+	long max_wait_ms;  /* longest Retry-After honoured (--retry-max-wait, default 60000) */
+	double budget_pct; /* retries as a share of first attempts (--retry-budget, default 20) */
+	int budget_floor;  /* retries always allowed per window (10) */
+	long window_ms;    /* the budget's sliding window (10000) */
+	uint64_t seed;     /* jitter seed (--seed); 0 = seed from time and pid */
 };
 void sc_retry_policy_defaults(struct sc_retry_policy *p);
 
@@ -47,7 +47,7 @@ bool sc_retry_is_transient(long status, int kind);
  * 0; overflow-safe (huge values clamp to LLONG_MAX/2). */
 long long sc_retry_after_ms(const char *value, int64_t now_wall_ms);
 
-struct sc_retry_state;   /* the jitter RNG and the budget window; opaque */
+struct sc_retry_state; /* the jitter RNG and the budget window; opaque */
 /* p is copied; NULL means the defaults.  Caller frees with _free. */
 struct sc_retry_state *sc_retry_state_new(const struct sc_retry_policy *p);
 void sc_retry_state_free(struct sc_retry_state *s);
@@ -64,20 +64,20 @@ long long sc_retry_backoff_ms(struct sc_retry_state *s, int n);
 void sc_retry_note_first_attempt(struct sc_retry_state *s, double now_ms);
 
 enum sc_retry_verdict {
-	SC_RETRY_DONE,          /* ok, or permanent: the record is final as it is */
-	SC_RETRY_AGAIN,         /* retry after delay_ms */
-	SC_RETRY_EXHAUSTED,     /* transient, but the attempts are used up: final as it is */
-	SC_RETRY_BUDGET_SPENT,  /* transient, but the retry budget refused: final as it is */
-	SC_RETRY_RATE_LIMITED   /* Retry-After beyond max_wait_ms: final, error kind rate_limited */
+	SC_RETRY_DONE,         /* ok, or permanent: the record is final as it is */
+	SC_RETRY_AGAIN,        /* retry after delay_ms */
+	SC_RETRY_EXHAUSTED,    /* transient, but the attempts are used up: final as it is */
+	SC_RETRY_BUDGET_SPENT, /* transient, but the retry budget refused: final as it is */
+	SC_RETRY_RATE_LIMITED  /* Retry-After beyond max_wait_ms: final, error kind rate_limited */
 };
 /* "done", "again", "exhausted", "budget_spent", "rate_limited" (for metrics). */
 const char *sc_retry_verdict_name(enum sc_retry_verdict v);
 
 struct sc_retry_decision {
 	enum sc_retry_verdict verdict;
-	long long delay_ms;     /* for SC_RETRY_AGAIN: Retry-After when given (429/503), else backoff;
+	long long delay_ms; /* for SC_RETRY_AGAIN: Retry-After when given (429/503), else backoff;
 	                           for SC_RETRY_RATE_LIMITED: the Retry-After that was refused */
-	bool pause_origin;      /* a 429: pause the whole origin (scheme://host:port) for delay_ms */
+	bool pause_origin;  /* a 429: pause the whole origin (scheme://host:port) for delay_ms */
 };
 
 /* Decides what follows an attempt.  attempts_made counts this one (1 after the

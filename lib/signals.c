@@ -56,7 +56,10 @@ void sc_signals_unlink_on_abort(int slot, const char *path)
 		unlink_paths[slot] = path;
 }
 
-void sc_signals_write_begin(void) { writing = 1; }
+void sc_signals_write_begin(void)
+{
+	writing = 1;
+}
 
 void sc_signals_write_end(void)
 {

@@ -56,7 +56,10 @@ static void *check_alloc(void *p)
 	return p;
 }
 
-void *sc_malloc(size_t size) { return check_alloc(malloc(size ? size : 1)); }
+void *sc_malloc(size_t size)
+{
+	return check_alloc(malloc(size ? size : 1));
+}
 
 void *sc_calloc(size_t nmemb, size_t size)
 {
@@ -68,9 +71,15 @@ void *sc_realloc(void *ptr, size_t size)
 	return check_alloc(realloc(ptr, size ? size : 1));
 }
 
-char *sc_strdup(const char *s) { return check_alloc(strdup(s)); }
+char *sc_strdup(const char *s)
+{
+	return check_alloc(strdup(s));
+}
 
-char *sc_strndup(const char *s, size_t n) { return check_alloc(strndup(s, n)); }
+char *sc_strndup(const char *s, size_t n)
+{
+	return check_alloc(strndup(s, n));
+}
 
 double sc_now_ms(void)
 {

@@ -12,10 +12,9 @@
 extern const char *sc_progname;
 
 /* Diagnostics */
-void sc_setprogname(const char *argv0);               /* basename of argv0 */
+void sc_setprogname(const char *argv0); /* basename of argv0 */
 void sc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-_Noreturn void sc_die(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+_Noreturn void sc_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Allocation: these never return NULL; out of memory is fatal (exit 1). */
 void *sc_malloc(size_t size);
@@ -25,8 +24,8 @@ char *sc_strdup(const char *s);
 char *sc_strndup(const char *s, size_t n);
 
 /* Clocks */
-double sc_now_ms(void);              /* monotonic milliseconds, for intervals */
-int64_t sc_wall_ms(void);            /* wall clock, ms since the epoch */
+double sc_now_ms(void);   /* monotonic milliseconds, for intervals */
+int64_t sc_wall_ms(void); /* wall clock, ms since the epoch */
 /* Formats ms-since-epoch as RFC 3339 UTC with milliseconds into buf
  * ("2026-11-29T16:39:02.123Z"); buf must hold SC_RFC3339_LEN bytes. */
 #define SC_RFC3339_LEN 25

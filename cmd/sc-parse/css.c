@@ -26,7 +26,7 @@
 #include "util.h"
 
 struct buf {
-	char *s;      /* malloced, NUL-terminated */
+	char *s; /* malloced, NUL-terminated */
 	size_t len, cap;
 };
 
@@ -41,7 +41,10 @@ static void buf_add(struct buf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void buf_puts(struct buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+static void buf_puts(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
 
 static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void buf_printf(struct buf *b, const char *fmt, ...)
@@ -100,8 +103,8 @@ struct parser {
 	size_t pos;
 	struct css_error *err;
 	jmp_buf fail;
-	int depth;              /* of :not() nesting */
-	struct pooled *pool;    /* every buffer made while compiling; freed at the end */
+	int depth;           /* of :not() nesting */
+	struct pooled *pool; /* every buffer made while compiling; freed at the end */
 };
 
 struct pooled {
@@ -132,7 +135,7 @@ static void free_pool(struct parser *p)
 }
 
 static _Noreturn void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 static _Noreturn void fail_at(struct parser *p, size_t pos, const char *fmt, ...)
 {
 	va_list ap;
@@ -163,7 +166,10 @@ static const char *what_at(struct parser *p, size_t pos, char tmp[8])
 	return tmp;
 }
 
-static char peek(struct parser *p) { return p->src[p->pos]; }
+static char peek(struct parser *p)
+{
+	return p->src[p->pos];
+}
 
 static bool is_space(char c)
 {
@@ -225,7 +231,9 @@ static void parse_escape(struct parser *p, struct buf *out)
 		fail_at(p, start, "incomplete escape");
 	while (digits < 6 && isxdigit((unsigned char)peek(p))) {
 		char c = peek(p);
-		cp = cp * 16 + (unsigned long)(isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10));
+		cp = cp * 16 + (unsigned long)(isdigit((unsigned char)c)
+		                                       ? c - '0'
+		                                       : (tolower((unsigned char)c) - 'a' + 10));
 		digits++;
 		p->pos++;
 	}
@@ -241,8 +249,8 @@ static void parse_escape(struct parser *p, struct buf *out)
 
 /* A CSS identifier (allow_digit_start for the name after '#').  Its text,
  * unescaped, replaces out's content; lower lowercases ASCII letters. */
-static void parse_ident(struct parser *p, struct buf *out, bool allow_digit_start,
-                        bool lower, const char *what)
+static void parse_ident(struct parser *p, struct buf *out, bool allow_digit_start, bool lower,
+                        const char *what)
 {
 	size_t start = p->pos;
 	char tmp[8];
@@ -310,7 +318,8 @@ static void expect(struct parser *p, char c, const char *context)
 	char tmp[8];
 
 	if (peek(p) != c)
-		fail_at(p, p->pos, "expected '%c' %s, found %s", c, context, what_at(p, p->pos, tmp));
+		fail_at(p, p->pos, "expected '%c' %s, found %s", c, context,
+		        what_at(p, p->pos, tmp));
 	p->pos++;
 }
 
@@ -413,7 +422,8 @@ static void parse_attrib(struct parser *p, struct buf *out)
 			for (const char *c = v; *c; c++)
 				if (((unsigned char)*c & 0xc0) != 0x80)
 					chars++;
-			buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a, chars - 1);
+			buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a,
+			           chars - 1);
 			buf_literal(out, v);
 		}
 		break;
@@ -439,7 +449,8 @@ static void parse_nth(struct parser *p, long *a, long *b)
 
 	skip_space(p);
 	start = p->pos;
-	if (strncasecmp(p->src + p->pos, "odd", 3) == 0 && !isalnum((unsigned char)p->src[p->pos + 3])) {
+	if (strncasecmp(p->src + p->pos, "odd", 3) == 0 &&
+	    !isalnum((unsigned char)p->src[p->pos + 3])) {
 		p->pos += 3;
 		*a = 2, *b = 1;
 	} else if (strncasecmp(p->src + p->pos, "even", 4) == 0 &&
@@ -485,7 +496,8 @@ static void parse_nth(struct parser *p, long *a, long *b)
 		} else if (have_digits) {
 			*a = 0, *b = sign * num;
 		} else {
-			fail_at(p, start, "expected an+b, odd or even, found %s", what_at(p, start, tmp));
+			fail_at(p, start, "expected an+b, odd or even, found %s",
+			        what_at(p, start, tmp));
 		}
 	}
 	skip_space(p);
@@ -547,11 +559,14 @@ static void parse_pseudo_class(struct parser *p, struct buf *preds)
 		long a, b;
 		bool last = name->s[4] == 'l';
 		if (peek(p) != '(') {
-			fail_at(p, p->pos, "expected '(' after :%s", last ? "nth-last-child" : "nth-child");
+			fail_at(p, p->pos, "expected '(' after :%s",
+			        last ? "nth-last-child" : "nth-child");
 		}
 		p->pos++;
 		parse_nth(p, &a, &b);
-		pred_nth(preds, last ? "(count(following-sibling::*) + 1)" : "(count(preceding-sibling::*) + 1)",
+		pred_nth(preds,
+		         last ? "(count(following-sibling::*) + 1)"
+		              : "(count(preceding-sibling::*) + 1)",
 		         a, b);
 	} else if (strcmp(name->s, "not") == 0) {
 		struct buf *type = new_buf(p), *inner = new_buf(p);
@@ -569,11 +584,13 @@ static void parse_pseudo_class(struct parser *p, struct buf *preds)
 		}
 		skip_space(p);
 		if (peek(p) != ')') {
-			fail_at(p, p->pos, "expected ')' to close :not(, found %s", what_at(p, p->pos, tmp));
+			fail_at(p, p->pos, "expected ')' to close :not(, found %s",
+			        what_at(p, p->pos, tmp));
 		}
 		p->pos++;
 		p->depth--;
-		buf_printf(preds, "[not(self::%s%s)]", type->len ? type->s : "*", inner->len ? inner->s : "");
+		buf_printf(preds, "[not(self::%s%s)]", type->len ? type->s : "*",
+		           inner->len ? inner->s : "");
 	} else {
 		char n[64];
 		snprintf(n, sizeof(n), "%s", name->s);
@@ -623,7 +640,12 @@ static bool parse_compound(struct parser *p, struct buf *type, struct buf *preds
 	return p->pos != start;
 }
 
-enum pseudo_element { PE_NONE, PE_TEXT, PE_ATTR, PE_HTML };
+enum pseudo_element {
+	PE_NONE,
+	PE_TEXT,
+	PE_ATTR,
+	PE_HTML
+};
 
 /* One complex selector (no commas).  Appends its XPath to out and returns
  * the pseudo-element it ends with. */
@@ -658,7 +680,8 @@ static enum pseudo_element parse_complex(struct parser *p, struct buf *out)
 				parse_ident(p, name, false, true, "an attribute name");
 				skip_space(p);
 				if (peek(p) != ')') {
-					fail_at(p, p->pos, "expected ')' after the attribute name, found %s",
+					fail_at(p, p->pos,
+					        "expected ')' after the attribute name, found %s",
 					        what_at(p, p->pos, tmp));
 				}
 				p->pos++;
@@ -667,11 +690,15 @@ static enum pseudo_element parse_complex(struct parser *p, struct buf *out)
 			} else {
 				char n[64];
 				snprintf(n, sizeof(n), "%s", name->s);
-				fail_at(p, pe, "unsupported pseudo-element '::%s' (use ::text, ::attr(NAME) or ::html)", n);
+				fail_at(p, pe,
+				        "unsupported pseudo-element '::%s' (use ::text, "
+				        "::attr(NAME) or ::html)",
+				        n);
 			}
 			skip_space(p);
 			if (peek(p) != ',' && peek(p) != '\0')
-				fail_at(p, p->pos, "a pseudo-element must end the selector, found %s",
+				fail_at(p, p->pos,
+				        "a pseudo-element must end the selector, found %s",
 				        what_at(p, p->pos, tmp));
 			return kind;
 		}
@@ -725,7 +752,7 @@ static void parse_group(struct parser *p, struct buf *xpath, bool *outer_html)
 
 int css_compile(const char *selector, struct css_compiled *out, struct css_error *err)
 {
-	struct parser p = {.src = selector, .err = err};
+	struct parser p = { .src = selector, .err = err };
 	struct buf *xpath;
 	bool outer_html;
 

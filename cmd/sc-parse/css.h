@@ -13,13 +13,13 @@
 #include <stddef.h>
 
 struct css_error {
-	size_t column;        /* 1-based, in characters of the selector */
+	size_t column; /* 1-based, in characters of the selector */
 	char message[160];
 };
 
 struct css_compiled {
-	char *xpath;          /* malloced; the caller frees */
-	bool outer_html;      /* ::html: matches are output as markup */
+	char *xpath;     /* malloced; the caller frees */
+	bool outer_html; /* ::html: matches are output as markup */
 };
 
 /* Compiles selector.  Returns 0, or -1 with err filled in (out untouched). */

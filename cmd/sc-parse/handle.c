@@ -66,7 +66,8 @@ static void add_output(struct output *out, const json_t *rec)
 	free(text);
 }
 
-static void set_warning(struct output *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_warning(struct output *out, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 static void set_warning(struct output *out, const char *fmt, ...)
 {
 	va_list ap;
@@ -102,8 +103,9 @@ static void set_fields(struct worker *w, const struct page *page, xmlXPathContex
 		return;
 	}
 	for (size_t i = 0; i < cfg->nfields; i++)
-		json_object_set_new(rec, cfg->fields[i].name,
-		                    field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
+		json_object_set_new(
+		        rec, cfg->fields[i].name,
+		        field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
 }
 
 static bool is_empty(const json_t *v)
@@ -171,7 +173,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
                     struct output *out)
 {
 	const struct config *cfg = w->cfg;
-	struct page page = {0};
+	struct page page = { 0 };
 	xmlXPathContextPtr ctx = NULL;
 	char why[256];
 	json_t *rec;

@@ -21,29 +21,34 @@
 #define MAX_JOBS 256
 
 static const char usage_text[] =
-    "usage: sc-parse [-hV] [-j N] [--keep-body] [-f NAME=SELECTOR]...\n"
-    "                [--each SELECTOR] [--require NAME]...\n"
-    "       sc-parse --explain SELECTOR\n";
+        "usage: sc-parse [-hV] [-j N] [--keep-body] [-f NAME=SELECTOR]...\n"
+        "                [--each SELECTOR] [--require NAME]...\n"
+        "       sc-parse --explain SELECTOR\n";
 
 /* Members of a fetch record (sc-record(5)) and --each's index: a field by
  * one of these names would overwrite data, so it is refused. */
 static const char *const reserved_names[] = {
-    "url",      "final_url",  "status",     "ok",   "content_type", "bytes", "attempts",
-    "elapsed_ms", "fetched_at", "body", "body_base64", "error",   "history", "index",
+	"url",        "final_url",  "status", "ok",          "content_type", "bytes",   "attempts",
+	"elapsed_ms", "fetched_at", "body",   "body_base64", "error",        "history", "index",
 };
 
-enum { OPT_EACH = 256, OPT_REQUIRE, OPT_KEEP_BODY, OPT_EXPLAIN };
+enum {
+	OPT_EACH = 256,
+	OPT_REQUIRE,
+	OPT_KEEP_BODY,
+	OPT_EXPLAIN
+};
 
 static const struct option long_options[] = {
-    {"field", required_argument, NULL, 'f'},
-    {"each", required_argument, NULL, OPT_EACH},
-    {"require", required_argument, NULL, OPT_REQUIRE},
-    {"keep-body", no_argument, NULL, OPT_KEEP_BODY},
-    {"jobs", required_argument, NULL, 'j'},
-    {"explain", required_argument, NULL, OPT_EXPLAIN},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+	{ "field", required_argument, NULL, 'f' },
+	{ "each", required_argument, NULL, OPT_EACH },
+	{ "require", required_argument, NULL, OPT_REQUIRE },
+	{ "keep-body", no_argument, NULL, OPT_KEEP_BODY },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "explain", required_argument, NULL, OPT_EXPLAIN },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
 };
 
 /* Compiles sel, or ends the run with a usage error naming what and the
@@ -121,7 +126,7 @@ static void free_config(struct config *cfg)
 
 int main(int argc, char **argv)
 {
-	struct config cfg = {.input_name = "<stdin>"};
+	struct config cfg = { .input_name = "<stdin>" };
 	const char *explain = NULL, *each = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	int c, status;
@@ -140,7 +145,8 @@ int main(int argc, char **argv)
 			each = optarg;
 			break;
 		case OPT_REQUIRE:
-			cfg.require = sc_realloc(cfg.require, (cfg.nrequire + 1) * sizeof(*cfg.require));
+			cfg.require =
+			        sc_realloc(cfg.require, (cfg.nrequire + 1) * sizeof(*cfg.require));
 			cfg.require[cfg.nrequire++] = optarg;
 			break;
 		case OPT_KEEP_BODY:
@@ -162,7 +168,8 @@ int main(int argc, char **argv)
 	}
 
 	if (optind < argc)
-		sc_usage_error("unexpected argument '%s' (sc-parse reads standard input)", argv[optind]);
+		sc_usage_error("unexpected argument '%s' (sc-parse reads standard input)",
+		               argv[optind]);
 	if (explain && (cfg.nfields > 0 || each || cfg.nrequire > 0))
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
 	if (each && cfg.nfields == 0)

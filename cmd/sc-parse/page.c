@@ -21,9 +21,9 @@
 #include "record.h"
 #include "util.h"
 
-#define PARSE_OPTIONS (HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | \
-                       HTML_PARSE_NONET | HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC | \
-                       XML_PARSE_HUGE)
+#define PARSE_OPTIONS                                                                        \
+	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \
+	 HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE)
 
 /* How far to look for a <meta> charset declaration. */
 #define META_PRESCAN_BYTES 4096
@@ -33,7 +33,7 @@
 #define DICT_RENEW_SIZE 50000
 
 struct page_parser {
-	htmlParserCtxtPtr ctxt;  /* owned */
+	htmlParserCtxtPtr ctxt; /* owned */
 };
 
 struct page_parser *page_parser_new(void)
@@ -181,7 +181,8 @@ static bool looks_like_html(const char *content_type, const unsigned char *s, si
 
 	if (content_type)
 		media_type(content_type, mt, sizeof(mt));
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f'))
+	while (i < n &&
+	       (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f'))
 		i++;
 	if (i == n)
 		return false; /* empty, or only whitespace */
@@ -249,14 +250,22 @@ static const char *encoding_for_label(const char *label)
 	static const struct {
 		const char *label, *name;
 	} aliases[] = {
-	    {"iso-8859-1", "WINDOWS-1252"}, {"iso8859-1", "WINDOWS-1252"},
-	    {"latin1", "WINDOWS-1252"},     {"l1", "WINDOWS-1252"},
-	    {"us-ascii", "WINDOWS-1252"},   {"ascii", "WINDOWS-1252"},
-	    {"shift_jis", "CP932"},         {"shift-jis", "CP932"},
-	    {"sjis", "CP932"},              {"x-sjis", "CP932"},
-	    {"ms_kanji", "CP932"},          {"windows-31j", "CP932"},
-	    {"gb2312", "GBK"},              {"x-gbk", "GBK"},
-	    {"utf8", "UTF-8"},              {"unicode-1-1-utf-8", "UTF-8"},
+		{ "iso-8859-1", "WINDOWS-1252" },
+		{ "iso8859-1", "WINDOWS-1252" },
+		{ "latin1", "WINDOWS-1252" },
+		{ "l1", "WINDOWS-1252" },
+		{ "us-ascii", "WINDOWS-1252" },
+		{ "ascii", "WINDOWS-1252" },
+		{ "shift_jis", "CP932" },
+		{ "shift-jis", "CP932" },
+		{ "sjis", "CP932" },
+		{ "x-sjis", "CP932" },
+		{ "ms_kanji", "CP932" },
+		{ "windows-31j", "CP932" },
+		{ "gb2312", "GBK" },
+		{ "x-gbk", "GBK" },
+		{ "utf8", "UTF-8" },
+		{ "unicode-1-1-utf-8", "UTF-8" },
 	};
 	static _Thread_local char name[64];
 	xmlCharEncodingHandlerPtr handler;
@@ -335,7 +344,8 @@ static void apply_base_element(struct page *page)
 	xmlNode *node = xmlDocGetRootElement(page->doc);
 
 	while (node) {
-		if (node->type == XML_ELEMENT_NODE && strcmp((const char *)node->name, "base") == 0) {
+		if (node->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)node->name, "base") == 0) {
 			xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
 			if (href) {
 				char *abs = page_resolve(page, (const char *)href, false);
@@ -355,7 +365,8 @@ static void apply_base_element(struct page *page)
 			continue;
 		}
 		while (node && !node->next)
-			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent : NULL;
+			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent
+			                                                              : NULL;
 		if (node)
 			node = node->next;
 	}
@@ -408,7 +419,8 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 			skip = 3;
 	} else if (body64 && !json_is_null(body64)) {
 		if (!json_is_string(body64) ||
-		    !(decoded = b64_decode(json_string_value(body64), json_string_length(body64), &n))) {
+		    !(decoded = b64_decode(json_string_value(body64), json_string_length(body64),
+		                           &n))) {
 			snprintf(why, whysize, "body_base64 is not base64");
 			return -1;
 		}
@@ -470,8 +482,8 @@ void page_free(struct page *page)
 bool is_url_attribute(const char *name)
 {
 	static const char *const names[] = {
-	    "href", "src", "action", "formaction", "cite", "poster", "background",
-	    "longdesc", "data", "manifest", "icon", "codebase", "usemap", "profile",
+		"href",     "src",  "action",   "formaction", "cite",     "poster", "background",
+		"longdesc", "data", "manifest", "icon",       "codebase", "usemap", "profile",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -539,8 +551,8 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 		/* A reference to the page itself.  libcurl would drop the
 		 * base's last path segment and query here; the URL standard
 		 * keeps both and only replaces the fragment. */
-		rc = curl_url_set(h, CURLUPART_FRAGMENT, clean[0] == '#' && clean[1] ? clean + 1 : NULL,
-		                  CURLU_URLENCODE);
+		rc = curl_url_set(h, CURLUPART_FRAGMENT,
+		                  clean[0] == '#' && clean[1] ? clean + 1 : NULL, CURLU_URLENCODE);
 	} else {
 		rc = curl_url_set(h, CURLUPART_URL, clean, flags);
 	}
@@ -562,8 +574,8 @@ static bool is_http_url(const char *url)
 
 /* ---- the default fields ---- */
 
-const char *const default_field_names[] = {"title", "description", "canonical",
-                                           "lang",  "h1",          "links"};
+const char *const default_field_names[] = { "title", "description", "canonical",
+	                                    "lang",  "h1",          "links" };
 const size_t default_field_count = sizeof(default_field_names) / sizeof(default_field_names[0]);
 
 /* A set of strings for removing duplicate links: open addressing, grown
@@ -587,8 +599,8 @@ static uint64_t hash_str(const char *s)
 static bool strset_add(struct strset *set, const char *s)
 {
 	if (set->count * 2 >= set->cap) {
-		struct strset bigger = {sc_calloc(set->cap ? set->cap * 2 : 64, sizeof(char *)),
-		                        set->cap ? set->cap * 2 : 64, 0};
+		struct strset bigger = { sc_calloc(set->cap ? set->cap * 2 : 64, sizeof(char *)),
+			                 set->cap ? set->cap * 2 : 64, 0 };
 		for (size_t i = 0; i < set->cap; i++)
 			if (set->slots[i])
 				strset_add(&bigger, set->slots[i]); /* never a duplicate */
@@ -618,7 +630,8 @@ static const char *attr(const xmlNode *node, const char *name, xmlChar **owned)
 			continue;
 		if (!a->children)
 			return "";
-		if (a->children->type == XML_TEXT_NODE && !a->children->next && a->children->content)
+		if (a->children->type == XML_TEXT_NODE && !a->children->next &&
+		    a->children->content)
 			return (const char *)a->children->content;
 		*owned = xmlNodeGetContent((const xmlNode *)a);
 		return *owned ? (const char *)*owned : "";
@@ -664,7 +677,7 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 {
 	json_t *title = NULL, *description = NULL, *canonical = NULL, *lang = NULL, *h1 = NULL;
 	json_t *links;
-	struct strset seen = {0};
+	struct strset seen = { 0 };
 	const xmlNode *node;
 	xmlChar *owned;
 
@@ -689,7 +702,9 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 						abs = NULL;
 					}
 					if (abs && strset_add(&seen, abs))
-						json_array_append_new(links, sc_json_string_lossy(abs, strlen(abs)));
+						json_array_append_new(
+						        links,
+						        sc_json_string_lossy(abs, strlen(abs)));
 					xmlFree(owned);
 				}
 				break;
@@ -727,8 +742,9 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 					xmlFree(owned);
 					if (is_canonical && (v = attr(node, "href", &owned))) {
 						char *abs = page_resolve(page, v, false);
-						canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
-						                : sc_json_string_lossy(v, strlen(v));
+						canonical =
+						        abs ? sc_json_string_lossy(abs, strlen(abs))
+						            : sc_json_string_lossy(v, strlen(v));
 						free(abs);
 						xmlFree(owned);
 					}
@@ -741,7 +757,9 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 			}
 		}
 		while (node && !node->next)
-			node = node->parent && node->parent != (const xmlNode *)page->doc ? node->parent : NULL;
+			node = node->parent && node->parent != (const xmlNode *)page->doc
+			               ? node->parent
+			               : NULL;
 		if (node)
 			node = node->next;
 	}

@@ -25,22 +25,26 @@
  * thread's usual stack rather than whatever the default is. */
 #define WORKER_STACK (16u << 20)
 
-enum slot_state { SLOT_FREE, SLOT_FILLED, SLOT_DONE };
+enum slot_state {
+	SLOT_FREE,
+	SLOT_FILLED,
+	SLOT_DONE
+};
 
 struct slot {
 	enum slot_state state;
-	char *line;           /* malloced copy of the input line */
+	char *line; /* malloced copy of the input line */
 	size_t len, lineno;
 	bool too_long;
-	struct output out;    /* set by the worker; freed by the writer */
+	struct output out; /* set by the worker; freed by the writer */
 };
 
 struct pipeline {
 	const struct config *cfg;
 	pthread_mutex_t mu;
-	pthread_cond_t filled;  /* a slot was filled, or input ended */
-	pthread_cond_t done;    /* a slot was done, or input ended */
-	pthread_cond_t freed;   /* the writer freed a slot */
+	pthread_cond_t filled; /* a slot was filled, or input ended */
+	pthread_cond_t done;   /* a slot was done, or input ended */
+	pthread_cond_t freed;  /* the writer freed a slot */
 	struct slot *slots;
 	size_t nslots;
 	size_t next_read, next_claim, next_write; /* sequence numbers */
@@ -183,7 +187,7 @@ static int run_single(const struct config *cfg, struct sc_lines *r)
 
 static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
 {
-	struct pipeline pl = {.cfg = cfg};
+	struct pipeline pl = { .cfg = cfg };
 	pthread_t *workers = sc_calloc((size_t)jobs, sizeof(*workers));
 	pthread_t writer;
 	pthread_attr_t attr;

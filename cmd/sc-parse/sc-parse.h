@@ -24,14 +24,14 @@
 
 /* A compiled selector: the XPath that libxml2 evaluates. */
 struct selector {
-	const char *source;   /* as given on the command line (borrowed) */
-	char *xpath;          /* malloced */
-	bool outer_html;      /* ::html: element matches are output as markup */
+	const char *source; /* as given on the command line (borrowed) */
+	char *xpath;        /* malloced */
+	bool outer_html;    /* ::html: element matches are output as markup */
 };
 
 struct field {
-	char *name;           /* malloced; the output member, without "[]" */
-	bool many;            /* NAME[]: every match, as an array */
+	char *name; /* malloced; the output member, without "[]" */
+	bool many;  /* NAME[]: every match, as an array */
 	struct selector sel;
 };
 
@@ -49,9 +49,9 @@ struct config {
 
 /* A parsed page: the document and its base URL. */
 struct page {
-	xmlDocPtr doc;        /* NULL: not parsed (not ok, not HTML, empty) */
-	CURLU *base;          /* NULL: no usable base URL */
-	char *origin;         /* what libcurl makes of "/" against base, less the "/"
+	xmlDocPtr doc; /* NULL: not parsed (not ok, not HTML, empty) */
+	CURLU *base;   /* NULL: no usable base URL */
+	char *origin;  /* what libcurl makes of "/" against base, less the "/"
 	                         ("http://host:port"), for root-relative links; malloced */
 };
 
@@ -59,14 +59,14 @@ struct page {
 
 /* Compiles src (CSS, or XPath after "xpath:").  Returns 0, or -1 with the
  * 1-based column and a message. */
-int selector_compile(const char *src, struct selector *out, size_t *column,
-                     char *msg, size_t msgsize);
+int selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
+                     size_t msgsize);
 void selector_free(struct selector *sel);
 
 /* A growable string (no maximum needed: values are bounded by the page,
  * which is bounded by the line length). */
 struct strbuf {
-	char *s;              /* malloced, NUL-terminated once anything is added */
+	char *s; /* malloced, NUL-terminated once anything is added */
 	size_t len, cap;
 };
 void strbuf_add(struct strbuf *b, const char *s, size_t n);
@@ -88,7 +88,6 @@ json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCom
 
 /* page.c */
 
-
 /* One per thread: libxml2's parser context is reused between pages. */
 struct page_parser;
 struct page_parser *page_parser_new(void);
@@ -97,8 +96,8 @@ void page_parser_free(struct page_parser *pp);
 /* Parses rec's body (body or body_base64) if rec is ok and the body is
  * HTML.  Returns 0 (page->doc may still be NULL), or -1 with a reason in
  * why when the record itself is malformed (body_base64 not base64). */
-int page_load(struct page_parser *pp, const json_t *rec, struct page *page,
-              char *why, size_t whysize);
+int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
+              size_t whysize);
 void page_free(struct page *page);
 
 /* The absolute form of ref against the page's base URL, or NULL when it
@@ -121,8 +120,8 @@ struct worker {
 	struct page_parser *pp;
 	xmlXPathCompExprPtr *comps; /* one per field */
 	xmlXPathCompExprPtr each;
-	struct strbuf text;         /* scratch for values */
-	struct sc_jsonscan js;      /* the fast line decoder's scratch */
+	struct strbuf text;    /* scratch for values */
+	struct sc_jsonscan js; /* the fast line decoder's scratch */
 };
 
 void worker_init(struct worker *w, const struct config *cfg);
@@ -130,15 +129,15 @@ void worker_destroy(struct worker *w);
 
 /* What one input line became. */
 struct output {
-	char *text;           /* malloced: the output records, '\n'-separated, no final newline; NULL for none */
+	char *text; /* malloced: the output records, '\n'-separated, no final newline; NULL for none */
 	size_t len;
-	char *warning;        /* malloced diagnostic for stderr, or NULL */
-	size_t not_ok;        /* records this program made not ok */
+	char *warning; /* malloced diagnostic for stderr, or NULL */
+	size_t not_ok; /* records this program made not ok */
 };
 
 /* Processes one input line (number lineno, too_long as the reader saw it). */
-void worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
-                    bool too_long, struct output *out);
+void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
+                    struct output *out);
 
 /* libxml2 reports errors through per-thread handlers: each thread that
  * parses calls this first so nothing reaches stderr. */

@@ -51,8 +51,14 @@ static void catch_xpath_error(void *ctx, xmlErrorPtr e)
 	err->message[strcspn(err->message, "\n")] = '\0';
 }
 
-static void ignore_error(void *ctx, xmlErrorPtr e) { (void)ctx, (void)e; }
-static void ignore_generic(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
+static void ignore_error(void *ctx, xmlErrorPtr e)
+{
+	(void)ctx, (void)e;
+}
+static void ignore_generic(void *ctx, const char *msg, ...)
+{
+	(void)ctx, (void)msg;
+}
 
 void quiet_libxml2(void)
 {
@@ -64,7 +70,7 @@ void quiet_libxml2(void)
  * offset of the error and libxml2's message. */
 static int check_xpath(const char *xpath, int *offset, char *msg, size_t msgsize)
 {
-	struct xpath_error err = {0};
+	struct xpath_error err = { 0 };
 	xmlXPathContextPtr ctx = xmlXPathNewContext(NULL);
 	xmlXPathCompExprPtr comp;
 
@@ -95,7 +101,11 @@ int selector_compile(const char *src, struct selector *out, size_t *column, char
 		const char *expr = src + plen;
 		if (check_xpath(expr, &offset, msg, msgsize) != 0) {
 			size_t n = strlen(expr);
-			*column = plen + (offset < 0 ? 0 : (size_t)offset > n ? n : (size_t)offset) + 1;
+			*column = plen +
+			          (offset < 0           ? 0
+			           : (size_t)offset > n ? n
+			                                : (size_t)offset) +
+			          1;
 			return -1;
 		}
 		out->xpath = sc_strdup(expr);
@@ -162,8 +172,8 @@ static void add_normalised(struct strbuf *b, const char *s, bool *space)
 
 static bool skipped_element(const xmlNode *n)
 {
-	return n->type == XML_ELEMENT_NODE &&
-	       (strcmp((const char *)n->name, "script") == 0 || strcmp((const char *)n->name, "style") == 0);
+	return n->type == XML_ELEMENT_NODE && (strcmp((const char *)n->name, "script") == 0 ||
+	                                       strcmp((const char *)n->name, "style") == 0);
 }
 
 void node_text(const xmlNode *node, struct strbuf *b)
@@ -175,9 +185,11 @@ void node_text(const xmlNode *node, struct strbuf *b)
 	/* Pre-order over node's subtree, without recursion (pages can nest
 	 * 10,000 deep), skipping scripts and styles inside it. */
 	while (cur) {
-		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) && cur->content)
+		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
+		    cur->content)
 			add_normalised(b, (const char *)cur->content, &space);
-		if (cur->children && (cur == node || (cur->type == XML_ELEMENT_NODE && !skipped_element(cur)))) {
+		if (cur->children &&
+		    (cur == node || (cur->type == XML_ELEMENT_NODE && !skipped_element(cur)))) {
 			cur = cur->children;
 			continue;
 		}
@@ -207,7 +219,8 @@ static json_t *outer_html(const xmlNode *node)
 
 static json_t *owned_string(xmlChar *s)
 {
-	json_t *v = s ? sc_json_string_lossy((const char *)s, strlen((const char *)s)) : json_string("");
+	json_t *v = s ? sc_json_string_lossy((const char *)s, strlen((const char *)s))
+	              : json_string("");
 
 	xmlFree(s);
 	return v;
@@ -268,10 +281,12 @@ json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCom
 		if (f->many) {
 			value = json_array();
 			for (int i = 0; i < n; i++)
-				json_array_append_new(value, match_value(page, set->nodeTab[i],
-				                                         f->sel.outer_html, scratch));
+				json_array_append_new(value,
+				                      match_value(page, set->nodeTab[i],
+				                                  f->sel.outer_html, scratch));
 		} else {
-			value = n > 0 ? match_value(page, set->nodeTab[0], f->sel.outer_html, scratch)
+			value = n > 0 ? match_value(page, set->nodeTab[0], f->sel.outer_html,
+			                            scratch)
 			              : json_null();
 		}
 	} else {

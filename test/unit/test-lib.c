@@ -100,7 +100,8 @@ static void test_nonblocking(void)
 
 	memset(chunk, 'y', sizeof(chunk));
 	ok(write(fds[1], chunk, sizeof(chunk)) == (ssize_t)sizeof(chunk), "wrote 50 kB");
-	ok(sc_lines_next(r, &line) == -1 && errno == EAGAIN, "a too-long line, tail pending: EAGAIN");
+	ok(sc_lines_next(r, &line) == -1 && errno == EAGAIN,
+	   "a too-long line, tail pending: EAGAIN");
 	ok(write(fds[1], chunk, 1000) == 1000 && write(fds[1], "\nnext\n", 6) == 6, "its tail");
 	ok(sc_lines_next(r, &line) == 1 && line.too_long && line.number == 2,
 	   "the too-long line is reported once its tail is skipped");
@@ -122,9 +123,10 @@ static int count_items(const struct sc_input_item *item, void *ctx)
 
 static void test_input_and_records(void)
 {
-	const char data[] = "{\"url\":\"http://a/\"}\n\nnot json\n[1,2]\n{\"url\":\"x\",\"url\":\"y\"}\n";
+	const char data[] =
+	        "{\"url\":\"http://a/\"}\n\nnot json\n[1,2]\n{\"url\":\"x\",\"url\":\"y\"}\n";
 	struct sc_lines *r = reader_over(data, sizeof(data) - 1);
-	int counts[2] = {0, 0};
+	int counts[2] = { 0, 0 };
 
 	sc_input_each(r, count_items, counts);
 	is_int(counts[0], 1, "one good record");
@@ -204,7 +206,8 @@ static void test_hist(void)
 	sc_hist_add(&h, 5);
 	is_int(sc_hist_percentile(&h, 50), 5, "small values are exact");
 	sc_hist_add(&h, (uint64_t)1 << 50);
-	is_int(sc_hist_percentile(&h, 100), (uint64_t)1 << 50, "huge values are clamped, max exact");
+	is_int(sc_hist_percentile(&h, 100), (uint64_t)1 << 50,
+	       "huge values are clamped, max exact");
 
 	char buf[SC_RFC3339_LEN];
 	sc_rfc3339(1795970342123LL, buf);

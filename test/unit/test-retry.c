@@ -37,9 +37,9 @@ static void test_defaults(void)
 
 static void test_transient_table(void)
 {
-	static const long transient[] = {408, 429, 500, 502, 503, 504};
-	static const long permanent[] = {200, 204, 301, 304, 400, 401, 403, 404,
-	                                 405, 410, 418, 451, 501, 505, 511, 599};
+	static const long transient[] = { 408, 429, 500, 502, 503, 504 };
+	static const long permanent[] = { 200, 204, 301, 304, 400, 401, 403, 404,
+		                          405, 410, 418, 451, 501, 505, 511, 599 };
 
 	for (size_t i = 0; i < sizeof(transient) / sizeof(*transient); i++)
 		ok(sc_retry_is_transient(transient[i], SC_ERR_HTTP), "HTTP %ld is transient",
@@ -53,10 +53,16 @@ static void test_transient_table(void)
 	ok(sc_retry_is_transient(0, SC_ERR_NETWORK), "network is transient");
 	ok(sc_retry_is_transient(200, SC_ERR_NETWORK), "a 200 cut short (network) is transient");
 
-	static const int permanent_kinds[] = {
-	    SC_ERR_BAD_INPUT, SC_ERR_DNS, SC_ERR_TLS, SC_ERR_TOO_LARGE,
-	    SC_ERR_TOO_MANY_REDIRECTS, SC_ERR_BLOCKED_SCHEME, SC_ERR_RATE_LIMITED,
-	    SC_ERR_CANCELLED, SC_ERR_VALIDATION, SC_ERR_INTERNAL};
+	static const int permanent_kinds[] = { SC_ERR_BAD_INPUT,
+		                               SC_ERR_DNS,
+		                               SC_ERR_TLS,
+		                               SC_ERR_TOO_LARGE,
+		                               SC_ERR_TOO_MANY_REDIRECTS,
+		                               SC_ERR_BLOCKED_SCHEME,
+		                               SC_ERR_RATE_LIMITED,
+		                               SC_ERR_CANCELLED,
+		                               SC_ERR_VALIDATION,
+		                               SC_ERR_INTERNAL };
 	for (size_t i = 0; i < sizeof(permanent_kinds) / sizeof(*permanent_kinds); i++) {
 		int k = permanent_kinds[i];
 		ok(!sc_retry_is_transient(0, k), "%s is permanent", sc_error_kind_name(k));
@@ -81,7 +87,9 @@ static void test_backoff_bounds(void)
 {
 	struct sc_retry_policy p = policy_with_seed(42);
 	struct sc_retry_state *s = sc_retry_state_new(&p);
-	enum { DRAWS = 400 };
+	enum {
+		DRAWS = 400
+	};
 
 	is_int(sc_retry_state_seed(s), 42, "the state keeps the given seed");
 	for (int n = 1; n <= 12; n++) {
@@ -185,8 +193,7 @@ static void test_retry_after_seconds(void)
 	       "38 digits clamp to LLONG_MAX/2");
 	is_int(sc_retry_after_ms("4611686018427387", now), 4611686018427387000LL,
 	       "the largest exact value is not clamped");
-	is_int(sc_retry_after_ms("4611686018427388", now), LLONG_MAX / 2,
-	       "one more second clamps");
+	is_int(sc_retry_after_ms("4611686018427388", now), LLONG_MAX / 2, "one more second clamps");
 }
 
 static void test_retry_after_dates(void)
@@ -201,8 +208,7 @@ static void test_retry_after_dates(void)
 	       "asctime date 10 s ahead");
 	is_int(sc_retry_after_ms("Sun Nov 16 08:49:37 1994", now), 10LL * 86400000,
 	       "asctime with a two-digit day");
-	is_int(sc_retry_after_ms("Mon, 07 Nov 1994 08:49:37 GMT", now), 86400000,
-	       "a day ahead");
+	is_int(sc_retry_after_ms("Mon, 07 Nov 1994 08:49:37 GMT", now), 86400000, "a day ahead");
 	is_int(sc_retry_after_ms("Sun, 06 Nov 1994 08:49:37 GMT", now), 0, "now: 0");
 	is_int(sc_retry_after_ms("Sun, 06 Nov 1994 08:49:36 GMT", now), 0, "a second ago: 0");
 	is_int(sc_retry_after_ms("Thu, 01 Jan 1970 00:00:00 GMT", now), 0, "the epoch: 0");
@@ -217,13 +223,17 @@ static void test_retry_after_dates(void)
 	       "29 February of a leap year");
 
 	/* The date arithmetic against the C library's. */
-	struct tm tm = {.tm_year = 2031 - 1900, .tm_mon = 6, .tm_mday = 15,
-	                .tm_hour = 13, .tm_min = 14, .tm_sec = 15};
+	struct tm tm = { .tm_year = 2031 - 1900,
+		         .tm_mon = 6,
+		         .tm_mday = 15,
+		         .tm_hour = 13,
+		         .tm_min = 14,
+		         .tm_sec = 15 };
 	is_int(sc_retry_after_ms("Tue, 15 Jul 2031 13:14:15 GMT", 0), (long long)timegm(&tm) * 1000,
 	       "agrees with timegm");
 
 	/* RFC 850's two-digit year: within 50 years ahead, else the past century. */
-	int64_t y2026 = 1767225600000LL;   /* 2026-01-01 */
+	int64_t y2026 = 1767225600000LL; /* 2026-01-01 */
 	is_int(sc_retry_after_ms("Thursday, 01-Jan-26 00:00:10 GMT", y2026), 10000,
 	       "RFC 850 '26' in 2026 is 2026");
 	ok(sc_retry_after_ms("Saturday, 01-Jan-60 00:00:00 GMT", y2026) > 0,
@@ -232,28 +242,28 @@ static void test_retry_after_dates(void)
 	       "RFC 850 '99' in 2026 is 1999 (past)");
 
 	static const char *const garbage[] = {
-	    "Sun, 06 Nov 1994 08:49:37",          /* no zone */
-	    "Sun, 06 Nov 1994 08:49:37 UTC",      /* not GMT */
-	    "Sun, 06 Nov 1994 08:49:37 GMT x",    /* trailing text */
-	    "Sun, 06 Foo 1994 08:49:37 GMT",      /* no such month */
-	    "Sun, 31 Feb 1994 08:49:37 GMT",      /* no such day */
-	    "Sun, 29 Feb 2027 08:49:37 GMT",      /* not a leap year */
-	    "Sun, 00 Nov 1994 08:49:37 GMT",      /* day 0 */
-	    "Sun, 06 Nov 1994 24:00:00 GMT",      /* hour 24 */
-	    "Sun, 06 Nov 1994 08:60:00 GMT",      /* minute 60 */
-	    "Sun, 06 Nov 1994 08:49:61 GMT",      /* second 61 */
-	    "Sun, 6 Nov 1994 08:49:37 GMT",       /* one-digit day */
-	    "Sun, 06 Nov 94 08:49:37 GMT",        /* two-digit year in IMF */
-	    "Sun 06 Nov 1994 08:49:37 GMT",       /* no comma */
-	    "Xyz, 06 Nov 1994 08:49:37 GMT",      /* no such weekday */
-	    "06 Nov 1994 08:49:37 GMT",           /* no weekday */
-	    "Sun, 06 Nov 1994 8:49:37 GMT",       /* one-digit hour */
-	    "Sunday, 06-Nov-1994 08:49:37 GMT",   /* four-digit year in RFC 850 */
-	    "Sun Nov 6 08:49:37 1994",            /* asctime with one space */
-	    "Sun Nov  6 08:49:37 94",             /* asctime two-digit year */
-	    "Sun Nov  6 08:49:37 1994 GMT",       /* asctime with a zone */
-	    "2026-01-01T00:00:00Z",               /* ISO 8601 is not an HTTP-date */
-	    "Sun,",
+		"Sun, 06 Nov 1994 08:49:37",        /* no zone */
+		"Sun, 06 Nov 1994 08:49:37 UTC",    /* not GMT */
+		"Sun, 06 Nov 1994 08:49:37 GMT x",  /* trailing text */
+		"Sun, 06 Foo 1994 08:49:37 GMT",    /* no such month */
+		"Sun, 31 Feb 1994 08:49:37 GMT",    /* no such day */
+		"Sun, 29 Feb 2027 08:49:37 GMT",    /* not a leap year */
+		"Sun, 00 Nov 1994 08:49:37 GMT",    /* day 0 */
+		"Sun, 06 Nov 1994 24:00:00 GMT",    /* hour 24 */
+		"Sun, 06 Nov 1994 08:60:00 GMT",    /* minute 60 */
+		"Sun, 06 Nov 1994 08:49:61 GMT",    /* second 61 */
+		"Sun, 6 Nov 1994 08:49:37 GMT",     /* one-digit day */
+		"Sun, 06 Nov 94 08:49:37 GMT",      /* two-digit year in IMF */
+		"Sun 06 Nov 1994 08:49:37 GMT",     /* no comma */
+		"Xyz, 06 Nov 1994 08:49:37 GMT",    /* no such weekday */
+		"06 Nov 1994 08:49:37 GMT",         /* no weekday */
+		"Sun, 06 Nov 1994 8:49:37 GMT",     /* one-digit hour */
+		"Sunday, 06-Nov-1994 08:49:37 GMT", /* four-digit year in RFC 850 */
+		"Sun Nov 6 08:49:37 1994",          /* asctime with one space */
+		"Sun Nov  6 08:49:37 94",           /* asctime two-digit year */
+		"Sun Nov  6 08:49:37 1994 GMT",     /* asctime with a zone */
+		"2026-01-01T00:00:00Z",             /* ISO 8601 is not an HTTP-date */
+		"Sun,",
 	};
 	for (size_t i = 0; i < sizeof(garbage) / sizeof(*garbage); i++)
 		is_int(sc_retry_after_ms(garbage[i], now), -1, "malformed: '%s'", garbage[i]);
@@ -268,7 +278,8 @@ static int retries_granted(struct sc_retry_state *s, int firsts, double now_ms)
 	for (int i = 0; i < firsts; i++)
 		sc_retry_note_first_attempt(s, now_ms);
 	for (int i = 0; i < firsts; i++) {
-		struct sc_retry_decision d = sc_retry_decide(s, 1, 3, 503, SC_ERR_HTTP, NULL, now_ms, 0);
+		struct sc_retry_decision d =
+		        sc_retry_decide(s, 1, 3, 503, SC_ERR_HTTP, NULL, now_ms, 0);
 		granted += d.verdict == SC_RETRY_AGAIN;
 	}
 	return granted;
@@ -295,7 +306,8 @@ static void test_budget(void)
 	/* Half a window later, 1000 more: the window holds 2000 firsts, 200 retries. */
 	is_int(retries_granted(s, 1000, 6000), 200, "half a window later, 1000 more: 200 more");
 	/* When the first batch leaves the window, its firsts and retries go together. */
-	is_int(retries_granted(s, 0, 11500), 0, "after the first batch slid out: 1000 firsts, 200 retries: none");
+	is_int(retries_granted(s, 0, 11500), 0,
+	       "after the first batch slid out: 1000 firsts, 200 retries: none");
 	d = sc_retry_decide(s, 1, 3, 503, SC_ERR_HTTP, NULL, 11500, 0);
 	is_int(d.verdict, SC_RETRY_BUDGET_SPENT, "still spent");
 	/* When everything slid out, the floor is there again. */
@@ -312,7 +324,7 @@ static void test_budget(void)
 	s = sc_retry_state_new(&p);
 	int total = 0;
 	for (int t = 0; t < 60000; t += 100)
-		total += retries_granted(s, 10, t);   /* 100 first attempts a second */
+		total += retries_granted(s, 10, t); /* 100 first attempts a second */
 	ok(total <= 6 * (200 + 10) && total >= 6 * 190,
 	   "60 s at 100 first attempts/s: %d retries (about 20%% of 6000, not 12000)", total);
 	sc_retry_state_free(s);
@@ -387,7 +399,8 @@ static void test_decisions(void)
 	ok(d.verdict == SC_RETRY_AGAIN && d.delay_ms == 60000,
 	   "Retry-After equal to --retry-max-wait is honoured");
 	d = sc_retry_decide(s, 1, 3, 429, SC_ERR_HTTP, "61", 0, wall);
-	is_int(d.verdict, SC_RETRY_RATE_LIMITED, "Retry-After beyond --retry-max-wait: rate_limited");
+	is_int(d.verdict, SC_RETRY_RATE_LIMITED,
+	       "Retry-After beyond --retry-max-wait: rate_limited");
 	is_int(d.delay_ms, 61000, "the refused wait is reported");
 	is_str(sc_retry_verdict_name(d.verdict), "rate_limited", "named rate_limited");
 	d = sc_retry_decide(s, 1, 3, 503, SC_ERR_HTTP, "99999999999999999999", 0, wall);
@@ -415,7 +428,8 @@ static void test_decisions(void)
 	struct sc_retry_state *a = sc_retry_state_new(&p), *b = sc_retry_state_new(&p);
 	int same = 0;
 	for (int i = 1; i <= 20; i++)
-		same += sc_retry_decide(a, 1 + i % 4, 10, 502, SC_ERR_HTTP, NULL, i, wall).delay_ms ==
+		same += sc_retry_decide(a, 1 + i % 4, 10, 502, SC_ERR_HTTP, NULL, i, wall)
+		                .delay_ms ==
 		        sc_retry_decide(b, 1 + i % 4, 10, 502, SC_ERR_HTTP, NULL, i, wall).delay_ms;
 	is_int(same, 20, "decisions under one seed give one schedule");
 	sc_retry_state_free(a);
