@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 struct scan {
 	const unsigned char *p, *end;
 	struct sc_jsonscan *js;
@@ -45,31 +47,6 @@ static const unsigned char *skip_plain(const unsigned char *p, const unsigned ch
 	return p;
 }
 
-/* Length of the well-formed UTF-8 sequence of two to four bytes at p (at
- * most n bytes), or 0: no overlong forms, no surrogates, nothing above
- * U+10FFFF, as jansson checks. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-	unsigned c = p[0];
-
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	if (c < 0xe0)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c < 0xf0) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-		return 0;
-	if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return 4;
-}
-
 /* The four hex digits at p as a number, or -1. */
 static long hex4(const unsigned char *p)
 {
@@ -88,26 +65,6 @@ static long hex4(const unsigned char *p)
 			return -1;
 	}
 	return v;
-}
-
-static char *put_utf8(char *o, unsigned long cp)
-{
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xc0 | cp >> 6);
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xe0 | cp >> 12);
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*o++ = (char)(0xf0 | cp >> 18);
-		*o++ = (char)(0x80 | (cp >> 12 & 0x3f));
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3f));
-		*o++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return o;
 }
 
 /* Decodes the escape at p (a backslash) into *o.  Returns the byte after
@@ -158,7 +115,7 @@ static const unsigned char *unescape(const unsigned char *p, const unsigned char
 	} else if ((cp >= 0xdc00 && cp <= 0xdfff) || (cp == 0 && !allow_nul)) {
 		return NULL;
 	}
-	*o = put_utf8(*o, (unsigned long)cp);
+	*o = sc_utf8_put(*o, (unsigned long)cp);
 	return p;
 }
 
@@ -183,7 +140,7 @@ static bool scan_string(struct scan *s, bool key, const char **val, size_t *vlen
 		if (*p == '"')
 			break;
 		if (*p >= 0x80) {
-			size_t n = utf8_seq(p, (size_t)(end - p));
+			size_t n = sc_utf8_seq_len(p, (size_t)(end - p));
 			if (n == 0)
 				return false;
 			if (o) {

@@ -1,7 +1,7 @@
 /* libFuzzer target: lib/jsonscan against jansson, on random input lines.
  *
  * Build and run (from the top of the tree; clang from Debian's clang):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib test/fuzz/fuzz-jsonscan.c lib/jsonscan.c -ljansson -o build/fuzz-jsonscan && build/fuzz-jsonscan -dict=test/fuzz/jsonscan.dict -max_total_time=300 build/fuzz-corpus test/fuzz/seeds-jsonscan
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib test/fuzz/fuzz-jsonscan.c lib/jsonscan.c lib/utf8.c -ljansson -o build/fuzz-jsonscan && build/fuzz-jsonscan -dict=test/fuzz/jsonscan.dict -max_total_time=300 build/fuzz-corpus test/fuzz/seeds-jsonscan
  * (mkdir -p build/fuzz-corpus first: libFuzzer writes what it finds into
  * the first directory.)
  *
