@@ -470,3 +470,16 @@ sel() {
 	assert_equal "$(jq -r 'select(.v) | .v' <<<"$output" | head -4 | tr '\n' ' ')" "1.a 1.b 2.a 2.b "
 	assert_equal "${#lines[@]}" $((300 + 300 - 8 - 27))
 }
+
+@test "malformed corpus: default fields gathered while parsing equal those read from the tree" {
+	make_corpus >corpus.jsonl
+	for j in 1 2; do
+		run -0 --separate-stderr sc-parse -j "$j" <corpus.jsonl
+		scanned=$output
+		SC_PARSE_TREE=1 run -0 --separate-stderr sc-parse -j "$j" <corpus.jsonl
+		[ "$output" = "$scanned" ] || fail "$(diff <(echo "$output") <(echo "$scanned") | head -20)"
+	done
+	# Both read the same values (not merely both null).
+	assert_equal "$(jq -c 'select(.h1 == "H b" and .canonical != null and .links != []) | [.title, .lang, .description, .canonical, .links]' <<<"$output" | sort -u)" \
+		'["T","en","d","http://ex.com/c",["http://ex.com/a"]]'
+}

@@ -153,7 +153,7 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 		/* Like sc_record_parse, but a body holding NUL characters
 		 * (\u0000, which JSON allows) is accepted: pages contain them. */
 		rec = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
-		if (rec && json_is_object(rec))
+		if (json_is_object(rec)) /* false for NULL */
 			return rec;
 		json_decref(rec);
 		rec = sc_record_parse(line, len, &err); /* for the standard reason */
@@ -169,6 +169,39 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 	return sc_record_bad_input(lineno, line, len, why);
 }
 
+static void set_scanned(json_t *rec, const struct scan_result *r)
+{
+	json_t *values[] = { r->title, r->description, r->canonical, r->lang, r->h1, r->links };
+
+	for (size_t i = 0; i < default_field_count; i++)
+		json_object_set_new(rec, default_field_names[i],
+		                    r->parsed ? values[i] : json_null());
+}
+
+/* The default fields without a tree (page_scan_defaults), for a run with
+ * no -f: what worker_process does, less the document. */
+static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struct output *out)
+{
+	const struct config *cfg = w->cfg;
+	struct scan_result r = { 0 };
+	char why[256];
+
+	if (out->not_ok == 0 &&
+	    page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0) {
+		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
+		out->not_ok++;
+	}
+	if (!cfg->keep_body) {
+		json_object_del(rec, "body");
+		json_object_del(rec, "body_base64");
+	}
+	set_scanned(rec, &r);
+	validate(cfg, rec, out);
+	add_output(out, rec);
+	json_decref(rec);
+}
+
 void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
                     struct output *out)
 {
@@ -180,6 +213,10 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 
 	memset(out, 0, sizeof(*out));
 	rec = read_record(w, line, len, lineno, too_long, out);
+	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
+		process_defaults(w, rec, lineno, out);
+		return;
+	}
 	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0) {
 		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
 		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);

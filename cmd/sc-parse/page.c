@@ -32,8 +32,36 @@
  * endless stream of pages with ever-new attribute names. */
 #define DICT_RENEW_SIZE 50000
 
+/* What the SAX callbacks gather for the default fields (scan_page).  A
+ * collector follows the text of one element (the first title, the first
+ * h1) as node_text would read it from the tree. */
+enum collector_state {
+	COLLECT_NOT_SEEN,
+	COLLECT_OPEN,
+	COLLECT_DONE
+};
+
+struct collector {
+	enum collector_state state;
+	int depth;  /* the element's depth in libxml2's name stack */
+	int skip;   /* depth of a script or style inside it, or 0 */
+	bool space; /* a space is pending */
+	struct strbuf text;
+};
+
+struct scan {
+	bool started; /* a document was begun: the tree path has a doc */
+	struct collector title, h1;
+	bool has_lang, has_description, has_canonical, has_base;
+	struct strbuf lang, description, canonical, base; /* raw values */
+	struct strbuf hrefs; /* every <a href>, each NUL-terminated, in order */
+	size_t nhrefs;
+};
+
 struct page_parser {
-	htmlParserCtxtPtr ctxt; /* owned */
+	htmlParserCtxtPtr ctxt;     /* owned: builds trees */
+	htmlParserCtxtPtr sax_ctxt; /* owned, or NULL until first used: scans */
+	struct scan scan;           /* the scan's buffers, reused */
 };
 
 struct page_parser *page_parser_new(void)
@@ -51,6 +79,15 @@ void page_parser_free(struct page_parser *pp)
 	if (!pp)
 		return;
 	htmlFreeParserCtxt(pp->ctxt);
+	if (pp->sax_ctxt)
+		htmlFreeParserCtxt(pp->sax_ctxt);
+	free(pp->scan.title.text.s);
+	free(pp->scan.h1.text.s);
+	free(pp->scan.lang.s);
+	free(pp->scan.description.s);
+	free(pp->scan.canonical.s);
+	free(pp->scan.base.s);
+	free(pp->scan.hrefs.s);
 	free(pp);
 }
 
@@ -390,22 +427,36 @@ static void set_origin(struct page *page)
 	free(root);
 }
 
-int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
-              size_t whysize)
+/* The bytes to parse: the body's, or body_base64's decoded, with the
+ * encoding to read them in.  bytes points into the record, decoded or copy
+ * (malloced, freed by body_free). */
+struct body {
+	const unsigned char *bytes;
+	size_t n, skip;
+	const char *encoding;
+	unsigned char *decoded, *copy;
+};
+
+static void body_free(struct body *b)
+{
+	free(b->copy);
+	free(b->decoded);
+	b->copy = b->decoded = NULL;
+}
+
+/* Returns 1 with the HTML to parse in b, 0 when there is none (record not
+ * ok, no body, not HTML), or -1 with a reason in why when the record
+ * itself is malformed (body_base64 not base64). */
+static int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 {
 	const json_t *body = json_object_get(rec, "body");
 	const json_t *body64 = json_object_get(rec, "body_base64");
 	const char *content_type = string_member(rec, "content_type");
-	const char *url = string_member(rec, "final_url");
 	const unsigned char *bytes;
-	unsigned char *decoded = NULL;
-	const char *encoding = "UTF-8";
-	unsigned char *copy = NULL;
-	size_t n, skip = 0;
+	size_t n;
 
-	page->doc = NULL;
-	page->base = NULL;
-	page->origin = NULL;
+	memset(b, 0, sizeof(*b));
+	b->encoding = "UTF-8";
 	if (!sc_record_ok(rec))
 		return 0;
 	if (body && !json_is_null(body)) {
@@ -416,49 +467,77 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 		bytes = (const unsigned char *)json_string_value(body);
 		n = json_string_length(body);
 		if (has_prefix(bytes, n, "\xef\xbb\xbf", 3))
-			skip = 3;
+			b->skip = 3;
 	} else if (body64 && !json_is_null(body64)) {
 		if (!json_is_string(body64) ||
-		    !(decoded = b64_decode(json_string_value(body64), json_string_length(body64),
-		                           &n))) {
+		    !(b->decoded = b64_decode(json_string_value(body64), json_string_length(body64),
+		                              &n))) {
 			snprintf(why, whysize, "body_base64 is not base64");
 			return -1;
 		}
-		bytes = decoded;
+		bytes = b->decoded;
 	} else {
 		return 0;
 	}
 	if (n > INT_MAX || !looks_like_html(content_type, bytes, n)) {
-		free(decoded);
+		body_free(b);
 		return 0;
 	}
-	if (decoded)
-		encoding = choose_encoding(content_type, bytes, n, &skip);
+	if (b->decoded)
+		b->encoding = choose_encoding(content_type, bytes, n, &b->skip);
 	/* libxml2 2.9 takes a NUL byte for the end of its input in places and
 	 * drops the rest of the page; the HTML standard makes it a parse
 	 * error and goes on.  Blank them out, except in UTF-16 where zero
 	 * bytes are half of every ASCII character. */
-	if (strncmp(encoding, "UTF-16", 6) != 0 && memchr(bytes, '\0', n)) {
-		copy = sc_malloc(n);
+	if (strncmp(b->encoding, "UTF-16", 6) != 0 && memchr(bytes, '\0', n)) {
+		b->copy = sc_malloc(n);
 		for (size_t i = 0; i < n; i++)
-			copy[i] = bytes[i] ? bytes[i] : ' ';
-		bytes = copy;
+			b->copy[i] = bytes[i] ? bytes[i] : ' ';
+		bytes = b->copy;
 	}
+	b->bytes = bytes;
+	b->n = n;
+	return 1;
+}
 
-	if (xmlDictSize(pp->ctxt->dict) > DICT_RENEW_SIZE) {
-		htmlFreeParserCtxt(pp->ctxt);
-		if (!(pp->ctxt = htmlNewParserCtxt()))
+/* The context, renewed when its dictionary has grown too big. */
+static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
+{
+	if (xmlDictSize((*ctxt)->dict) > DICT_RENEW_SIZE) {
+		htmlFreeParserCtxt(*ctxt);
+		if (!(*ctxt = htmlNewParserCtxt()))
 			sc_die(1, "out of memory");
 	}
-	page->doc = htmlCtxtReadMemory(pp->ctxt, (const char *)bytes + skip, (int)(n - skip), NULL,
-	                               encoding, PARSE_OPTIONS);
-	free(copy);
-	free(decoded);
+	return *ctxt;
+}
+
+/* The page's own URL as its base. */
+static void set_page_url(struct page *page, const json_t *rec)
+{
+	const char *url = string_member(rec, "final_url");
 
 	if (!url)
 		url = string_member(rec, "url");
 	if (url)
 		set_base(page, url);
+}
+
+int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
+              size_t whysize)
+{
+	struct body b;
+	int rc;
+
+	page->doc = NULL;
+	page->base = NULL;
+	page->origin = NULL;
+	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
+		return rc;
+	page->doc = htmlCtxtReadMemory(fresh_context(&pp->ctxt), (const char *)b.bytes + b.skip,
+	                               (int)(b.n - b.skip), NULL, b.encoding, PARSE_OPTIONS);
+	body_free(&b);
+
+	set_page_url(page, rec);
 	if (page->doc)
 		apply_base_element(page);
 	if (page->base)
@@ -772,4 +851,260 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 	json_object_set_new(rec, "lang", lang ? lang : json_null());
 	json_object_set_new(rec, "h1", h1 ? h1 : json_null());
 	json_object_set_new(rec, "links", links);
+}
+
+/* ---- the default fields without a tree ----
+ *
+ * For the default fields alone, libxml2's parser calls back for each start
+ * tag, end tag and run of text, and no tree is built or freed.  The
+ * callbacks see what the tree builder (xmlSAX2*) sees, so they gather what
+ * page_default_fields reads from the tree: the first title and h1 and
+ * their text (less script and style), the first html lang, meta
+ * description, link rel=canonical and base href, and every a href, in
+ * document order.  One difference to mind: when a start tag has no '>'
+ * libxml2 pops the element without an end callback; the collectors notice
+ * from the depth of libxml2's name stack. */
+
+static struct scan *scan_of(void *ctx)
+{
+	return ((htmlParserCtxtPtr)ctx)->_private;
+}
+
+static int depth_of(void *ctx)
+{
+	return ((htmlParserCtxtPtr)ctx)->nameNr;
+}
+
+/* Closes c (or its skipped script) if its element is no longer open at
+ * depth; inclusive: the element at depth is ending or being replaced. */
+static void collector_sync(struct collector *c, int depth, bool inclusive)
+{
+	if (c->state != COLLECT_OPEN)
+		return;
+	if (c->depth > depth || (inclusive && c->depth == depth)) {
+		c->state = COLLECT_DONE;
+		return;
+	}
+	if (c->skip && (c->skip > depth || (inclusive && c->skip == depth)))
+		c->skip = 0;
+}
+
+static void collector_start(struct collector *c, const char *name, const char *want, int depth)
+{
+	if (c->state == COLLECT_OPEN && !c->skip &&
+	    (strcmp(name, "script") == 0 || strcmp(name, "style") == 0))
+		c->skip = depth;
+	else if (c->state == COLLECT_NOT_SEEN && strcmp(name, want) == 0) {
+		c->state = COLLECT_OPEN;
+		c->depth = depth;
+		c->skip = 0;
+		c->space = false;
+		strbuf_clear(&c->text);
+	}
+}
+
+/* The value of attribute name (the first of that name), "" for one without
+ * a value, NULL when absent. */
+static const char *sax_attr(const xmlChar **atts, const char *name)
+{
+	for (size_t i = 0; atts && atts[i]; i += 2)
+		if (strcmp((const char *)atts[i], name) == 0)
+			return atts[i + 1] ? (const char *)atts[i + 1] : "";
+	return NULL;
+}
+
+static void keep(struct strbuf *b, bool *has, const char *v)
+{
+	strbuf_clear(b);
+	strbuf_add(b, v, strlen(v));
+	*has = true;
+}
+
+static void on_start_document(void *ctx)
+{
+	scan_of(ctx)->started = true;
+}
+
+static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **atts)
+{
+	struct scan *sc = scan_of(ctx);
+	const char *name = (const char *)xname;
+	int depth = depth_of(ctx);
+	const char *v, *w;
+
+	collector_sync(&sc->title, depth, true);
+	collector_sync(&sc->h1, depth, true);
+	collector_start(&sc->title, name, "title", depth);
+	collector_start(&sc->h1, name, "h1", depth);
+	switch (name[0]) {
+	case 'a':
+		if (name[1] == '\0' && (v = sax_attr(atts, "href"))) {
+			strbuf_add(&sc->hrefs, v, strlen(v) + 1);
+			sc->nhrefs++;
+		}
+		break;
+	case 'h':
+		if (!sc->has_lang && strcmp(name, "html") == 0 && (v = sax_attr(atts, "lang")))
+			keep(&sc->lang, &sc->has_lang, v);
+		break;
+	case 'm':
+		if (!sc->has_description && strcmp(name, "meta") == 0 &&
+		    (v = sax_attr(atts, "name")) && strcasecmp(v, "description") == 0 &&
+		    (w = sax_attr(atts, "content")))
+			keep(&sc->description, &sc->has_description, w);
+		break;
+	case 'l':
+		if (!sc->has_canonical && strcmp(name, "link") == 0 &&
+		    (v = sax_attr(atts, "rel")) && has_word(v, "canonical") &&
+		    (w = sax_attr(atts, "href")))
+			keep(&sc->canonical, &sc->has_canonical, w);
+		break;
+	case 'b':
+		if (!sc->has_base && strcmp(name, "base") == 0 && (v = sax_attr(atts, "href")))
+			keep(&sc->base, &sc->has_base, v);
+		break;
+	}
+}
+
+static void on_end_element(void *ctx, const xmlChar *name)
+{
+	struct scan *sc = scan_of(ctx);
+	int depth = depth_of(ctx);
+
+	(void)name;
+	collector_sync(&sc->title, depth, true);
+	collector_sync(&sc->h1, depth, true);
+}
+
+static void collector_text(struct collector *c, const char *s, size_t n, int depth)
+{
+	collector_sync(c, depth, false);
+	if (c->state == COLLECT_OPEN && !c->skip)
+		text_add_normalised(&c->text, s, n, &c->space);
+}
+
+static void on_characters(void *ctx, const xmlChar *ch, int len)
+{
+	struct scan *sc = scan_of(ctx);
+	int depth = depth_of(ctx);
+	/* A text node's content ends at a NUL, as node_text reads it. */
+	size_t n = strnlen((const char *)ch, (size_t)len);
+
+	collector_text(&sc->title, (const char *)ch, n, depth);
+	collector_text(&sc->h1, (const char *)ch, n, depth);
+}
+
+static htmlParserCtxtPtr scan_context(struct page_parser *pp)
+{
+	xmlSAXHandler *sax;
+
+	if (pp->sax_ctxt && xmlDictSize(pp->sax_ctxt->dict) <= DICT_RENEW_SIZE)
+		return pp->sax_ctxt;
+	if (pp->sax_ctxt)
+		htmlFreeParserCtxt(pp->sax_ctxt);
+	if (!(pp->sax_ctxt = htmlNewParserCtxt()))
+		sc_die(1, "out of memory");
+	/* The context's own copy of the default (tree-building) handler:
+	 * keep its error handling, replace what builds nodes. */
+	sax = pp->sax_ctxt->sax;
+	sax->internalSubset = NULL;
+	sax->externalSubset = NULL;
+	sax->setDocumentLocator = NULL;
+	sax->startDocument = on_start_document;
+	sax->endDocument = NULL;
+	sax->startElement = on_start_element;
+	sax->endElement = on_end_element;
+	sax->reference = NULL;
+	sax->characters = on_characters;
+	sax->cdataBlock = on_characters;
+	sax->ignorableWhitespace = NULL; /* xmlSAX2IgnorableWhitespace does nothing */
+	sax->processingInstruction = NULL;
+	sax->comment = NULL;
+	pp->sax_ctxt->_private = &pp->scan;
+	return pp->sax_ctxt;
+}
+
+static void scan_reset(struct scan *sc)
+{
+	sc->started = false;
+	sc->title.state = sc->h1.state = COLLECT_NOT_SEEN;
+	sc->has_lang = sc->has_description = sc->has_canonical = sc->has_base = false;
+	sc->hrefs.len = 0;
+	sc->nhrefs = 0;
+}
+
+static json_t *collected(const struct collector *c)
+{
+	if (c->state == COLLECT_NOT_SEEN)
+		return json_null();
+	return sc_json_string_lossy(c->text.s, c->text.len);
+}
+
+int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
+                       struct strbuf *scratch, char *why, size_t whysize)
+{
+	struct scan *sc = &pp->scan;
+	struct page page = { 0 };
+	struct strset seen = { 0 };
+	struct body b;
+	htmlDocPtr doc;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
+		return rc;
+	scan_reset(sc);
+	doc = htmlCtxtReadMemory(scan_context(pp), (const char *)b.bytes + b.skip,
+	                         (int)(b.n - b.skip), NULL, b.encoding, PARSE_OPTIONS);
+	if (doc) /* not with these callbacks; to be sure */
+		xmlFreeDoc(doc);
+	body_free(&b);
+	if (!sc->started)
+		return 0;
+
+	set_page_url(&page, rec);
+	if (sc->has_base) {
+		/* As apply_base_element does. */
+		char *abs = page_resolve(&page, sc->base.s, false);
+		if (abs) {
+			curl_url_cleanup(page.base);
+			page.base = NULL;
+			set_base(&page, abs);
+			free(abs);
+		}
+	}
+	if (page.base)
+		set_origin(&page);
+
+	out->parsed = true;
+	out->title = collected(&sc->title);
+	out->description =
+	        sc->has_description ? normalised(sc->description.s, scratch) : json_null();
+	if (sc->has_canonical) {
+		char *abs = page_resolve(&page, sc->canonical.s, false);
+		out->canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
+		                     : sc_json_string_lossy(sc->canonical.s, sc->canonical.len);
+		free(abs);
+	} else {
+		out->canonical = json_null();
+	}
+	out->lang = sc->has_lang ? normalised(sc->lang.s, scratch) : json_null();
+	out->h1 = collected(&sc->h1);
+	out->links = json_array();
+	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {
+		const char *href = sc->hrefs.s + off;
+		char *abs = page_resolve(&page, href, true);
+		off += strlen(href) + 1;
+		if (abs && !is_http_url(abs)) {
+			free(abs);
+			abs = NULL;
+		}
+		if (abs && strset_add(&seen, abs))
+			json_array_append_new(out->links, sc_json_string_lossy(abs, strlen(abs)));
+	}
+	for (size_t i = 0; i < seen.cap; i++)
+		free((char *)seen.slots[i]);
+	free(seen.slots);
+	page_free(&page);
+	return 0;
 }

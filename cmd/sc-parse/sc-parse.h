@@ -43,6 +43,7 @@ struct config {
 	const char **require; /* malloced array of borrowed names (--require) */
 	size_t nrequire;
 	bool keep_body;
+	bool tree_only;         /* SC_PARSE_TREE=1: default fields from the tree too */
 	const char *input_name; /* "<stdin>" */
 	size_t max_line;
 };
@@ -75,6 +76,10 @@ void strbuf_clear(struct strbuf *b);
 /* The whitespace-normalised text of node and its descendants, without the
  * contents of script and style elements, into b (replacing its content). */
 void node_text(const xmlNode *node, struct strbuf *b);
+
+/* Appends s[0..n) to b with runs of whitespace collapsed; *space carries a
+ * pending space between calls, so text split over nodes joins correctly. */
+void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space);
 
 /* The output value of one node of an XPath result (an element's text or
  * markup, an attribute's value made absolute if it is a URL, ...). */
@@ -111,6 +116,19 @@ bool is_url_attribute(const char *name);
  * links) to rec; null when the page was not parsed. */
 void page_default_fields(const struct page *page, json_t *rec, struct strbuf *scratch);
 extern const char *const default_field_names[];
+
+/* The default fields, from page_scan_defaults: new references, or all
+ * NULL when the page was not parsed. */
+struct scan_result {
+	bool parsed;
+	json_t *title, *description, *canonical, *lang, *h1, *links;
+};
+
+/* Parses rec's body as page_load does and gathers the default fields as
+ * page_default_fields would give them, without building a tree.  Returns
+ * 0, or -1 with a reason in why as page_load does. */
+int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
+                       struct strbuf *scratch, char *why, size_t whysize);
 extern const size_t default_field_count;
 
 /* handle.c */

@@ -144,13 +144,11 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-/* Appends s with runs of whitespace collapsed; *space carries a pending
- * space between calls so text split over nodes joins correctly. */
-static void add_normalised(struct strbuf *b, const char *s, bool *space)
+void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space)
 {
-	const char *run = s;
+	const char *run = s, *end = s + n;
 
-	for (; *s; s++) {
+	for (; s < end; s++) {
 		if (!is_space(*s))
 			continue;
 		if (s > run) {
@@ -187,7 +185,8 @@ void node_text(const xmlNode *node, struct strbuf *b)
 	while (cur) {
 		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
 		    cur->content)
-			add_normalised(b, (const char *)cur->content, &space);
+			text_add_normalised(b, (const char *)cur->content,
+			                    strlen((const char *)cur->content), &space);
 		if (cur->children &&
 		    (cur == node || (cur->type == XML_ELEMENT_NODE && !skipped_element(cur)))) {
 			cur = cur->children;
