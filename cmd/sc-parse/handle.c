@@ -52,18 +52,14 @@ void worker_destroy(struct worker *w)
 
 static void add_output(struct output *out, const json_t *rec)
 {
-	char *text = json_dumps(rec, SC_JSON_FLAGS);
-	size_t n;
+	struct strbuf b = { out->text, out->len, out->cap };
 
-	if (!text)
-		sc_die(1, "out of memory");
-	n = strlen(text);
-	out->text = sc_realloc(out->text, out->len + n + 2);
-	if (out->len > 0)
-		out->text[out->len++] = '\n';
-	memcpy(out->text + out->len, text, n + 1);
-	out->len += n;
-	free(text);
+	if (b.len > 0)
+		strbuf_add(&b, "\n", 1);
+	record_encode(&b, rec);
+	out->text = b.s;
+	out->len = b.len;
+	out->cap = b.cap;
 }
 
 static void set_warning(struct output *out, const char *fmt, ...)

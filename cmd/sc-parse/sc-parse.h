@@ -91,6 +91,11 @@ json_t *match_value(const struct page *page, const xmlNode *node, bool html,
 json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
                     xmlNodePtr at, const struct field *f, struct strbuf *scratch);
 
+/* encode.c */
+
+/* Appends rec as json_dumps(rec, SC_JSON_FLAGS) writes it to b. */
+void record_encode(struct strbuf *b, const json_t *rec);
+
 /* page.c */
 
 /* One per thread: libxml2's parser context is reused between pages. */
@@ -148,7 +153,7 @@ void worker_destroy(struct worker *w);
 /* What one input line became. */
 struct output {
 	char *text; /* malloced: the output records, '\n'-separated, no final newline; NULL for none */
-	size_t len;
+	size_t len, cap;
 	char *warning; /* malloced diagnostic for stderr, or NULL */
 	size_t not_ok; /* records this program made not ok */
 };
