@@ -577,13 +577,26 @@ bool is_url_attribute(const char *name)
  * libcurl drops).  Most links on most sites; the rest go to libcurl. */
 static bool is_plain_root_relative(const char *ref)
 {
-	/* Unreserved characters, sub-delims, ':', '@', '/', and '?'. */
-	static const char allowed[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	                              "0123456789-._~!$&'()*+,;=:@/?";
-	const char *query = strchr(ref, '?');
+	/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits
+	 * of ASCII 0-63 and 64-127:
+	 * "A-Za-z0-9-._~!$&'()*+,;=:@/?". */
+	static const uint64_t allowed[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
+	const char *query = NULL;
 
-	return ref[0] == '/' && ref[1] != '/' && ref[strspn(ref, allowed)] == '\0' &&
-	       !strstr(ref, "/.") && !(query && (query[1] == '\0' || strchr(query + 1, '?')));
+	if (ref[0] != '/' || ref[1] == '/')
+		return false;
+	for (const unsigned char *p = (const unsigned char *)ref; *p; p++) {
+		if (*p >= 128 || !(allowed[*p >> 6] >> (*p & 63) & 1))
+			return false;
+		if (*p == '/' && p[1] == '.')
+			return false; /* a dot segment, perhaps */
+		if (*p == '?') {
+			if (query || p[1] == '\0')
+				return false; /* a second '?', or an empty query */
+			query = (const char *)p;
+		}
+	}
+	return true;
 }
 
 char *page_resolve(const struct page *page, const char *ref, bool strip_fragment)
@@ -594,6 +607,15 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 	size_t n = 0;
 	CURLUcode rc;
 
+	/* The common case first: nothing to trim, drop or strip (the allowed
+	 * characters exclude spaces, controls and '#'). */
+	if (page->origin && is_plain_root_relative(ref)) {
+		size_t o = strlen(page->origin), r = strlen(ref);
+		result = sc_malloc(o + r + 1);
+		memcpy(result, page->origin, o);
+		memcpy(result + o, ref, r + 1);
+		return result;
+	}
 	/* As the URL standard does: trim C0 controls and spaces, drop tabs
 	 * and newlines anywhere. */
 	while (*ref && (unsigned char)*ref <= ' ')
@@ -644,6 +666,18 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 	curl_url_cleanup(h);
 	free(clean);
 	return result;
+}
+
+/* A JSON string of a URL: libcurl's are ASCII, which needs no check. */
+static json_t *url_string(const char *url)
+{
+	size_t n = 0;
+	bool ascii = true;
+
+	for (; url[n]; n++)
+		if ((unsigned char)url[n] >= 0x80)
+			ascii = false;
+	return ascii ? json_stringn_nocheck(url, n) : sc_json_string_lossy(url, n);
 }
 
 static bool is_http_url(const char *url)
@@ -1100,7 +1134,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 			abs = NULL;
 		}
 		if (abs && strset_add(&seen, abs))
-			json_array_append_new(out->links, sc_json_string_lossy(abs, strlen(abs)));
+			json_array_append_new(out->links, url_string(abs));
 	}
 	for (size_t i = 0; i < seen.cap; i++)
 		free((char *)seen.slots[i]);
