@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "util.h"
 
 struct buf {
@@ -195,27 +196,15 @@ static bool is_name_char(unsigned char c)
 	return is_name_start(c) || isdigit(c) || c == '-';
 }
 
+/* Code point cp as UTF-8; NUL, surrogates and what lies beyond U+10FFFF
+ * become U+FFFD, as CSS says. */
 static void put_utf8(struct buf *b, unsigned long cp)
 {
 	char u[4];
 
 	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		cp = 0xfffd;
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		buf_add(b, u, 1);
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f));
-		buf_add(b, u, 2);
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		buf_add(b, u, 3);
-	} else {
-		u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f));
-		buf_add(b, u, 4);
-	}
+	buf_add(b, u, (size_t)(sc_utf8_put(u, cp) - u));
 }
 
 /* A backslash escape: up to six hex digits and one optional space, or any

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "record.h"
+#include "utf8.h"
 #include "util.h"
 
 #define PARSE_OPTIONS                                                                        \
@@ -145,40 +146,6 @@ static unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
 	}
 	*outlen = o;
 	return out;
-}
-
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t need;
-		uint32_t cp, min;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if ((c & 0xe0) == 0xc0)
-			need = 1, cp = c & 0x1f, min = 0x80;
-		else if ((c & 0xf0) == 0xe0)
-			need = 2, cp = c & 0x0f, min = 0x800;
-		else if ((c & 0xf8) == 0xf0)
-			need = 3, cp = c & 0x07, min = 0x10000;
-		else
-			return false;
-		if (n - i <= need)
-			return false;
-		for (size_t k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += need + 1;
-	}
-	return true;
 }
 
 /* ---- is it HTML? ---- */
@@ -351,7 +318,7 @@ static const char *choose_encoding(const char *content_type, const unsigned char
 		return "UTF-8";
 	if ((enc = encoding_for_label(label)))
 		return enc;
-	return valid_utf8(s, n) ? "UTF-8" : "WINDOWS-1252";
+	return sc_utf8_valid(s, n) ? "UTF-8" : "WINDOWS-1252";
 }
 
 /* ---- loading ---- */
