@@ -25,7 +25,7 @@ static void add_char(struct strbuf *b, char c)
 	b->s[b->len] = '\0';
 }
 
-static void add_string(struct strbuf *b, const char *s, size_t n)
+void encode_string(struct strbuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n, *run = p;
 	char esc[8];
@@ -85,7 +85,7 @@ static int add_value(struct strbuf *b, const json_t *v)
 			if (!first)
 				add_char(b, ',');
 			first = false;
-			add_string(b, key, strlen(key));
+			encode_string(b, key, strlen(key));
 			add_char(b, ':');
 			if (add_value(b, member) != 0)
 				return -1;
@@ -104,7 +104,7 @@ static int add_value(struct strbuf *b, const json_t *v)
 		add_char(b, ']');
 		return 0;
 	case JSON_STRING:
-		add_string(b, json_string_value(v), json_string_length(v));
+		encode_string(b, json_string_value(v), json_string_length(v));
 		return 0;
 	case JSON_INTEGER:
 		n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));

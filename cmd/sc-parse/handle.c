@@ -12,6 +12,7 @@
 
 #include "jsonscan.h"
 #include "record.h"
+#include "utf8.h"
 #include "util.h"
 
 static xmlXPathCompExprPtr compile_or_die(const char *xpath)
@@ -167,11 +168,67 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 
 static void set_scanned(json_t *rec, const struct scan_result *r)
 {
-	json_t *values[] = { r->title, r->description, r->canonical, r->lang, r->h1, r->links };
+	json_t *values[] = { r->title, r->description, r->canonical,
+		             r->lang,  r->h1,          r->parsed ? links_json(r) : NULL };
 
 	for (size_t i = 0; i < default_field_count; i++)
 		json_object_set_new(rec, default_field_names[i],
 		                    r->parsed ? values[i] : json_null());
+}
+
+static bool has_default_member(const json_t *rec)
+{
+	for (size_t i = 0; i < default_field_count; i++)
+		if (json_object_get(rec, default_field_names[i]))
+			return true;
+	return false;
+}
+
+/* Appends rec with the default fields after its members, as add_output
+ * would after set_scanned when none of them is a member already: the
+ * links are written from the scan's buffer, not made jansson values. */
+static void add_scanned_output(struct output *out, json_t *rec, struct scan_result *r)
+{
+	struct strbuf b = { out->text, out->len, out->cap };
+	json_t *values[] = { r->title, r->description, r->canonical, r->lang, r->h1 };
+	const char *link = r->links;
+
+	if (b.len > 0)
+		strbuf_add(&b, "\n", 1);
+	record_encode(&b, rec);
+	b.len--; /* the '}' */
+	for (size_t i = 0; i < default_field_count; i++) {
+		if (b.s[b.len - 1] != '{')
+			strbuf_add(&b, ",", 1);
+		encode_string(&b, default_field_names[i], strlen(default_field_names[i]));
+		strbuf_add(&b, ":", 1);
+		if (!r->parsed) {
+			strbuf_add(&b, "null", 4);
+		} else if (i < sizeof(values) / sizeof(values[0])) {
+			record_encode(&b, values[i]);
+			json_decref(values[i]);
+		} else {
+			strbuf_add(&b, "[", 1);
+			for (size_t k = 0; k < r->nlinks; k++) {
+				size_t n = strlen(link);
+				if (k > 0)
+					strbuf_add(&b, ",", 1);
+				if (sc_utf8_valid((const unsigned char *)link, n)) {
+					encode_string(&b, link, n);
+				} else {
+					json_t *v = sc_json_string_lossy(link, n);
+					record_encode(&b, v);
+					json_decref(v);
+				}
+				link += n + 1;
+			}
+			strbuf_add(&b, "]", 1);
+		}
+	}
+	strbuf_add(&b, "}", 1);
+	out->text = b.s;
+	out->len = b.len;
+	out->cap = b.cap;
 }
 
 /* The default fields without a tree (page_scan_defaults), for a run with
@@ -192,9 +249,13 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 		json_object_del(rec, "body");
 		json_object_del(rec, "body_base64");
 	}
-	set_scanned(rec, &r);
-	validate(cfg, rec, out);
-	add_output(out, rec);
+	if (cfg->nrequire == 0 && !has_default_member(rec))
+		add_scanned_output(out, rec, &r);
+	else {
+		set_scanned(rec, &r);
+		validate(cfg, rec, out);
+		add_output(out, rec);
+	}
 	json_decref(rec);
 }
 

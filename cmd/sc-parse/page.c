@@ -59,10 +59,21 @@ struct scan {
 	size_t nhrefs;
 };
 
+/* The page's distinct links, in order: each NUL-terminated in text, and
+ * an open-addressing set of their offsets (plus one; 0 is empty), grown at
+ * half full. */
+struct linkset {
+	struct strbuf text;
+	size_t count;
+	size_t *slots;
+	size_t cap, used;
+};
+
 struct page_parser {
 	htmlParserCtxtPtr ctxt;     /* owned: builds trees */
 	htmlParserCtxtPtr sax_ctxt; /* owned, or NULL until first used: scans */
 	struct scan scan;           /* the scan's buffers, reused */
+	struct linkset links;       /* the scan's links, reused */
 };
 
 struct page_parser *page_parser_new(void)
@@ -89,6 +100,8 @@ void page_parser_free(struct page_parser *pp)
 	free(pp->scan.canonical.s);
 	free(pp->scan.base.s);
 	free(pp->scan.hrefs.s);
+	free(pp->links.text.s);
+	free(pp->links.slots);
 	free(pp);
 }
 
@@ -995,6 +1008,88 @@ static void on_characters(void *ctx, const xmlChar *ch, int len)
 	collector_text(&sc->h1, (const char *)ch, n, depth);
 }
 
+static void linkset_reset(struct linkset *set)
+{
+	set->text.len = 0;
+	set->count = set->used = 0;
+	if (set->cap > 4096) { /* after a page of very many links */
+		free(set->slots);
+		set->slots = NULL;
+		set->cap = 0;
+	} else if (set->cap) {
+		memset(set->slots, 0, set->cap * sizeof(*set->slots));
+	}
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Finds the slot of the string at offset off (length n), or its empty
+ * slot. */
+static size_t *linkset_slot(const struct linkset *set, size_t off, size_t n)
+{
+	const char *s = set->text.s + off;
+
+	for (size_t i = hash_bytes(s, n) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+		size_t *slot = &set->slots[i];
+		if (!*slot || strcmp(set->text.s + *slot - 1, s) == 0)
+			return slot;
+	}
+}
+
+/* Keeps the last string of set->text (from off) unless it is there
+ * already. */
+static void linkset_keep(struct linkset *set, size_t off)
+{
+	size_t n = set->text.len - off - 1, *slot;
+
+	if (set->used * 2 >= set->cap) {
+		size_t *old = set->slots, oldcap = set->cap;
+		set->cap = oldcap ? oldcap * 2 : 256;
+		set->slots = sc_calloc(set->cap, sizeof(*set->slots));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i]) {
+				const char *k = set->text.s + old[i] - 1;
+				*linkset_slot(set, old[i] - 1, strlen(k)) = old[i];
+			}
+		free(old);
+	}
+	slot = linkset_slot(set, off, n);
+	if (*slot) {
+		set->text.len = off; /* a duplicate */
+		return;
+	}
+	*slot = off + 1;
+	set->used++;
+	set->count++;
+}
+
+/* Adds the absolute form of href, if it is an http(s) URL not there yet;
+ * as page_default_fields does. */
+static void link_add(struct linkset *set, const struct page *page, const char *href)
+{
+	size_t off = set->text.len;
+	char *abs;
+
+	if (page->origin && is_plain_root_relative(href)) {
+		/* page_resolve's fast path, without its copy. */
+		strbuf_add(&set->text, page->origin, strlen(page->origin));
+		strbuf_add(&set->text, href, strlen(href) + 1);
+	} else if ((abs = page_resolve(page, href, true))) {
+		if (is_http_url(abs))
+			strbuf_add(&set->text, abs, strlen(abs) + 1);
+		free(abs);
+	}
+	if (set->text.len > off)
+		linkset_keep(set, off);
+}
+
 static htmlParserCtxtPtr scan_context(struct page_parser *pp)
 {
 	xmlSAXHandler *sax;
@@ -1041,12 +1136,23 @@ static json_t *collected(const struct collector *c)
 	return sc_json_string_lossy(c->text.s, c->text.len);
 }
 
+json_t *links_json(const struct scan_result *r)
+{
+	json_t *links = json_array();
+	const char *s = r->links;
+
+	for (size_t i = 0; i < r->nlinks; i++) {
+		json_array_append_new(links, url_string(s));
+		s += strlen(s) + 1;
+	}
+	return links;
+}
+
 int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
                        struct strbuf *scratch, char *why, size_t whysize)
 {
 	struct scan *sc = &pp->scan;
 	struct page page = { 0 };
-	struct strset seen = { 0 };
 	struct body b;
 	htmlDocPtr doc;
 	int rc;
@@ -1091,21 +1197,14 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	}
 	out->lang = sc->has_lang ? normalised(sc->lang.s, scratch) : json_null();
 	out->h1 = collected(&sc->h1);
-	out->links = json_array();
+	linkset_reset(&pp->links);
 	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {
 		const char *href = sc->hrefs.s + off;
-		char *abs = page_resolve(&page, href, true);
 		off += strlen(href) + 1;
-		if (abs && !is_http_url(abs)) {
-			free(abs);
-			abs = NULL;
-		}
-		if (abs && strset_add(&seen, abs))
-			json_array_append_new(out->links, url_string(abs));
+		link_add(&pp->links, &page, href);
 	}
-	for (size_t i = 0; i < seen.cap; i++)
-		free((char *)seen.slots[i]);
-	free(seen.slots);
+	out->links = pp->links.text.s;
+	out->nlinks = pp->links.count;
 	page_free(&page);
 	return 0;
 }

@@ -95,6 +95,8 @@ json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCom
 
 /* Appends rec as json_dumps(rec, SC_JSON_FLAGS) writes it to b. */
 void record_encode(struct strbuf *b, const json_t *rec);
+/* Appends s[0..n) (valid UTF-8) as a JSON string, as jansson writes it. */
+void encode_string(struct strbuf *b, const char *s, size_t n);
 
 /* page.c */
 
@@ -123,11 +125,16 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 extern const char *const default_field_names[];
 
 /* The default fields, from page_scan_defaults: new references, or all
- * NULL when the page was not parsed. */
+ * NULL when the page was not parsed.  The links are nlinks strings, each
+ * NUL-terminated, one after the other, in a buffer of the page_parser
+ * (valid until its next page); links_json makes them the "links" value. */
 struct scan_result {
 	bool parsed;
-	json_t *title, *description, *canonical, *lang, *h1, *links;
+	json_t *title, *description, *canonical, *lang, *h1;
+	const char *links;
+	size_t nlinks;
 };
+json_t *links_json(const struct scan_result *r);
 
 /* Parses rec's body as page_load does and gathers the default fields as
  * page_default_fields would give them, without building a tree.  Returns
