@@ -4,7 +4,10 @@
  *   pipeline.c the reader, the N parsing workers and the in-order writer
  *   handle.c   one input line in, its output records out
  *   page.c     a record's body to a libxml2 document: charset, base URL,
- *              URL resolution, the default fields
+ *              URL resolution, the default fields (from the tree, or
+ *              gathered while parsing when they are all that is asked for;
+ *              SC_PARSE_TREE=1 in the environment forces the tree, for tests)
+ *   encode.c   records to JSON text, as jansson writes them
  *   select.c   selectors (CSS via css.c, or XPath) and the values of matches
  *
  * The configuration is built once in main and only read afterwards, by
