@@ -352,6 +352,9 @@ make_corpus() {
 	check 'p::text' 'descendant-or-self::p/text()'
 	check 'p::html' 'descendant-or-self::p'
 	check 'xpath://a[@id]/@href' '//a[@id]/@href'
+	# An escaped type name that is no XPath name test is compared as a string.
+	check '\31 23' "descendant-or-self::*[local-name() = '123']"
+	check '\31 23:not(\31 23)' "descendant-or-self::*[local-name() = '123'][not(self::*[local-name() = '123'])]"
 }
 
 # ---- CSS, on a document ----

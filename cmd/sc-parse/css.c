@@ -587,6 +587,20 @@ static void parse_pseudo_class(struct parser *p, struct buf *preds)
 	}
 }
 
+/* Whether name can stand as an XPath name test: a letter, '_' or a non-ASCII
+ * byte first, then those, digits, '-' and '.' (libxml2's NCName, in short). */
+static bool is_xpath_name(const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+
+	if (!(isalpha(*s) || *s == '_' || *s >= 0x80))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum(*s) || *s == '_' || *s == '-' || *s == '.' || *s >= 0x80))
+			return false;
+	return true;
+}
+
 /* Parses a compound selector into its type ("" for any) and predicates.
  * Returns false, consuming nothing, if there is none at pos. */
 static bool parse_compound(struct parser *p, struct buf *type, struct buf *preds)
@@ -603,6 +617,15 @@ static bool parse_compound(struct parser *p, struct buf *type, struct buf *preds
 	} else if (is_name_start((unsigned char)peek(p)) ||
 	           (peek(p) == '-' && is_name_start((unsigned char)p->src[p->pos + 1]))) {
 		parse_ident(p, type, false, true, "an element name");
+		if (!is_xpath_name(type->s)) {
+			/* An escaped name such as \31 23 is a valid CSS type but
+			 * no XPath name test: compare the name as a string. */
+			buf_puts(preds, "[local-name() = ");
+			buf_literal(preds, type->s);
+			buf_puts(preds, "]");
+			type->len = 0;
+			buf_puts(type, "*");
+		}
 	}
 	for (;;) {
 		char c = peek(p);
