@@ -23,32 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc-parse.h"
 #include "utf8.h"
 #include "util.h"
 
-struct buf {
-	char *s; /* malloced, NUL-terminated */
-	size_t len, cap;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
+static void buf_puts(struct strbuf *b, const char *s)
 {
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = sc_realloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
+	strbuf_add(b, s, strlen(s));
 }
 
-static void buf_puts(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
+static void buf_printf(struct strbuf *b, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -58,7 +44,7 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0)
 		return;
-	buf_add(b, "", 0);
+	strbuf_add(b, "", 0);
 	if (b->len + (size_t)n + 1 > b->cap) {
 		b->cap = (b->len + (size_t)n + 1) * 2;
 		b->s = sc_realloc(b->s, b->cap);
@@ -71,7 +57,7 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
 
 /* An XPath 1.0 string literal for s: XPath has no escapes, so a value
  * holding both quote characters is built with concat(). */
-static void buf_literal(struct buf *b, const char *s)
+static void buf_literal(struct strbuf *b, const char *s)
 {
 	if (!strchr(s, '\''))
 		buf_puts(b, "'"), buf_puts(b, s), buf_puts(b, "'");
@@ -85,7 +71,7 @@ static void buf_literal(struct buf *b, const char *s)
 				buf_puts(b, ", ");
 			if (n > 0) {
 				buf_puts(b, "'");
-				buf_add(b, p, n);
+				strbuf_add(b, p, n);
 				buf_puts(b, "', ");
 			}
 			buf_puts(b, "\"'\"");
@@ -109,19 +95,19 @@ struct parser {
 };
 
 struct pooled {
-	struct buf b;
+	struct strbuf b;
 	struct pooled *next;
 };
 
 /* A new empty buffer owned by the parser, so that a failure (a longjmp out
  * of any depth) leaks nothing. */
-static struct buf *new_buf(struct parser *p)
+static struct strbuf *new_buf(struct parser *p)
 {
 	struct pooled *n = sc_calloc(1, sizeof(*n));
 
 	n->next = p->pool;
 	p->pool = n;
-	buf_add(&n->b, "", 0);
+	strbuf_add(&n->b, "", 0);
 	return &n->b;
 }
 
@@ -198,18 +184,18 @@ static bool is_name_char(unsigned char c)
 
 /* Code point cp as UTF-8; NUL, surrogates and what lies beyond U+10FFFF
  * become U+FFFD, as CSS says. */
-static void put_utf8(struct buf *b, unsigned long cp)
+static void put_utf8(struct strbuf *b, unsigned long cp)
 {
 	char u[4];
 
 	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		cp = 0xfffd;
-	buf_add(b, u, (size_t)(sc_utf8_put(u, cp) - u));
+	strbuf_add(b, u, (size_t)(sc_utf8_put(u, cp) - u));
 }
 
 /* A backslash escape: up to six hex digits and one optional space, or any
  * other character taken literally. */
-static void parse_escape(struct parser *p, struct buf *out)
+static void parse_escape(struct parser *p, struct strbuf *out)
 {
 	size_t start = p->pos;
 	unsigned long cp = 0;
@@ -232,25 +218,25 @@ static void parse_escape(struct parser *p, struct buf *out)
 		put_utf8(out, cp);
 		return;
 	}
-	buf_add(out, &p->src[p->pos], 1);
+	strbuf_add(out, &p->src[p->pos], 1);
 	p->pos++;
 }
 
 /* A CSS identifier (allow_digit_start for the name after '#').  Its text,
  * unescaped, replaces out's content; lower lowercases ASCII letters. */
-static void parse_ident(struct parser *p, struct buf *out, bool allow_digit_start, bool lower,
+static void parse_ident(struct parser *p, struct strbuf *out, bool allow_digit_start, bool lower,
                         const char *what)
 {
 	size_t start = p->pos;
 	char tmp[8];
 
 	out->len = 0;
-	buf_add(out, "", 0);
+	strbuf_add(out, "", 0);
 	if (peek(p) == '-' && !allow_digit_start) {
-		buf_add(out, "-", 1);
+		strbuf_add(out, "-", 1);
 		p->pos++;
 		if (peek(p) == '-') {
-			buf_add(out, "-", 1);
+			strbuf_add(out, "-", 1);
 			p->pos++;
 		}
 	}
@@ -266,20 +252,20 @@ static void parse_ident(struct parser *p, struct buf *out, bool allow_digit_star
 		char c = peek(p);
 		if (lower && c >= 'A' && c <= 'Z')
 			c = (char)(c - 'A' + 'a');
-		buf_add(out, &c, 1);
+		strbuf_add(out, &c, 1);
 		p->pos++;
 	}
 	if (out->len == 0)
 		fail_at(p, start, "expected %s", what);
 }
 
-static void parse_string(struct parser *p, struct buf *out)
+static void parse_string(struct parser *p, struct strbuf *out)
 {
 	char quote = peek(p);
 	size_t start = p->pos;
 
 	out->len = 0;
-	buf_add(out, "", 0);
+	strbuf_add(out, "", 0);
 	p->pos++;
 	for (;;) {
 		char c = peek(p);
@@ -297,7 +283,7 @@ static void parse_string(struct parser *p, struct buf *out)
 			parse_escape(p, out);
 			continue;
 		}
-		buf_add(out, &c, 1);
+		strbuf_add(out, &c, 1);
 		p->pos++;
 	}
 }
@@ -313,9 +299,9 @@ static void expect(struct parser *p, char c, const char *context)
 }
 
 /* "class ~= value": value among the whitespace-separated words. */
-static void pred_word(struct parser *p, struct buf *out, const char *attr, const char *value)
+static void pred_word(struct parser *p, struct strbuf *out, const char *attr, const char *value)
 {
-	struct buf *word = new_buf(p);
+	struct strbuf *word = new_buf(p);
 
 	buf_puts(word, " ");
 	buf_puts(word, value);
@@ -325,9 +311,9 @@ static void pred_word(struct parser *p, struct buf *out, const char *attr, const
 	buf_puts(out, ")");
 }
 
-static void parse_attrib(struct parser *p, struct buf *out)
+static void parse_attrib(struct parser *p, struct strbuf *out)
 {
-	struct buf *name = new_buf(p), *value = new_buf(p);
+	struct strbuf *name = new_buf(p), *value = new_buf(p);
 	size_t op_pos;
 	char op = 0, tmp[8];
 
@@ -385,7 +371,7 @@ static void parse_attrib(struct parser *p, struct buf *out)
 		buf_literal(out, v);
 		buf_printf(out, " or starts-with(@%s, ", a);
 		{
-			struct buf *dash = new_buf(p);
+			struct strbuf *dash = new_buf(p);
 			buf_puts(dash, v);
 			buf_puts(dash, "-");
 			buf_literal(out, dash->s);
@@ -494,7 +480,7 @@ static void parse_nth(struct parser *p, long *a, long *b)
 }
 
 /* pos - b, written without a double minus. */
-static void minus_b(struct buf *out, const char *pos, long b)
+static void minus_b(struct strbuf *out, const char *pos, long b)
 {
 	if (b < 0)
 		buf_printf(out, "%s + %ld", pos, -b);
@@ -504,7 +490,7 @@ static void minus_b(struct buf *out, const char *pos, long b)
 
 /* The predicate for position pos (an XPath number, 1-based) matching an+b
  * for some n >= 0. */
-static void pred_nth(struct buf *out, const char *pos, long a, long b)
+static void pred_nth(struct strbuf *out, const char *pos, long a, long b)
 {
 	if (a == 0) {
 		buf_printf(out, "[%s = %ld]", pos, b);
@@ -529,11 +515,11 @@ static void pred_nth(struct buf *out, const char *pos, long a, long b)
 	}
 }
 
-static bool parse_compound(struct parser *p, struct buf *type, struct buf *preds);
+static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf *preds);
 
-static void parse_pseudo_class(struct parser *p, struct buf *preds)
+static void parse_pseudo_class(struct parser *p, struct strbuf *preds)
 {
-	struct buf *name = new_buf(p);
+	struct strbuf *name = new_buf(p);
 	size_t start = p->pos;
 
 	p->pos++; /* ':' */
@@ -558,7 +544,7 @@ static void parse_pseudo_class(struct parser *p, struct buf *preds)
 		              : "(count(preceding-sibling::*) + 1)",
 		         a, b);
 	} else if (strcmp(name->s, "not") == 0) {
-		struct buf *type = new_buf(p), *inner = new_buf(p);
+		struct strbuf *type = new_buf(p), *inner = new_buf(p);
 		char tmp[8];
 		if (peek(p) != '(') {
 			fail_at(p, p->pos, "expected '(' after :not");
@@ -603,14 +589,14 @@ static bool is_xpath_name(const char *name)
 
 /* Parses a compound selector into its type ("" for any) and predicates.
  * Returns false, consuming nothing, if there is none at pos. */
-static bool parse_compound(struct parser *p, struct buf *type, struct buf *preds)
+static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf *preds)
 {
 	size_t start = p->pos;
-	struct buf *ident = new_buf(p);
+	struct strbuf *ident = new_buf(p);
 
 	type->len = 0, preds->len = 0;
-	buf_add(type, "", 0);
-	buf_add(preds, "", 0);
+	strbuf_add(type, "", 0);
+	strbuf_add(preds, "", 0);
 	if (peek(p) == '*') {
 		p->pos++;
 		buf_puts(type, "*");
@@ -661,9 +647,9 @@ enum pseudo_element {
 
 /* One complex selector (no commas).  Appends its XPath to out and returns
  * the pseudo-element it ends with. */
-static enum pseudo_element parse_complex(struct parser *p, struct buf *out)
+static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
 {
-	struct buf *type = new_buf(p), *preds = new_buf(p);
+	struct strbuf *type = new_buf(p), *preds = new_buf(p);
 	const char *axis = "descendant-or-self::";
 	char tmp[8];
 
@@ -676,7 +662,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct buf *out)
 		buf_puts(out, preds->s);
 		if (peek(p) == ':' && p->src[p->pos + 1] == ':') {
 			size_t pe = p->pos;
-			struct buf *name = new_buf(p);
+			struct strbuf *name = new_buf(p);
 			enum pseudo_element kind;
 
 			p->pos += 2;
@@ -739,7 +725,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct buf *out)
 }
 
 /* The group, after css_compile has set up the failure exit. */
-static void parse_group(struct parser *p, struct buf *xpath, bool *outer_html)
+static void parse_group(struct parser *p, struct strbuf *xpath, bool *outer_html)
 {
 	enum pseudo_element first = PE_NONE;
 
@@ -765,7 +751,7 @@ static void parse_group(struct parser *p, struct buf *xpath, bool *outer_html)
 int css_compile(const char *selector, struct css_compiled *out, struct css_error *err)
 {
 	struct parser p = { .src = selector, .err = err };
-	struct buf *xpath;
+	struct strbuf *xpath;
 	bool outer_html;
 
 	if (setjmp(p.fail)) {
