@@ -115,7 +115,7 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 	struct sc_input_item item;
 
 	(void)ctx;
-	if (!sc_input_item_from_line(in, line, &item))
+	if (!sc_input_item_from_line(in, line, NULL, &item))
 		return 0; /* a blank line is no record */
 	if (item.bad) {
 		sc_fetch_submit_final(e, item.rec, true);

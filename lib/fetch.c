@@ -946,7 +946,7 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 		return 0;
 	if (line->too_long || *s == '{') {
 		/* A JSON object (or something malformed): the shared rules. */
-		if (!sc_input_item_from_line(in, line, &item))
+		if (!sc_input_item_from_line(in, line, NULL, &item))
 			return 0;
 		if (item.bad) {
 			sc_fetch_submit_final(e, item.rec, true);

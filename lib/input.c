@@ -15,7 +15,7 @@ static bool is_blank(const char *s, size_t len)
 }
 
 bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
-                             struct sc_input_item *item)
+                             struct sc_jsonscan *fast, struct sc_input_item *item)
 {
 	json_error_t err;
 	char why[256];
@@ -27,7 +27,7 @@ bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *lin
 	} else {
 		if (is_blank(line->text, line->len))
 			return false;
-		item->rec = sc_record_parse(line->text, line->len, &err);
+		item->rec = sc_record_parse(line->text, line->len, fast, &err);
 		if (item->rec)
 			return true;
 		snprintf(why, sizeof(why), "%s", err.text);
@@ -40,17 +40,19 @@ bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *lin
 
 int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx)
 {
+	struct sc_jsonscan fast = { 0 };
 	struct sc_line line;
 	struct sc_input_item item;
 	int rc;
 
 	while ((rc = sc_lines_next(r, &line)) > 0) {
-		if (!sc_input_item_from_line(r, &line, &item))
+		if (!sc_input_item_from_line(r, &line, &fast, &item))
 			continue;
 		rc = handle(&item, ctx);
 		json_decref(item.rec);
 		if (rc != 0)
-			return rc;
+			break;
 	}
+	sc_jsonscan_free(&fast);
 	return rc;
 }

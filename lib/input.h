@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "jsonscan.h"
 #include "lines.h"
 
 struct sc_input_item {
@@ -26,9 +27,10 @@ typedef int (*sc_input_handler)(const struct sc_input_item *item, void *ctx);
 int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx);
 
 /* Makes the item for one line (what sc_input_each does per line), for
- * programs with loops of their own.  The caller decrefs item->rec.
- * Returns false for a blank line, which is no record. */
+ * programs with loops of their own.  fast is as for sc_record_parse.  The
+ * caller decrefs item->rec.  Returns false for a blank line, which is no
+ * record. */
 bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
-                             struct sc_input_item *item);
+                             struct sc_jsonscan *fast, struct sc_input_item *item);
 
 #endif

@@ -38,9 +38,14 @@ int sc_error_kind_from_name(const char *name)
 	return -1;
 }
 
-json_t *sc_record_parse(const char *text, size_t len, json_error_t *err)
+json_t *sc_record_parse(const char *text, size_t len, struct sc_jsonscan *fast, json_error_t *err)
 {
-	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, err);
+	json_t *rec;
+
+	/* jsonscan declines anything unusual, and jansson then judges it. */
+	if (fast && (rec = sc_jsonscan_object(fast, text, len, JSON_ALLOW_NUL)))
+		return rec;
+	rec = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, err);
 
 	if (!rec) {
 		/* Prefix jansson's reason, cutting its tail if need be. */

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "jsonscan.h"
+
 /* The closed set of error kinds (sc-record(5)).  Keep in step with the
  * names in record.c and the man page. */
 enum sc_error_kind {
@@ -39,8 +41,11 @@ int sc_error_kind_from_name(const char *name);
 #define SC_RAW_MAX 1024
 
 /* Parses one input line as a JSON object.  Returns the object, or NULL with
- * the reason in err->text ("not valid JSON: ...", "not a JSON object"). */
-json_t *sc_record_parse(const char *text, size_t len, json_error_t *err);
+ * the reason in err->text ("not valid JSON: ...", "not a JSON object").
+ * fast is NULL, or the caller's scratch for lib/jsonscan's decoder, which
+ * is then tried first with the same rules: the record is the same either
+ * way, only faster on the usual line. */
+json_t *sc_record_parse(const char *text, size_t len, struct sc_jsonscan *fast, json_error_t *err);
 
 /* A bad_input record for input line number lineno:
  *   {"url": <url or null>, "ok": false, "status": null,

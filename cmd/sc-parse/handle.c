@@ -144,22 +144,10 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 	if (too_long) {
 		snprintf(why, sizeof(why), "line longer than %zu bytes", cfg->max_line);
 	} else {
-		/* The fast decoder first; it declines anything unusual. */
-		if ((rec = sc_jsonscan_object(&w->js, line, len, JSON_ALLOW_NUL)))
+		rec = sc_record_parse(line, len, &w->js, &err);
+		if (rec)
 			return rec;
-		/* Like sc_record_parse, but a body holding NUL characters
-		 * (\u0000, which JSON allows) is accepted: pages contain them. */
-		rec = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
-		if (json_is_object(rec)) /* false for NULL */
-			return rec;
-		json_decref(rec);
-		rec = sc_record_parse(line, len, &err); /* for the standard reason */
-		if (rec) {
-			json_decref(rec);
-			snprintf(why, sizeof(why), "not valid JSON");
-		} else {
-			snprintf(why, sizeof(why), "%s", err.text);
-		}
+		snprintf(why, sizeof(why), "%s", err.text);
 	}
 	set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
 	out->not_ok++;

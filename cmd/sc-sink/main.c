@@ -301,24 +301,6 @@ static void idle(struct run *run, int fd)
 	}
 }
 
-/* The item for one line.  jsonscan decodes the usual line several times
- * faster than jansson; what it declines goes the shared way, which gives
- * the same record, or the bad_input record and its warning.  No flags: a
- * line with \u0000 is left to sc_record_parse, whatever it decides. */
-static bool item_from_line(struct sc_jsonscan *js, const struct sc_lines *r,
-                           const struct sc_line *line, struct sc_input_item *item)
-{
-	if (!line->too_long) {
-		item->rec = sc_jsonscan_object(js, line->text, line->len, 0);
-		if (item->rec) {
-			item->line = line;
-			item->bad = false;
-			return true;
-		}
-	}
-	return sc_input_item_from_line(r, line, item);
-}
-
 static void read_input(struct run *run)
 {
 	struct sc_lines *r = sc_lines_open(STDIN_FILENO, "<stdin>");
@@ -335,7 +317,9 @@ static void read_input(struct run *run)
 		rc = sc_lines_next(r, &line);
 		if (rc <= 0)
 			break;
-		if (!item_from_line(&js, r, &line, &item))
+		/* jsonscan decodes the usual line several times faster than
+		 * jansson; sc_record_parse falls back to jansson for the rest. */
+		if (!sc_input_item_from_line(r, &line, &js, &item))
 			continue;
 		write_record(run, &item);
 		json_decref(item.rec);

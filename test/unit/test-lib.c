@@ -153,9 +153,18 @@ static void test_input_and_records(void)
 
 	json_error_t err;
 	const char nul[] = "{\"body\":\"a\\u0000b\"}";
-	json_t *rec = sc_record_parse(nul, sizeof(nul) - 1, &err);
+	json_t *rec = sc_record_parse(nul, sizeof(nul) - 1, NULL, &err);
 	ok(rec && json_string_length(json_object_get(rec, "body")) == 3,
 	   "an escaped NUL in a string is data, not a malformed line");
+	struct sc_jsonscan fast = { 0 };
+	json_t *fast_rec = sc_record_parse(nul, sizeof(nul) - 1, &fast, &err);
+	ok(json_equal(rec, fast_rec), "the fast decoder gives the same record");
+	json_decref(fast_rec);
+	const char dup[] = "{\"a\":1,\"a\":2}";
+	ok(!sc_record_parse(dup, sizeof(dup) - 1, &fast, &err) &&
+	           strstr(err.text, "duplicate") != NULL,
+	   "what it declines gets jansson's reason: %s", err.text);
+	sc_jsonscan_free(&fast);
 	json_decref(rec);
 
 	is_str(sc_error_kind_name(SC_ERR_TOO_MANY_REDIRECTS), "too_many_redirects", "kind names");
