@@ -219,6 +219,25 @@ static void add_scanned_output(struct output *out, json_t *rec, struct scan_resu
 	out->cap = b.cap;
 }
 
+/* A body that cannot be read (bad base64, say) makes the record a
+ * bad_input failure, with its warning. */
+static void reject_body(const struct config *cfg, json_t *rec, size_t lineno, const char *why,
+                        struct output *out)
+{
+	set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+	sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
+	out->not_ok++;
+}
+
+/* The body leaves the record unless --keep-body. */
+static void drop_body(const struct config *cfg, json_t *rec)
+{
+	if (!cfg->keep_body) {
+		json_object_del(rec, "body");
+		json_object_del(rec, "body_base64");
+	}
+}
+
 /* The default fields without a tree (page_scan_defaults), for a run with
  * no -f: what worker_process does, less the document. */
 static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struct output *out)
@@ -228,15 +247,9 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 	char why[256];
 
 	if (out->not_ok == 0 &&
-	    page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0) {
-		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
-		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
-		out->not_ok++;
-	}
-	if (!cfg->keep_body) {
-		json_object_del(rec, "body");
-		json_object_del(rec, "body_base64");
-	}
+	    page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0)
+		reject_body(cfg, rec, lineno, why, out);
+	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))
 		add_scanned_output(out, rec, &r);
 	else {
@@ -262,15 +275,9 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 		process_defaults(w, rec, lineno, out);
 		return;
 	}
-	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0) {
-		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
-		sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
-		out->not_ok++;
-	}
-	if (!cfg->keep_body) {
-		json_object_del(rec, "body");
-		json_object_del(rec, "body_base64");
-	}
+	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
+		reject_body(cfg, rec, lineno, why, out);
+	drop_body(cfg, rec);
 	if (page.doc && (cfg->nfields > 0 || cfg->has_each)) {
 		ctx = xmlXPathNewContext(page.doc);
 		if (!ctx)
