@@ -246,8 +246,7 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 	struct scan_result r = { 0 };
 	char why[256];
 
-	if (out->not_ok == 0 &&
-	    page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0)
+	if (out->not_ok == 0 && page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0)
 		reject_body(cfg, rec, lineno, why, out);
 	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))
