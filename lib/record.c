@@ -126,6 +126,11 @@ bool sc_record_ok(const json_t *rec)
 	return json_is_true(json_object_get(rec, "ok"));
 }
 
+bool sc_record_failed(const json_t *rec)
+{
+	return json_is_false(json_object_get(rec, "ok"));
+}
+
 static int write_and_flush(FILE *out, const char *text, size_t len)
 {
 	int rc = 0;

@@ -59,6 +59,10 @@ void sc_record_set_error(json_t *rec, enum sc_error_kind kind, const char *messa
 /* rec's "ok" member is true. */
 bool sc_record_ok(const json_t *rec);
 
+/* rec's "ok" member is false: a failure recorded by an earlier stage.  A
+ * record without "ok" (made by hand, {url, body}) is not failed. */
+bool sc_record_failed(const json_t *rec);
+
 /* A JSON string from bytes that may not be valid UTF-8: invalid sequences
  * become U+FFFD.  Never NULL. */
 json_t *sc_json_string_lossy(const char *bytes, size_t len);

@@ -123,6 +123,15 @@ memcheck() {
 	assert_equal "$(jq -c '[.ok, .error.kind, .title, has("body_base64")]' <<<"${lines[0]}")" '[false,"bad_input",null,false]'
 }
 
+@test "a hand-made record without ok is parsed; only ok: false skips parsing" {
+	echo '{"url":"http://x/a/","body":"<title>Hand</title><a href=b>b</a>"}' >in.jsonl
+	run -0 --separate-stderr sc-parse <in.jsonl
+	assert_equal "$(jq -c '[.title, .links]' <<<"$output")" '["Hand",["http://x/a/b"]]'
+	echo '{"url":"http://x/","body":"<p>no title</p>"}' >req.jsonl
+	run -3 --separate-stderr sc-parse -f t=title --require t <req.jsonl
+	assert_equal "$(jq -c '[.ok, .error.kind]' <<<"$output")" '[false,"validation"]'
+}
+
 @test "records that are not ok pass through, fields null, exit 0 (they are data)" {
 	echo '{"url":"http://x/","ok":false,"status":404,"error":{"kind":"http","message":"HTTP 404"},"body":"<title>Not found</title>"}' >in.jsonl
 	run -0 --separate-stderr sc-parse <in.jsonl

@@ -111,13 +111,14 @@ static bool is_empty(const json_t *v)
 	       (json_is_array(v) && json_array_size(v) == 0);
 }
 
-/* --require: an ok record missing a required field becomes not ok.
+/* --require: a record not failed (ok true, or no ok member) missing a
+ * required field becomes not ok.
  * Records that were not ok already are data, and keep their error. */
 static void validate(const struct config *cfg, json_t *rec, struct output *out)
 {
 	char why[256];
 
-	if (!sc_record_ok(rec))
+	if (sc_record_failed(rec))
 		return;
 	for (size_t i = 0; i < cfg->nrequire; i++) {
 		const json_t *v = json_object_get(rec, cfg->require[i]);

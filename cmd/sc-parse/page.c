@@ -437,7 +437,7 @@ static int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 
 	memset(b, 0, sizeof(*b));
 	b->encoding = "UTF-8";
-	if (!sc_record_ok(rec))
+	if (sc_record_failed(rec))
 		return 0;
 	if (body && !json_is_null(body)) {
 		if (!json_is_string(body)) {

@@ -108,7 +108,7 @@ struct page_parser;
 struct page_parser *page_parser_new(void);
 void page_parser_free(struct page_parser *pp);
 
-/* Parses rec's body (body or body_base64) if rec is ok and the body is
+/* Parses rec's body (body or body_base64) unless rec is "ok": false, and the body is
  * HTML.  Returns 0 (page->doc may still be NULL), or -1 with a reason in
  * why when the record itself is malformed (body_base64 not base64). */
 int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
