@@ -109,7 +109,9 @@ static char *normalize(const char *s, size_t len, enum norm_mode mode)
 				out[o++] = HEX[lo];
 			}
 			i += 2;
-		} else if (c <= 0x20 || c >= 0x7f || literal_special) {
+		} else if (c <= 0x20 || c >= 0x7f || c == '%' || literal_special) {
+			/* A '%' that starts no escape is encoded too, so that
+			 * normalising twice changes nothing ("%%41" is "%25A"). */
 			out[o++] = '%';
 			out[o++] = HEX[c >> 4];
 			out[o++] = HEX[c & 15];
@@ -443,18 +445,21 @@ bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query)
 {
 	if (r->kind == SC_ROBOTS_ALLOW_ALL)
 		return true;
-	const char *p = path_and_query && *path_and_query ? path_and_query : "/";
+	const char *p = path_and_query ? path_and_query : "";
 	size_t n = strcspn(p, "#");
-	size_t path_only = strcspn(p, "?#");
-	if (path_only == 11 && memcmp(p, "/robots.txt", 11) == 0)
-		return true;
-	if (r->kind == SC_ROBOTS_DISALLOW_ALL)
-		return false;
-	if (r->rules.n == 0)
-		return true;
-
+	if (n == 0) {
+		p = "/";
+		n = 1;
+	}
 	char *path = normalize(p, n, NORM_PATH);
 	size_t len = strlen(path);
+	size_t path_only = strcspn(path, "?");
+	bool robots_txt = path_only == 11 && memcmp(path, "/robots.txt", 11) == 0;
+	if (robots_txt || r->kind == SC_ROBOTS_DISALLOW_ALL || r->rules.n == 0) {
+		free(path);
+		return robots_txt || r->kind != SC_ROBOTS_DISALLOW_ALL;
+	}
+
 	size_t *pos = sc_malloc((len + 1) * sizeof *pos);
 	size_t best = 0;
 	bool found = false, allow = true;

@@ -27,9 +27,9 @@
  * - patterns and paths are compared after percent-encoding normalisation:
  *   %hh of an unreserved character (A-Z a-z 0-9 - . _ ~) is decoded, other
  *   %hh have their hex upper-cased, and bytes outside printable ASCII are
- *   percent-encoded; a literal '*' or '$' in a path is %2A or %24, so it
- *   meets a rule's escaped one (RFC 9309 2.2.3), and a '$' inside a rule
- *   (not at its end) is literal;
+ *   percent-encoded, as is a '%' that starts no escape; a literal '*' or
+ *   '$' in a path is %2A or %24, so it meets a rule's escaped one (RFC 9309
+ *   2.2.3), and a '$' inside a rule (not at its end) is literal;
  * - /robots.txt itself is always allowed;
  * - Crawl-delay (seconds, fractional allowed) is the first one found in the
  *   groups chosen; Sitemap lines belong to no group and are all kept
@@ -86,7 +86,8 @@ void sc_robots_free(struct sc_robots *r);
 
 enum sc_robots_kind sc_robots_kind(const struct sc_robots *r);
 /* Whether a URL's path and query ("/a/b?c=d"; "" means "/"; a fragment is
- * ignored) may be fetched. */
+ * ignored) may be fetched.  Pass the URL's path and query as they are on
+ * the wire (curl_url_get CURLUPART_PATH and CURLUPART_QUERY). */
 bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query);
 /* Why a refused path is refused, for the record's message: the reason of a
  * disallow-all, else "disallowed by robots.txt".  Static or owned by r. */

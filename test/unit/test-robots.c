@@ -173,8 +173,8 @@ static void test_percent_encoding(void)
 	is_str(n = sc_robots_normalize("/foo/bar/\xE3\x83\x84", 12), "/foo/bar/%E3%83%84",
 	       "UTF-8 encoded (RFC 2.2.2)");
 	free(n);
-	is_str(n = sc_robots_normalize("/a%7e%2D%zz%4", 13), "/a~-%zz%4",
-	       "bad escapes kept as they are");
+	is_str(n = sc_robots_normalize("/a%7e%2D%zz%4", 13), "/a~-%25zz%254",
+	       "a %% that starts no escape is encoded");
 	free(n);
 	is_str(n = sc_robots_normalize("/a b", 4), "/a%20b", "space encoded");
 	free(n);
@@ -241,6 +241,8 @@ static void test_groups(void)
 
 static void test_syntax(void)
 {
+	char *n;
+
 	/* Field names in any case, spaces around the colon, misspellings. */
 	REFUSED("USER-AGENT: *\nDISALLOW: /a\n", "x", "/a");
 	REFUSED("user-agent:*\ndisallow:/a\n", "x", "/a");
@@ -268,6 +270,10 @@ static void test_syntax(void)
 	/* The path given as "" is "/"; a fragment is ignored. */
 	REFUSED("User-agent: *\nDisallow: /$\n", "x", "");
 	REFUSED("User-agent: *\nDisallow: /a$\n", "x", "/a#frag");
+	REFUSED("User-agent: *\nDisallow: /$\n", "x", "#frag");
+	REFUSED("User-agent: *\nDisallow: /100%\n", "x", "/100%25");
+	is_str(n = sc_robots_normalize("%%611", 5), "%25a1", "normalising twice changes nothing");
+	free(n);
 }
 
 static void test_robots_txt_always_allowed(void)
@@ -275,6 +281,7 @@ static void test_robots_txt_always_allowed(void)
 	ALLOWED("User-agent: *\nDisallow: /\n", "x", "/robots.txt");
 	ALLOWED("User-agent: *\nDisallow: /robots.txt\n", "x", "/robots.txt?x=1");
 	REFUSED("User-agent: *\nDisallow: /\n", "x", "/robots.txt.bak");
+	ALLOWED("User-agent: *\nDisallow: /\n", "x", "/robots%2Etxt");
 	struct sc_robots *r = sc_robots_disallow_all(SC_ROBOTS_UNREACHABLE);
 	ok(sc_robots_allowed(r, "/robots.txt"), "even under disallow-all");
 	sc_robots_free(r);
