@@ -79,14 +79,14 @@ int seen_end(struct seen *s);
 /* *found: key is in the set, from an earlier run or this one. */
 int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found);
 /* Adds key to this run's URLs (not yet the persistent set). */
-int seen_add(struct seen *s, const uint8_t key[KEY_LEN], const char *host, size_t host_len);
+int seen_add(struct seen *s, const uint8_t key[KEY_LEN]);
 /* URLs of host emitted so far, by earlier runs and this one. */
 int seen_host_count(struct seen *s, const char *host, size_t host_len, long *n);
-int seen_host_add(struct seen *s, const char *host, size_t host_len);
-/* Moves this run's URLs into the persistent set, in one transaction, and
- * adds to the per-host counts the URLs that were not in it already (so
- * committing the same URLs twice changes nothing).  *added says how many
- * were new. */
+/* Adds n to this run's count of host. */
+int seen_host_add(struct seen *s, const char *host, size_t host_len, long n);
+/* Moves this run's URLs and per-host counts into the persistent set, in
+ * one transaction (committing the same URLs twice changes nothing).
+ * *added says how many URLs were new to it. */
 int seen_commit(struct seen *s, uint64_t *added);
 
 /* ---- round.c ---- */

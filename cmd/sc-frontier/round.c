@@ -38,11 +38,16 @@ struct page {
 };
 
 struct cand {
-	uint8_t key[KEY_LEN];
-	uint32_t index; /* input order within the batch */
 	uint32_t page;
 	struct sc_url url;
 	bool fresh; /* in no seen set: emitted unless --max-per-host refuses */
+};
+
+/* A candidate's key, sorted apart from the candidates so that the sort and
+ * the walk in key order stay in a small contiguous array. */
+struct keyed {
+	uint64_t hi, lo; /* XXH3-128 of the canonical URL */
+	uint32_t index;  /* the candidate, in input order */
 };
 
 struct run {
@@ -54,7 +59,7 @@ struct run {
 	size_t ncand;
 	struct page *pages;
 	size_t npages, cap_pages;
-	uint32_t *order;
+	struct keyed *order;
 	char *buf;
 	size_t len, cap;
 };
@@ -144,13 +149,29 @@ static int emit(struct run *r, const struct cand *k)
 
 /* ---- a batch through the seen set ---- */
 
-static int by_key(const void *a, const void *b, void *ctx)
+static int by_key(const void *a, const void *b)
 {
-	const struct cand *cand = ctx;
-	const struct cand *x = &cand[*(const uint32_t *)a], *y = &cand[*(const uint32_t *)b];
-	int d = memcmp(x->key, y->key, KEY_LEN);
+	const struct keyed *x = a, *y = b;
 
-	return d ? d : (x->index > y->index) - (x->index < y->index);
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static bool same_key(const struct keyed *x, const struct keyed *y)
+{
+	return x->hi == y->hi && x->lo == y->lo;
+}
+
+/* The key as stored: big-endian, so that SQLite's memcmp order is ours. */
+static void key_bytes(const struct keyed *k, uint8_t out[KEY_LEN])
+{
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(k->hi >> (56 - 8 * i));
+		out[8 + i] = (uint8_t)(k->lo >> (56 - 8 * i));
+	}
 }
 
 static void free_batch(struct run *r)
@@ -164,6 +185,23 @@ static void free_batch(struct run *r)
 	r->ncand = r->npages = 0;
 }
 
+/* The URLs emitted for one host, added to its count in one step when the
+ * next URL is another host's: a round's links come host by host. */
+struct tally {
+	const char *host; /* borrowed from a candidate */
+	size_t len;
+	long before; /* its count before, when --max-per-host needs it */
+	long added;  /* emitted since */
+};
+
+static int tally_flush(struct seen *s, struct tally *t)
+{
+	int rc = t->added ? seen_host_add(s, t->host, t->len, t->added) : 0;
+
+	t->added = 0;
+	return rc;
+}
+
 static int decide(struct run *r)
 {
 	const struct options *o = r->o;
@@ -171,50 +209,58 @@ static int decide(struct run *r)
 	size_t n = r->ncand;
 	bool found;
 
-	for (size_t i = 0; i < n; i++)
-		r->order[i] = (uint32_t)i;
-	qsort_r(r->order, n, sizeof(*r->order), by_key, r->cand);
+	uint8_t key[KEY_LEN];
+
+	qsort(r->order, n, sizeof(*r->order), by_key);
 	if (seen_begin(s) < 0)
 		return -1;
 	/* Key order: each key once, against the set. */
 	for (size_t i = 0; i < n; i++) {
-		struct cand *k = &r->cand[r->order[i]];
-		if (i > 0 && memcmp(k->key, r->cand[r->order[i - 1]].key, KEY_LEN) == 0) {
+		if (i > 0 && same_key(&r->order[i], &r->order[i - 1])) {
 			r->c->reason[R_REPEATED]++;
 			continue;
 		}
-		if (seen_has(s, k->key, &found) < 0)
+		key_bytes(&r->order[i], key);
+		if (seen_has(s, key, &found) < 0)
 			return -1;
-		k->fresh = !found;
+		r->cand[r->order[i].index].fresh = !found;
 		if (found)
 			r->c->reason[R_SEEN]++;
 	}
 	/* Input order: the per-host limit, and the output. */
+	struct tally t = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		struct cand *k = &r->cand[i];
-		const char *host = k->url.url + k->url.host_off;
-		long count;
 		if (!k->fresh)
 			continue;
-		if (o->max_per_host >= 0) {
-			if (seen_host_count(s, host, k->url.host_len, &count) < 0)
-				return -1;
-			if (count >= o->max_per_host) {
-				k->fresh = false;
-				r->c->reason[R_PER_HOST]++;
-				continue;
-			}
-			if (seen_host_add(s, host, k->url.host_len) < 0)
+		const char *host = k->url.url + k->url.host_off;
+		if (t.added && (t.len != k->url.host_len || memcmp(t.host, host, t.len) != 0) &&
+		    tally_flush(s, &t) < 0)
+			return -1;
+		if (!t.added) {
+			t.host = host;
+			t.len = k->url.host_len;
+			t.before = 0;
+			if (o->max_per_host >= 0 && seen_host_count(s, host, t.len, &t.before) < 0)
 				return -1;
 		}
+		if (o->max_per_host >= 0 && t.before + t.added >= o->max_per_host) {
+			k->fresh = false;
+			r->c->reason[R_PER_HOST]++;
+			continue;
+		}
+		t.added++;
 		if (o->mode != MODE_COMMIT && emit(r, k) < 0)
 			return -2;
 	}
+	if (tally_flush(s, &t) < 0)
+		return -1;
 	/* Key order again: this run's set grows in order. */
 	for (size_t i = 0; i < n; i++) {
-		struct cand *k = &r->cand[r->order[i]];
-		if (k->fresh &&
-		    seen_add(s, k->key, k->url.url + k->url.host_off, k->url.host_len) < 0)
+		if (!r->cand[r->order[i].index].fresh)
+			continue;
+		key_bytes(&r->order[i], key);
+		if (seen_add(s, key) < 0)
 			return -1;
 	}
 	return seen_end(s);
@@ -310,10 +356,8 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 		sc_url_free(&k->url);
 		return 0;
 	}
-	XXH128_canonical_t h;
-	XXH128_canonicalFromHash(&h, XXH3_128bits(k->url.url, strlen(k->url.url)));
-	memcpy(k->key, h.digest, KEY_LEN); /* big-endian: memcmp order is key order */
-	k->index = (uint32_t)r->ncand;
+	XXH128_hash_t h = XXH3_128bits(k->url.url, strlen(k->url.url));
+	r->order[r->ncand] = (struct keyed){ h.high64, h.low64, (uint32_t)r->ncand };
 	k->page = (uint32_t)(r->npages - 1);
 	k->fresh = false;
 	if (++r->ncand == BATCH_MAX)

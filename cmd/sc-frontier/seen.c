@@ -34,24 +34,17 @@ enum stmt {
 	S_ADD,
 	S_HOST_COUNT,
 	S_HOST_ADD,
-	S_PENDING,
-	S_COMMIT_KEY,
-	S_COMMIT_HOST,
 	S_COUNT
 };
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_HAS_MAIN] = "SELECT 1 FROM main.seen WHERE k = ?1",
 	[S_HAS_RUN] = "SELECT 1 FROM run.seen WHERE k = ?1",
-	[S_ADD] = "INSERT OR IGNORE INTO run.seen(k, host) VALUES (?1, ?2)",
+	[S_ADD] = "INSERT OR IGNORE INTO run.seen(k) VALUES (?1)",
 	[S_HOST_COUNT] = "SELECT coalesce((SELECT n FROM main.hosts WHERE host = ?1), 0)"
 	                 " + coalesce((SELECT n FROM run.hosts WHERE host = ?1), 0)",
-	[S_HOST_ADD] = "INSERT INTO run.hosts(host, n) VALUES (?1, 1)"
-	               " ON CONFLICT(host) DO UPDATE SET n = n + 1",
-	[S_PENDING] = "SELECT k, host FROM run.seen ORDER BY k",
-	[S_COMMIT_KEY] = "INSERT OR IGNORE INTO main.seen(k) VALUES (?1)",
-	[S_COMMIT_HOST] = "INSERT INTO main.hosts(host, n) VALUES (?1, 1)"
-	                  " ON CONFLICT(host) DO UPDATE SET n = n + 1",
+	[S_HOST_ADD] = "INSERT INTO run.hosts(host, n) VALUES (?1, ?2)"
+	               " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n",
 };
 
 struct seen {
@@ -137,7 +130,7 @@ struct seen *seen_open(const char *path, char *err, size_t errlen)
 	         "PRAGMA main.cache_size = -%d; PRAGMA mmap_size = 0; PRAGMA temp_store = FILE;"
 	         "PRAGMA main.synchronous = FULL;"
 	         "ATTACH '' AS run; PRAGMA run.cache_size = -%d; PRAGMA run.journal_mode = OFF;"
-	         "CREATE TABLE run.seen(k BLOB PRIMARY KEY, host TEXT NOT NULL) WITHOUT ROWID;"
+	         "CREATE TABLE run.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
 	         "CREATE TABLE run.hosts(host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
 	         MAIN_CACHE_KIB, RUN_CACHE_KIB);
 	if (exec(s, sql) < 0 || init_main(s) < 0)
@@ -208,12 +201,11 @@ int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
 	return 0;
 }
 
-int seen_add(struct seen *s, const uint8_t key[KEY_LEN], const char *host, size_t host_len)
+int seen_add(struct seen *s, const uint8_t key[KEY_LEN])
 {
 	sqlite3_stmt *st = s->stmt[S_ADD];
 
 	sqlite3_bind_blob(st, 1, key, KEY_LEN, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, host, (int)host_len, SQLITE_STATIC);
 	return step_once(s, st, NULL) < 0 ? -1 : 0;
 }
 
@@ -229,47 +221,35 @@ int seen_host_count(struct seen *s, const char *host, size_t host_len, long *n)
 	return 0;
 }
 
-int seen_host_add(struct seen *s, const char *host, size_t host_len)
+int seen_host_add(struct seen *s, const char *host, size_t host_len, long n)
 {
 	sqlite3_stmt *st = s->stmt[S_HOST_ADD];
 
 	sqlite3_bind_text(st, 1, host, (int)host_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, n);
 	return step_once(s, st, NULL) < 0 ? -1 : 0;
 }
 
+/* This run's keys were none of them in main when they were looked up, and
+ * its host counts count exactly those keys; so with one writer at a time
+ * the counts stay the number of keys per host.  A second commit of the
+ * same URLs finds every key in main, adds no key and no count. */
 int seen_commit(struct seen *s, uint64_t *added)
 {
-	sqlite3_stmt *pending = s->stmt[S_PENDING], *key = s->stmt[S_COMMIT_KEY],
-	             *host = s->stmt[S_COMMIT_HOST];
-	int rc;
-
 	*added = 0;
 	if (!s->persistent)
 		return 0;
 	if (exec(s, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	while ((rc = sqlite3_step(pending)) == SQLITE_ROW) {
-		sqlite3_bind_blob(key, 1, sqlite3_column_blob(pending, 0), KEY_LEN, SQLITE_STATIC);
-		if (step_once(s, key, NULL) < 0)
-			goto fail;
-		if (sqlite3_changes(s->db) == 0)
-			continue; /* committed before: counted then */
-		(*added)++;
-		sqlite3_bind_text(host, 1, (const char *)sqlite3_column_text(pending, 1),
-		                  sqlite3_column_bytes(pending, 1), SQLITE_STATIC);
-		if (step_once(s, host, NULL) < 0)
-			goto fail;
-	}
-	sqlite3_reset(pending);
-	if (rc != SQLITE_DONE) {
-		fail(s, "reading this run's URLs");
+	if (exec(s, "INSERT OR IGNORE INTO main.seen(k) SELECT k FROM run.seen ORDER BY k") < 0)
 		goto fail;
-	}
-	if (exec(s, "COMMIT") < 0)
+	*added = (uint64_t)sqlite3_changes64(s->db);
+	if (exec(s, "INSERT INTO main.hosts(host, n) SELECT host, n FROM run.hosts WHERE true"
+	            " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n") < 0 ||
+	    exec(s, "COMMIT") < 0)
 		goto fail;
 	return 0;
 fail:
-	sqlite3_reset(pending);
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
 }
