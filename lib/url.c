@@ -305,6 +305,107 @@ done:
 	return rc;
 }
 
+/* ---- the fast path: URLs that are canonical already ---- */
+
+static bool is_lower_host_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+/* What a path or query may hold for curl to give it back unchanged:
+ * unreserved characters and sub-delimiters, ':' and '@' (RFC 3986 pchar),
+ * but no '%', whose encodings would need normalising. */
+static bool is_plain_char(unsigned char c, bool query)
+{
+	if (is_unreserved(c) || c == '/' || c == ':' || c == '@')
+		return true;
+	switch (c) {
+	case '!':
+	case '$':
+	case '&':
+	case '\'':
+	case '(':
+	case ')':
+	case '*':
+	case '+':
+	case ',':
+	case ';':
+	case '=':
+		return true;
+	case '?':
+		return query;
+	}
+	return false;
+}
+
+/* Most links on a page are canonical already: http or https, a host name
+ * in lower case without userinfo or port, a path and a query of plain
+ * characters without dot segments.  For those curl's parse and reassembly
+ * give back the same bytes (up to a fragment, which is dropped), and
+ * checking that costs a fraction of it.  Fills out and returns true for
+ * such a URL, or returns false for the full path. */
+static bool canonical_already(const char *text, const regex_t *strip, struct sc_url *out)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i, host, last_label;
+
+	if (strncmp(text, "http://", 7) == 0)
+		i = 7;
+	else if (strncmp(text, "https://", 8) == 0)
+		i = 8;
+	else
+		return false;
+	host = last_label = i;
+	for (; is_lower_host_char(s[i]); i++)
+		if (s[i] == '.') {
+			if (i == host || s[i - 1] == '.')
+				return false;
+			last_label = i + 1;
+		}
+	/* A host whose last label begins with a digit may be an IPv4 address
+	 * in one of the forms curl rewrites ("1.2.3", "0x7f.1"). */
+	if (i == host || s[i] != '/' || s[i - 1] == '.' ||
+	    (s[last_label] >= '0' && s[last_label] <= '9'))
+		return false;
+	size_t path = i, seg = i + 1;
+	bool query = false;
+	for (;; i++) {
+		unsigned char c = s[i];
+		bool end = c == '\0' || c == '#';
+		if (!query && (c == '/' || c == '?' || end)) {
+			size_t n = i - seg; /* the segment just ended: no "." or ".." */
+			if ((n == 1 && s[seg] == '.') ||
+			    (n == 2 && s[seg] == '.' && s[seg + 1] == '.'))
+				return false;
+			seg = i + 1;
+		}
+		if (end)
+			break;
+		if (c == '?') {
+			if (query)
+				continue;
+			/* An empty query is dropped, and a query to strip is
+			 * rewritten: the full path does both. */
+			if (strip || s[i + 1] == '\0' || s[i + 1] == '#')
+				return false;
+			query = true;
+			continue;
+		}
+		if (!is_plain_char(c, query))
+			return false;
+	}
+	/* A fragment is dropped; it must still be made of URL characters. */
+	for (size_t j = i; s[j]; j++)
+		if (s[j] <= ' ' || s[j] >= 0x7f)
+			return false;
+	out->url = sc_strndup(text, i);
+	out->host_off = host;
+	out->host_len = path - host;
+	out->path_off = path;
+	out->https = host == 8;
+	return true;
+}
+
 /* What curl's parser refused, in its own words (curl_url_strerror's) but
  * as static strings, so that threads may share them. */
 static const char *parse_error(CURLUcode uc)
@@ -340,6 +441,12 @@ static const char *parse_error(CURLUcode uc)
 int sc_url_canonical(const char *text, const char *base, const regex_t *strip_query,
                      struct sc_url *out, const char **error)
 {
+	memset(out, 0, sizeof(*out));
+	/* Canonical already needs no encoding and no percent-normalising: it
+	 * has neither spaces, non-ASCII bytes nor '%'. */
+	if (canonical_already(text, strip_query, out))
+		return 0;
+
 	char *pasted = sc_url_from_pasted(text, strlen(text));
 	char *norm = normalise_percent(pasted ? pasted : text);
 	const char *src = norm ? norm : pasted ? pasted : text;
@@ -347,7 +454,6 @@ int sc_url_canonical(const char *text, const char *base, const regex_t *strip_qu
 	CURLUcode uc;
 	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
 	if (!h)
 		sc_die(1, "out of memory");
 	if (base && curl_url_set(h, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {

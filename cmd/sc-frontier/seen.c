@@ -100,11 +100,13 @@ static int init_main(struct seen *s)
 		snprintf(s->msg, sizeof(s->msg), "not a seen set of sc-frontier");
 		return -1;
 	}
+	if (tables > 0)
+		return 0; /* a seen set already: nothing to write */
 	char sql[512];
 	snprintf(sql, sizeof(sql),
 	         "PRAGMA main.application_id = %d;"
-	         "CREATE TABLE IF NOT EXISTS main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
-	         "CREATE TABLE IF NOT EXISTS main.hosts("
+	         "CREATE TABLE main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
+	         "CREATE TABLE main.hosts("
 	         " host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
 	         APPLICATION_ID);
 	return exec(s, sql);

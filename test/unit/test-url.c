@@ -81,6 +81,46 @@ static void test_idn_and_pasted_input(void)
 	is_str(canon("  http://h/x  "), "http://h/x", "surrounding spaces trimmed");
 }
 
+/* URLs that are canonical already take a fast path that does not call
+ * curl; an upper-case scheme sends the same URL through curl, and both
+ * must agree. */
+static void test_fast_path_agrees_with_curl(void)
+{
+	static const char *urls[] = {
+		"http://example.com/",
+		"https://docs.python.org/3/library/asyncio-task.html",
+		"http://h/a//b",
+		"http://h/a/.b/..c/...",
+		"http://h/:@!$&'()*+,;=-._~",
+		"http://h/p?a=b?c/d&e=:@",
+		"http://h/p?x#frag",
+		"http://h/p#",
+		"http://h/p/.",
+		"http://h/p/..",
+		"http://h/./p",
+		"http://h/p?",
+		"http://h/p?#f",
+		"http://1.2.3/",
+		"http://0x7f.1/",
+		"http://h.example./x",
+		"http://a-b.example/~x_y.z",
+		"http://xn--bcher-kva.example/x",
+		"http://h/%41",
+		"http://h/p?q=%7e",
+		"http://h/a\\b",
+		"http://h/a{b}",
+		"http://h/a|b",
+	};
+	char fast[4096];
+
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		snprintf(fast, sizeof(fast), "%s", canon(urls[i]));
+		char upper[4096];
+		snprintf(upper, sizeof(upper), "HTTP%s", urls[i] + 4);
+		is_str(canon(upper), fast, "fast path and curl agree on %s", urls[i]);
+	}
+}
+
 static void test_refusals(void)
 {
 	is_str(canon("ftp://example.com/"), "ERROR: not http or https", "ftp refused");
@@ -213,6 +253,7 @@ int main(void)
 {
 	test_rfc3986_rules();
 	test_idn_and_pasted_input();
+	test_fast_path_agrees_with_curl();
 	test_refusals();
 	test_relative();
 	test_strip_query();
