@@ -470,8 +470,11 @@ static void test_cache_expiry(void)
 	struct sc_robots_cache *c = sc_robots_cache_open(path, &err);
 
 	ok(c != NULL, "cache opens (%s)", err ? err : "no error");
-	if (!c)
+	if (!c) {
+		free(err);
+		free(path);
 		return;
+	}
 	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, &err), 0,
 	       "empty cache misses");
 	is_int(sc_robots_cache_put(c, "http://a:80", t0, 200, "User-agent: *\nDisallow: /p\n", 28,
