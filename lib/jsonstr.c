@@ -127,6 +127,36 @@ static int finish(struct sc_buf *b, size_t start, char *out)
 	return SC_JSONSTR_OK;
 }
 
+/* One block of len bytes at src (32 readable) to *out, stop marking the
+ * bytes to escape and (when checking) the non-ASCII ones.  Returns len when
+ * the block is done, the offset of a non-ASCII byte (the run before it
+ * written), or -1 at a NUL refused by SC_JSONSTR_NO_NUL. */
+static inline __attribute__((always_inline)) int
+block_escapes(char **outp, const unsigned char *src, size_t len, uint32_t stop, unsigned flags)
+{
+	char *out = *outp;
+	unsigned pos = 0;
+
+	for (; stop; stop &= stop - 1) {
+		unsigned k = (unsigned)__builtin_ctz(stop);
+		unsigned char c = src[k];
+		memcpy(out, src + pos, 32);
+		out += k - pos;
+		if (c >= 0x80) {
+			*outp = out;
+			return (int)k;
+		}
+		if (c == 0 && (flags & SC_JSONSTR_NO_NUL))
+			return -1;
+		memcpy(out, escape_text[c], 8);
+		out += escape_len[c];
+		pos = k + 1;
+	}
+	memcpy(out, src + pos, 32);
+	*outp = out + (len - pos);
+	return (int)len;
+}
+
 /* ---- eight-byte words: any CPU ---- */
 
 #define ONES 0x0101010101010101ULL
@@ -197,8 +227,32 @@ static inline void mask_sse2(const unsigned char *p, uint32_t *esc, uint32_t *hi
 #undef LOOP_ATTR
 #undef LOOP_MASK
 
-__attribute__((target("avx2"))) static inline void mask_avx2(const unsigned char *p, uint32_t *esc,
-                                                             uint32_t *high)
+/* AVX2 (with SSSE3's byte shuffle and POPCNT, which every AVX2 CPU has).
+ * A block whose escapes are all two bytes long ('"', '\', \b \f \n \r \t:
+ * nearly all of them in HTML) is written without a branch per escape: each
+ * eight bytes become sixteen (a backslash before every byte, its escape
+ * letter or itself after), and one shuffle from a table indexed by which of
+ * the eight are escaped keeps the bytes wanted. */
+#define AVX2 __attribute__((target("avx2,popcnt")))
+
+/* expand[m]: the shuffle for escape mask m of eight bytes (0x80: zero). */
+static unsigned char expand[256][16];
+
+__attribute__((constructor)) static void build_expand(void)
+{
+	for (unsigned m = 0; m < 256; m++) {
+		unsigned o = 0;
+		for (unsigned k = 0; k < 8; k++) {
+			if (m >> k & 1)
+				expand[m][o++] = (unsigned char)(2 * k);
+			expand[m][o++] = (unsigned char)(2 * k + 1);
+		}
+		while (o < 16)
+			expand[m][o++] = 0x80;
+	}
+}
+
+AVX2 static inline void mask_avx2(const unsigned char *p, uint32_t *esc, uint32_t *high)
 {
 	const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\'),
 	              c1f = _mm256_set1_epi8(0x1f), zero = _mm256_setzero_si256();
@@ -211,13 +265,145 @@ __attribute__((target("avx2"))) static inline void mask_avx2(const unsigned char
 	*high = (uint32_t)_mm256_movemask_epi8(v);
 }
 
+/* Eight bytes (the low or high half of y, as unpack picks) with escape
+ * mask m, expanded to out. */
+AVX2 static inline __attribute__((always_inline)) void expand8(char *out, __m128i pairs, unsigned m)
+{
+	__m128i r = _mm_shuffle_epi8(pairs, _mm_loadu_si128((const __m128i *)expand[m]));
+
+	_mm_storeu_si128((__m128i *)out, r);
+}
+
+/* A whole block of 32 bytes with no escape longer than two bytes (and, when
+ * checking, ASCII), written by shuffles.  Returns false, writing nothing,
+ * for any other block: block_escapes takes it. */
+AVX2 static inline __attribute__((always_inline)) bool
+block_avx2(char **outp, const unsigned char *src, uint32_t esc)
+{
+	/* The letters of \b \t \n \f \r by the low four bits (0x08..0x0d). */
+	const __m256i letters =
+	        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0, 0, 0, 0,
+	                         0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0);
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i v = _mm256_loadu_si256((const __m256i *)src);
+	__m256i ctrl = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, _mm256_set1_epi8(0x1f)), zero);
+	__m256i below16 = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, _mm256_set1_epi8(0x0f)), zero);
+	__m256i letter = _mm256_shuffle_epi8(letters, v);
+	__m256i two = _mm256_andnot_si256(_mm256_cmpeq_epi8(letter, zero), below16);
+	char *out = *outp;
+
+	if (_mm256_movemask_epi8(_mm256_andnot_si256(two, ctrl)))
+		return false; /* a \u00XX escape */
+	/* Each byte's second output byte: its letter, or itself.  A block
+	 * without escapes goes the same way (no branch to mispredict); where
+	 * each eight bytes go is computed from the mask at once, not one
+	 * after the other. */
+	__m256i y = _mm256_blendv_epi8(v, letter, two);
+	__m128i y0 = _mm256_castsi256_si128(y), y1 = _mm256_extracti128_si256(y, 1);
+	const __m128i backslash = _mm_set1_epi8('\\');
+	expand8(out, _mm_unpacklo_epi8(backslash, y0), esc & 0xff);
+	expand8(out + 8 + __builtin_popcount(esc & 0xff), _mm_unpackhi_epi8(backslash, y0),
+	        esc >> 8 & 0xff);
+	expand8(out + 16 + __builtin_popcount(esc & 0xffff), _mm_unpacklo_epi8(backslash, y1),
+	        esc >> 16 & 0xff);
+	expand8(out + 24 + __builtin_popcount(esc & 0xffffff), _mm_unpackhi_epi8(backslash, y1),
+	        esc >> 24);
+	*outp = out + 32 + __builtin_popcount(esc);
+	return true;
+}
+
+/* When checking: the stretches of non-ASCII bytes that start in the block
+ * at s + i (high: where its non-ASCII bytes are) are UTF-8.  *valid_to is
+ * where the last stretch checked ended (it may be past the block). */
+static bool stretches_valid(const unsigned char *s, size_t n, size_t i, uint32_t high,
+                            size_t *valid_to)
+{
+	while (high) {
+		size_t at = i + (size_t)__builtin_ctz(high);
+		if (at >= *valid_to) {
+			while (at < n && s[at] >= 0x80) {
+				size_t seq = sc_utf8_seq_len(s + at, n - at);
+				if (seq == 0)
+					return false;
+				at += seq;
+			}
+			*valid_to = at;
+		}
+		high &= *valid_to - i >= 32 ? 0 : ~0u << (*valid_to - i);
+	}
+	return true;
+}
+
+/* The blocks of 32 bytes from s + *ip on, while at least 64 bytes are left
+ * and the output has ROOM, written by shuffles: each has no escape longer
+ * than two bytes, and when checking its non-ASCII stretches are UTF-8
+ * (checked in place; their bytes are copied like the rest).  Stops at the
+ * first block that is not so, for block_escapes. */
+AVX2 static inline __attribute__((always_inline)) void bulk_avx2(const unsigned char *s, size_t n,
+                                                                 size_t *ip, char **outp,
+                                                                 const char *room_end, bool check,
+                                                                 size_t *valid_to)
+{
+	/* The letters of \b \t \n \f \r by the low four bits (0x08..0x0d). */
+	const __m256i letters =
+	        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0, 0, 0, 0,
+	                         0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0);
+	const __m256i zero = _mm256_setzero_si256(), c1f = _mm256_set1_epi8(0x1f),
+	              c0f = _mm256_set1_epi8(0x0f), quote = _mm256_set1_epi8('"'),
+	              backslash = _mm256_set1_epi8('\\');
+	const __m128i backslash16 = _mm_set1_epi8('\\');
+	size_t i = *ip;
+	char *out = *outp;
+
+	while (n - i >= 64 && room_end - out >= ROOM) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
+		__m256i ctrl = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, c1f), zero);
+		__m256i below16 = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, c0f), zero);
+		__m256i letter = _mm256_shuffle_epi8(letters, v);
+		__m256i two = _mm256_andnot_si256(_mm256_cmpeq_epi8(letter, zero), below16);
+		uint32_t esc = (uint32_t)_mm256_movemask_epi8(
+		        _mm256_or_si256(ctrl, _mm256_or_si256(_mm256_cmpeq_epi8(v, quote),
+		                                              _mm256_cmpeq_epi8(v, backslash))));
+		uint32_t high = check ? (uint32_t)_mm256_movemask_epi8(v) : 0;
+
+		if (_mm256_movemask_epi8(_mm256_andnot_si256(two, ctrl)))
+			break; /* a \u00XX escape */
+		if (high && !stretches_valid(s, n, i, high, valid_to))
+			break;
+		/* Each byte's second output byte: its letter, or itself.  A
+		 * block without escapes goes the same way (no branch to
+		 * mispredict); where each eight bytes go is computed from the
+		 * mask at once, not one after the other. */
+		__m256i y = _mm256_blendv_epi8(v, letter, two);
+		__m128i y0 = _mm256_castsi256_si128(y), y1 = _mm256_extracti128_si256(y, 1);
+		expand8(out, _mm_unpacklo_epi8(backslash16, y0), esc & 0xff);
+		expand8(out + 8 + __builtin_popcount(esc & 0xff),
+		        _mm_unpackhi_epi8(backslash16, y0), esc >> 8 & 0xff);
+		expand8(out + 16 + __builtin_popcount(esc & 0xffff),
+		        _mm_unpacklo_epi8(backslash16, y1), esc >> 16 & 0xff);
+		expand8(out + 24 + __builtin_popcount(esc & 0xffffff),
+		        _mm_unpackhi_epi8(backslash16, y1), esc >> 24);
+		out += 32 + __builtin_popcount(esc);
+		i += 32;
+	}
+	*ip = i;
+	*outp = out;
+}
+
+#define AVX2_BULK                                              \
+	bulk_avx2(s, n, &i, &out, room_end, check, &valid_to); \
+	if (i >= n)                                            \
+		break;
+
 #define LOOP_NAME escape_avx2
-#define LOOP_ATTR __attribute__((target("avx2")))
+#define LOOP_ATTR AVX2
 #define LOOP_MASK mask_avx2
+#define LOOP_BULK AVX2_BULK
 #include "jsonstr_loop.h"
 #undef LOOP_NAME
 #undef LOOP_ATTR
 #undef LOOP_MASK
+#undef LOOP_BULK
 #endif
 
 /* ---- choosing a path ---- */
