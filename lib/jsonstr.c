@@ -274,44 +274,6 @@ AVX2 static inline __attribute__((always_inline)) void expand8(char *out, __m128
 	_mm_storeu_si128((__m128i *)out, r);
 }
 
-/* A whole block of 32 bytes with no escape longer than two bytes (and, when
- * checking, ASCII), written by shuffles.  Returns false, writing nothing,
- * for any other block: block_escapes takes it. */
-AVX2 static inline __attribute__((always_inline)) bool
-block_avx2(char **outp, const unsigned char *src, uint32_t esc)
-{
-	/* The letters of \b \t \n \f \r by the low four bits (0x08..0x0d). */
-	const __m256i letters =
-	        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0, 0, 0, 0,
-	                         0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0);
-	const __m256i zero = _mm256_setzero_si256();
-	__m256i v = _mm256_loadu_si256((const __m256i *)src);
-	__m256i ctrl = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, _mm256_set1_epi8(0x1f)), zero);
-	__m256i below16 = _mm256_cmpeq_epi8(_mm256_subs_epu8(v, _mm256_set1_epi8(0x0f)), zero);
-	__m256i letter = _mm256_shuffle_epi8(letters, v);
-	__m256i two = _mm256_andnot_si256(_mm256_cmpeq_epi8(letter, zero), below16);
-	char *out = *outp;
-
-	if (_mm256_movemask_epi8(_mm256_andnot_si256(two, ctrl)))
-		return false; /* a \u00XX escape */
-	/* Each byte's second output byte: its letter, or itself.  A block
-	 * without escapes goes the same way (no branch to mispredict); where
-	 * each eight bytes go is computed from the mask at once, not one
-	 * after the other. */
-	__m256i y = _mm256_blendv_epi8(v, letter, two);
-	__m128i y0 = _mm256_castsi256_si128(y), y1 = _mm256_extracti128_si256(y, 1);
-	const __m128i backslash = _mm_set1_epi8('\\');
-	expand8(out, _mm_unpacklo_epi8(backslash, y0), esc & 0xff);
-	expand8(out + 8 + __builtin_popcount(esc & 0xff), _mm_unpackhi_epi8(backslash, y0),
-	        esc >> 8 & 0xff);
-	expand8(out + 16 + __builtin_popcount(esc & 0xffff), _mm_unpacklo_epi8(backslash, y1),
-	        esc >> 16 & 0xff);
-	expand8(out + 24 + __builtin_popcount(esc & 0xffffff), _mm_unpackhi_epi8(backslash, y1),
-	        esc >> 24);
-	*outp = out + 32 + __builtin_popcount(esc);
-	return true;
-}
-
 /* When checking: the stretches of non-ASCII bytes that start in the block
  * at s + i (high: where its non-ASCII bytes are) are UTF-8.  *valid_to is
  * where the last stretch checked ended (it may be past the block). */
