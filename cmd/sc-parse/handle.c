@@ -65,20 +65,32 @@ static void set_warning(struct output *out, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Past the maximum (PARSE_BUF_MAX), a record's text is cut back to where
- * it began and a too_large failure with its url stands in its place. */
+/* The most one input line's output records may take: 8 times the line
+ * maximum (--each with --keep-body copies the body into every item). */
+static size_t output_max(const struct config *cfg)
+{
+	return cfg->max_line > ((size_t)-1 - 4096) / 8 ? (size_t)-1 - 4096 : cfg->max_line * 8;
+}
+
+/* Past the line's maximum, a record's text is cut back to where it began
+ * and a too_large failure with its url stands in its place (let past the
+ * maximum: the count contract holds). */
 static void replace_too_large(const struct config *cfg, struct output *out, size_t start,
                               const json_t *rec, size_t lineno)
 {
 	json_t *url = json_object_get(rec, "url");
 	json_t *small = json_pack("{s:O}", "url", url ? url : json_null());
+	size_t max = out->text.max;
 	char why[128];
 
-	snprintf(why, sizeof(why), "output record longer than %zu bytes", (size_t)PARSE_BUF_MAX);
+	snprintf(why, sizeof(why), "output records longer than %zu bytes", max);
 	sc_record_set_error(small, SC_ERR_TOO_LARGE, why);
 	sc_buf_truncate(&out->text, start);
-	if (record_encode(&out->text, small) != 0)
-		sc_die(1, "out of memory"); /* a small record always fits */
+	out->text.max = (size_t)-1;
+	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
+	    record_encode(&out->text, small) != 0)
+		sc_die(1, "out of memory");
+	out->text.max = max;
 	json_decref(small);
 	if (!out->warning)
 		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
@@ -299,7 +311,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	json_t *rec;
 
 	memset(out, 0, sizeof(*out));
-	sc_buf_init(&out->text, PARSE_BUF_MAX);
+	sc_buf_init(&out->text, output_max(cfg));
 	rec = read_record(w, line, len, lineno, too_long, out);
 	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
 		process_defaults(w, rec, lineno, out);

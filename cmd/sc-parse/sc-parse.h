@@ -68,10 +68,10 @@ int selector_compile(const char *src, struct selector *out, size_t *column, char
                      size_t msgsize);
 void selector_free(struct selector *sel);
 
-/* Every buffer of sc-parse (lib/buf.h) has this maximum: 8 times the
- * default line maximum (SC_LINE_MAX).  A value comes from one page, so it
- * stays far below; one input line's output records past it become a
- * too_large failure (handle.c). */
+/* The maximum of sc-parse's scratch buffers (lib/buf.h): 8 times the
+ * default line maximum (SC_LINE_MAX).  A value comes from one page, at
+ * most a line long, so it stays far below.  (The output of one line has
+ * its own maximum, from the line maximum: handle.c.) */
 #define PARSE_BUF_MAX ((size_t)2 << 30)
 
 /* b set up (it may have been zeroed) and holding "" (b->p not NULL). */
