@@ -19,14 +19,14 @@
 #define ROOM 256
 
 /* The escape of each byte that has one, and its length (0: none). */
-static const char escape_text[0x60][8] = {
+static const char escape_text[0x80][8] = {
 	"\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004",       "\\u0005",       "\\u0006",
 	"\\u0007", "\\b",     "\\t",     "\\n",     "\\u000B",       "\\f",           "\\r",
 	"\\u000E", "\\u000F", "\\u0010", "\\u0011", "\\u0012",       "\\u0013",       "\\u0014",
 	"\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019",       "\\u001A",       "\\u001B",
 	"\\u001C", "\\u001D", "\\u001E", "\\u001F", [0x22] = "\\\"", [0x5c] = "\\\\",
 };
-static const unsigned char escape_len[0x60] = {
+static const unsigned char escape_len[0x80] = {
 	6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 6, 2, 2, 6, 6,          6,
 	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, [0x22] = 2, [0x5c] = 2,
 };
@@ -83,7 +83,7 @@ not_utf8:
 
 /* More room ahead of out (at least ROOM, and enough for the rest of the
  * input unescaped).  Returns the new out; *room_end is updated. */
-static char *more_room(struct sc_buf *b, char *out, size_t left, char **room_end)
+static char *more_room(struct sc_buf *b, const char *out, size_t left, char **room_end)
 {
 	size_t used = (size_t)(out - b->p), len = b->len;
 

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	} paths[] = { { SC_JSONSTR_WORDS, "words" },
 		      { SC_JSONSTR_SSE2, "sse2" },
 		      { SC_JSONSTR_AVX2, "avx2" } };
-	double seconds = argc > 2 ? atof(argv[2]) : 1.0;
+	double seconds = argc > 2 ? strtod(argv[2], NULL) : 1.0;
 
 	sc_setprogname(argv[0]);
 	if (argc < 2)

@@ -264,7 +264,7 @@ static void test_random(void)
  * bad byte at each place: the tail path, byte by byte. */
 static void test_every_length(void)
 {
-	unsigned char s[200];
+	unsigned char s[200] = { 0 };
 	const char *why = NULL;
 
 	for (size_t n = 0; n <= 130 && !why; n++) {
