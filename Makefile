@@ -48,6 +48,8 @@ PROG_BINS  = $(PROGS:%=$(BIN)/%)
 UNIT_SRC   = $(wildcard test/unit/*.c)
 UNIT_BINS  = $(UNIT_SRC:test/unit/%.c=$(OUT)/test/%)
 SERVER_SRC = $(wildcard test/server/*.c)
+BENCH_SRC  = $(wildcard test/bench/*.c)
+BENCH_BINS = $(BENCH_SRC:test/bench/%.c=$(OUT)/bench/%)
 TESTSERVER = build/test/sc-testserver
 
 MAN1 = $(wildcard man/*.1)
@@ -81,6 +83,11 @@ $(OUT)/test/%: $(OUT)/test/unit/%.o $(LIBSC)
 	@mkdir -p $(@D)
 	$(CC) $(SC_LDFLAGS) -o $@ $^ $(SC_LIBS)
 
+# Micro-benchmarks in C (test/bench/*.c), run by test/bench/run.
+$(OUT)/bench/%: $(OUT)/test/bench/%.o $(LIBSC)
+	@mkdir -p $(@D)
+	$(CC) $(SC_LDFLAGS) -o $@ $^ $(SC_LIBS)
+
 # The fixture server links nothing but libc, and is always built without
 # sanitizers: it is the tests' world, not the code under test.
 $(TESTSERVER): $(SERVER_SRC)
@@ -103,11 +110,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all testserver
 	@sh share/demo/run
 
-bench: deps all testserver
-	@sh test/bench/run
+bench: deps all testserver $(BENCH_BINS)
+	@SC_BENCH_C=$(abspath $(OUT)/bench) sh test/bench/run
 
-bench-smoke: deps all testserver
-	@SC_BENCH_SMOKE=1 sh test/bench/run
+bench-smoke: deps all testserver $(BENCH_BINS)
+	@SC_BENCH_C=$(abspath $(OUT)/bench) SC_BENCH_SMOKE=1 sh test/bench/run
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
@@ -128,4 +135,4 @@ clean:
 # Release discipline: lint, format, format-check, dist, distcheck.
 include mk/release.mk
 
--include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d)
+-include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d $(OUT)/test/bench/*.d)

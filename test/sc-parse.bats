@@ -167,6 +167,33 @@ memcheck() {
 	assert_equal "$(jq -r '.body_base64 | @base64d' <<<"$output")" '<title>t</title>'
 }
 
+@test "strings are written in the one form of sc-record(5): jansson's, upper-case \\u00XX" {
+	# Every byte below 0x20, the quote, the backslash, '/', DEL and UTF-8,
+	# in a body kept and in a value, and long enough for the fast paths.
+	jq -nc '{url:"http://x/",ok:true,content_type:"text/html",
+		body:("<title>" + ([range(1;32)] | implode) + "\"\\/\u007f\u00e9\u20ac\ud83d\ude00" + "</title>" + ("x" * 100))}' >in.jsonl
+	run -0 sc-parse -f t=title --keep-body <in.jsonl
+	local want='\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000B\f\r\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F\"\\/'"$(printf '\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80')"
+	assert_output --partial "\"body\":\"<title>$want</title>xxxx"
+	# A value (the title's text, its controls dropped as white space) too.
+	assert_output --partial "\"t\":\"\\\"\\\\/$(printf '\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80')\"}"
+}
+
+@test "one line's output records past 8 times the line limit become too_large; exit 3" {
+	# 15 items, each with the ~800-byte body (--keep-body): past 8 x 1000.
+	rec "<html><body>$(printf '<p>%d</p>' $(seq 15))$(printf 'x%.0s' $(seq 600))</body></html>" >in.jsonl
+	rec '<p>one</p>' text/html http://y/ >>in.jsonl
+	SC_MAX_LINE=1000 run -3 --separate-stderr sc-parse --each p -f t=p --keep-body <in.jsonl
+	assert_equal "$stderr" "sc-parse: <stdin>:1: output records longer than 8000 bytes"
+	assert_equal "${#lines[@]}" 16
+	assert_equal "$(jq -c 'select(.ok) | .index' <<<"$output" | head -c 100 | tr '\n' ' ')" "0 1 2 3 4 5 6 7 8 0 "
+	assert_equal "$(jq -c 'select(.ok == false)' <<<"$output" | sort -u)" \
+		'{"url":"http://ex.com/dir/page.html?q=1","ok":false,"error":{"kind":"too_large","message":"output records longer than 8000 bytes"}}'
+	# Within the limit, the same line is whole.
+	SC_MAX_LINE=20000 run -0 sc-parse --each p -f t=p --keep-body <in.jsonl
+	assert_equal "$(jq -c 'select(.ok) | .index' <<<"$output" | wc -l)" 16
+}
+
 # ---- the malformed-HTML corpus ----
 
 # Writes corpus.jsonl: pages truncated at many points, unclosed tags,

@@ -27,61 +27,33 @@
 #include "utf8.h"
 #include "util.h"
 
-static void buf_puts(struct strbuf *b, const char *s)
-{
-	strbuf_add(b, s, strlen(s));
-}
-
-static void buf_printf(struct strbuf *b, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct strbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n <= 0)
-		return;
-	strbuf_add(b, "", 0);
-	if (b->len + (size_t)n + 1 > b->cap) {
-		b->cap = (b->len + (size_t)n + 1) * 2;
-		b->s = sc_realloc(b->s, b->cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* An XPath 1.0 string literal for s: XPath has no escapes, so a value
  * holding both quote characters is built with concat(). */
-static void buf_literal(struct strbuf *b, const char *s)
+static void buf_literal(struct sc_buf *b, const char *s)
 {
 	if (!strchr(s, '\''))
-		buf_puts(b, "'"), buf_puts(b, s), buf_puts(b, "'");
+		sc_buf_adds(b, "'"), sc_buf_adds(b, s), sc_buf_adds(b, "'");
 	else if (!strchr(s, '"'))
-		buf_puts(b, "\""), buf_puts(b, s), buf_puts(b, "\"");
+		sc_buf_adds(b, "\""), sc_buf_adds(b, s), sc_buf_adds(b, "\"");
 	else {
-		buf_puts(b, "concat(");
+		sc_buf_adds(b, "concat(");
 		for (const char *p = s; *p;) {
 			size_t n = strcspn(p, "'");
 			if (p != s)
-				buf_puts(b, ", ");
+				sc_buf_adds(b, ", ");
 			if (n > 0) {
-				buf_puts(b, "'");
-				strbuf_add(b, p, n);
-				buf_puts(b, "', ");
+				sc_buf_adds(b, "'");
+				sc_buf_add(b, p, n);
+				sc_buf_adds(b, "', ");
 			}
-			buf_puts(b, "\"'\"");
+			sc_buf_adds(b, "\"'\"");
 			p += n;
 			if (*p == '\'')
 				p++;
 			if (!*p)
 				break;
 		}
-		buf_puts(b, ")");
+		sc_buf_adds(b, ")");
 	}
 }
 
@@ -95,19 +67,20 @@ struct parser {
 };
 
 struct pooled {
-	struct strbuf b;
+	struct sc_buf b;
 	struct pooled *next;
 };
 
 /* A new empty buffer owned by the parser, so that a failure (a longjmp out
  * of any depth) leaks nothing. */
-static struct strbuf *new_buf(struct parser *p)
+static struct sc_buf *new_buf(struct parser *p)
 {
 	struct pooled *n = sc_calloc(1, sizeof(*n));
 
 	n->next = p->pool;
 	p->pool = n;
-	strbuf_add(&n->b, "", 0);
+	sc_buf_init(&n->b, PARSE_BUF_MAX);
+	buf_clear(&n->b);
 	return &n->b;
 }
 
@@ -115,7 +88,7 @@ static void free_pool(struct parser *p)
 {
 	while (p->pool) {
 		struct pooled *next = p->pool->next;
-		free(p->pool->b.s);
+		sc_buf_free(&p->pool->b);
 		free(p->pool);
 		p->pool = next;
 	}
@@ -184,18 +157,18 @@ static bool is_name_char(unsigned char c)
 
 /* Code point cp as UTF-8; NUL, surrogates and what lies beyond U+10FFFF
  * become U+FFFD, as CSS says. */
-static void put_utf8(struct strbuf *b, unsigned long cp)
+static void put_utf8(struct sc_buf *b, unsigned long cp)
 {
 	char u[4];
 
 	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		cp = 0xfffd;
-	strbuf_add(b, u, (size_t)(sc_utf8_put(u, cp) - u));
+	sc_buf_add(b, u, (size_t)(sc_utf8_put(u, cp) - u));
 }
 
 /* A backslash escape: up to six hex digits and one optional space, or any
  * other character taken literally. */
-static void parse_escape(struct parser *p, struct strbuf *out)
+static void parse_escape(struct parser *p, struct sc_buf *out)
 {
 	size_t start = p->pos;
 	unsigned long cp = 0;
@@ -218,25 +191,24 @@ static void parse_escape(struct parser *p, struct strbuf *out)
 		put_utf8(out, cp);
 		return;
 	}
-	strbuf_add(out, &p->src[p->pos], 1);
+	sc_buf_add(out, &p->src[p->pos], 1);
 	p->pos++;
 }
 
 /* A CSS identifier (allow_digit_start for the name after '#').  Its text,
  * unescaped, replaces out's content; lower lowercases ASCII letters. */
-static void parse_ident(struct parser *p, struct strbuf *out, bool allow_digit_start, bool lower,
+static void parse_ident(struct parser *p, struct sc_buf *out, bool allow_digit_start, bool lower,
                         const char *what)
 {
 	size_t start = p->pos;
 	char tmp[8];
 
-	out->len = 0;
-	strbuf_add(out, "", 0);
+	buf_clear(out);
 	if (peek(p) == '-' && !allow_digit_start) {
-		strbuf_add(out, "-", 1);
+		sc_buf_add(out, "-", 1);
 		p->pos++;
 		if (peek(p) == '-') {
-			strbuf_add(out, "-", 1);
+			sc_buf_add(out, "-", 1);
 			p->pos++;
 		}
 	}
@@ -252,20 +224,19 @@ static void parse_ident(struct parser *p, struct strbuf *out, bool allow_digit_s
 		char c = peek(p);
 		if (lower && c >= 'A' && c <= 'Z')
 			c = (char)(c - 'A' + 'a');
-		strbuf_add(out, &c, 1);
+		sc_buf_add(out, &c, 1);
 		p->pos++;
 	}
 	if (out->len == 0)
 		fail_at(p, start, "expected %s", what);
 }
 
-static void parse_string(struct parser *p, struct strbuf *out)
+static void parse_string(struct parser *p, struct sc_buf *out)
 {
 	char quote = peek(p);
 	size_t start = p->pos;
 
-	out->len = 0;
-	strbuf_add(out, "", 0);
+	buf_clear(out);
 	p->pos++;
 	for (;;) {
 		char c = peek(p);
@@ -283,7 +254,7 @@ static void parse_string(struct parser *p, struct strbuf *out)
 			parse_escape(p, out);
 			continue;
 		}
-		strbuf_add(out, &c, 1);
+		sc_buf_add(out, &c, 1);
 		p->pos++;
 	}
 }
@@ -299,21 +270,21 @@ static void expect(struct parser *p, char c, const char *context)
 }
 
 /* "class ~= value": value among the whitespace-separated words. */
-static void pred_word(struct parser *p, struct strbuf *out, const char *attr, const char *value)
+static void pred_word(struct parser *p, struct sc_buf *out, const char *attr, const char *value)
 {
-	struct strbuf *word = new_buf(p);
+	struct sc_buf *word = new_buf(p);
 
-	buf_puts(word, " ");
-	buf_puts(word, value);
-	buf_puts(word, " ");
-	buf_printf(out, "contains(concat(' ', normalize-space(@%s), ' '), ", attr);
-	buf_literal(out, word->s);
-	buf_puts(out, ")");
+	sc_buf_adds(word, " ");
+	sc_buf_adds(word, value);
+	sc_buf_adds(word, " ");
+	sc_buf_printf(out, "contains(concat(' ', normalize-space(@%s), ' '), ", attr);
+	buf_literal(out, word->p);
+	sc_buf_adds(out, ")");
 }
 
-static void parse_attrib(struct parser *p, struct strbuf *out)
+static void parse_attrib(struct parser *p, struct sc_buf *out)
 {
-	struct strbuf *name = new_buf(p), *value = new_buf(p);
+	struct sc_buf *name = new_buf(p), *value = new_buf(p);
 	size_t op_pos;
 	char op = 0, tmp[8];
 
@@ -324,7 +295,7 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 	op_pos = p->pos;
 	if (peek(p) == ']') {
 		p->pos++;
-		buf_printf(out, "[@%s]", name->s);
+		sc_buf_printf(out, "[@%s]", name->p);
 		return;
 	}
 	if (peek(p) == '=') {
@@ -350,46 +321,46 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 
 	/* As in cssselect and the selectors spec: an empty value never matches
 	 * for ~= ^= $= *=, and neither does a "word" holding whitespace. */
-	bool empty = value->s[0] == '\0';
-	const char *a = name->s, *v = value->s;
-	buf_puts(out, "[");
+	bool empty = value->p[0] == '\0';
+	const char *a = name->p, *v = value->p;
+	sc_buf_adds(out, "[");
 	switch (op) {
 	case '=':
-		buf_printf(out, "@%s = ", a);
+		sc_buf_printf(out, "@%s = ", a);
 		buf_literal(out, v);
 		break;
 	case '~':
 		if (empty || strpbrk(v, " \t\n\r\f"))
-			buf_puts(out, "false()");
+			sc_buf_adds(out, "false()");
 		else {
-			buf_printf(out, "@%s and ", a);
+			sc_buf_printf(out, "@%s and ", a);
 			pred_word(p, out, a, v);
 		}
 		break;
 	case '|':
-		buf_printf(out, "@%s = ", a);
+		sc_buf_printf(out, "@%s = ", a);
 		buf_literal(out, v);
-		buf_printf(out, " or starts-with(@%s, ", a);
+		sc_buf_printf(out, " or starts-with(@%s, ", a);
 		{
-			struct strbuf *dash = new_buf(p);
-			buf_puts(dash, v);
-			buf_puts(dash, "-");
-			buf_literal(out, dash->s);
+			struct sc_buf *dash = new_buf(p);
+			sc_buf_adds(dash, v);
+			sc_buf_adds(dash, "-");
+			buf_literal(out, dash->p);
 		}
-		buf_puts(out, ")");
+		sc_buf_adds(out, ")");
 		break;
 	case '^':
 		if (empty)
-			buf_puts(out, "false()");
+			sc_buf_adds(out, "false()");
 		else {
-			buf_printf(out, "starts-with(@%s, ", a);
+			sc_buf_printf(out, "starts-with(@%s, ", a);
 			buf_literal(out, v);
-			buf_puts(out, ")");
+			sc_buf_adds(out, ")");
 		}
 		break;
 	case '$':
 		if (empty)
-			buf_puts(out, "false()");
+			sc_buf_adds(out, "false()");
 		else {
 			/* XPath 1.0 has no ends-with(); string-length counts
 			 * characters, so count v's characters too. */
@@ -397,22 +368,22 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 			for (const char *c = v; *c; c++)
 				if (((unsigned char)*c & 0xc0) != 0x80)
 					chars++;
-			buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a,
-			           chars - 1);
+			sc_buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a,
+			              chars - 1);
 			buf_literal(out, v);
 		}
 		break;
 	case '*':
 		if (empty)
-			buf_puts(out, "false()");
+			sc_buf_adds(out, "false()");
 		else {
-			buf_printf(out, "contains(@%s, ", a);
+			sc_buf_printf(out, "contains(@%s, ", a);
 			buf_literal(out, v);
-			buf_puts(out, ")");
+			sc_buf_adds(out, ")");
 		}
 		break;
 	}
-	buf_puts(out, "]");
+	sc_buf_adds(out, "]");
 }
 
 /* an+b, as in the selectors spec: odd, even, 3, -n+3, 2n, +2n-1, ... */
@@ -480,59 +451,60 @@ static void parse_nth(struct parser *p, long *a, long *b)
 }
 
 /* pos - b, written without a double minus. */
-static void minus_b(struct strbuf *out, const char *pos, long b)
+static void minus_b(struct sc_buf *out, const char *pos, long b)
 {
 	if (b < 0)
-		buf_printf(out, "%s + %ld", pos, -b);
+		sc_buf_printf(out, "%s + %ld", pos, -b);
 	else
-		buf_printf(out, "%s - %ld", pos, b);
+		sc_buf_printf(out, "%s - %ld", pos, b);
 }
 
 /* The predicate for position pos (an XPath number, 1-based) matching an+b
  * for some n >= 0. */
-static void pred_nth(struct strbuf *out, const char *pos, long a, long b)
+static void pred_nth(struct sc_buf *out, const char *pos, long a, long b)
 {
 	if (a == 0) {
-		buf_printf(out, "[%s = %ld]", pos, b);
+		sc_buf_printf(out, "[%s = %ld]", pos, b);
 	} else if (a > 0) {
 		/* pos >= b holds for every position when b <= 1. */
 		if (a == 1 && b <= 1)
 			return;
-		buf_puts(out, "[");
+		sc_buf_adds(out, "[");
 		if (b > 1)
-			buf_printf(out, "%s >= %ld", pos, b);
+			sc_buf_printf(out, "%s >= %ld", pos, b);
 		if (a > 1) {
-			buf_puts(out, b > 1 ? " and (" : "(");
+			sc_buf_adds(out, b > 1 ? " and (" : "(");
 			minus_b(out, pos, b);
-			buf_printf(out, ") mod %ld = 0", a);
+			sc_buf_printf(out, ") mod %ld = 0", a);
 		}
-		buf_puts(out, "]");
+		sc_buf_adds(out, "]");
 	} else {
-		buf_printf(out, "[%s <= %ld", pos, b);
+		sc_buf_printf(out, "[%s <= %ld", pos, b);
 		if (a < -1)
-			buf_printf(out, " and (%ld - %s) mod %ld = 0", b, pos, -a);
-		buf_puts(out, "]");
+			sc_buf_printf(out, " and (%ld - %s) mod %ld = 0", b, pos, -a);
+		sc_buf_adds(out, "]");
 	}
 }
 
-static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf *preds);
+static bool parse_compound(struct parser *p, struct sc_buf *type, struct sc_buf *preds);
 
-static void parse_pseudo_class(struct parser *p, struct strbuf *preds)
+static void parse_pseudo_class(struct parser *p, struct sc_buf *preds)
 {
-	struct strbuf *name = new_buf(p);
+	struct sc_buf *name = new_buf(p);
 	size_t start = p->pos;
 
 	p->pos++; /* ':' */
 	parse_ident(p, name, false, true, "a pseudo-class name");
-	if (strcmp(name->s, "first-child") == 0)
-		buf_puts(preds, "[not(preceding-sibling::*[1])]");
-	else if (strcmp(name->s, "last-child") == 0)
-		buf_puts(preds, "[not(following-sibling::*[1])]");
-	else if (strcmp(name->s, "only-child") == 0)
-		buf_puts(preds, "[not(preceding-sibling::*[1]) and not(following-sibling::*[1])]");
-	else if (strcmp(name->s, "nth-child") == 0 || strcmp(name->s, "nth-last-child") == 0) {
+	if (strcmp(name->p, "first-child") == 0)
+		sc_buf_adds(preds, "[not(preceding-sibling::*[1])]");
+	else if (strcmp(name->p, "last-child") == 0)
+		sc_buf_adds(preds, "[not(following-sibling::*[1])]");
+	else if (strcmp(name->p, "only-child") == 0)
+		sc_buf_adds(preds,
+		            "[not(preceding-sibling::*[1]) and not(following-sibling::*[1])]");
+	else if (strcmp(name->p, "nth-child") == 0 || strcmp(name->p, "nth-last-child") == 0) {
 		long a, b;
-		bool last = name->s[4] == 'l';
+		bool last = name->p[4] == 'l';
 		if (peek(p) != '(') {
 			fail_at(p, p->pos, "expected '(' after :%s",
 			        last ? "nth-last-child" : "nth-child");
@@ -543,8 +515,8 @@ static void parse_pseudo_class(struct parser *p, struct strbuf *preds)
 		         last ? "(count(following-sibling::*) + 1)"
 		              : "(count(preceding-sibling::*) + 1)",
 		         a, b);
-	} else if (strcmp(name->s, "not") == 0) {
-		struct strbuf *type = new_buf(p), *inner = new_buf(p);
+	} else if (strcmp(name->p, "not") == 0) {
+		struct sc_buf *type = new_buf(p), *inner = new_buf(p);
 		char tmp[8];
 		if (peek(p) != '(') {
 			fail_at(p, p->pos, "expected '(' after :not");
@@ -564,11 +536,11 @@ static void parse_pseudo_class(struct parser *p, struct strbuf *preds)
 		}
 		p->pos++;
 		p->depth--;
-		buf_printf(preds, "[not(self::%s%s)]", type->len ? type->s : "*",
-		           inner->len ? inner->s : "");
+		sc_buf_printf(preds, "[not(self::%s%s)]", type->len ? type->p : "*",
+		              inner->len ? inner->p : "");
 	} else {
 		char n[64];
-		snprintf(n, sizeof(n), "%s", name->s);
+		snprintf(n, sizeof(n), "%s", name->p);
 		fail_at(p, start, "unsupported pseudo-class ':%s'", n);
 	}
 }
@@ -589,28 +561,27 @@ static bool is_xpath_name(const char *name)
 
 /* Parses a compound selector into its type ("" for any) and predicates.
  * Returns false, consuming nothing, if there is none at pos. */
-static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf *preds)
+static bool parse_compound(struct parser *p, struct sc_buf *type, struct sc_buf *preds)
 {
 	size_t start = p->pos;
-	struct strbuf *ident = new_buf(p);
+	struct sc_buf *ident = new_buf(p);
 
-	type->len = 0, preds->len = 0;
-	strbuf_add(type, "", 0);
-	strbuf_add(preds, "", 0);
+	buf_clear(type);
+	buf_clear(preds);
 	if (peek(p) == '*') {
 		p->pos++;
-		buf_puts(type, "*");
+		sc_buf_adds(type, "*");
 	} else if (is_name_start((unsigned char)peek(p)) ||
 	           (peek(p) == '-' && is_name_start((unsigned char)p->src[p->pos + 1]))) {
 		parse_ident(p, type, false, true, "an element name");
-		if (!is_xpath_name(type->s)) {
+		if (!is_xpath_name(type->p)) {
 			/* An escaped name such as \31 23 is a valid CSS type but
 			 * no XPath name test: compare the name as a string. */
-			buf_puts(preds, "[local-name() = ");
-			buf_literal(preds, type->s);
-			buf_puts(preds, "]");
-			type->len = 0;
-			buf_puts(type, "*");
+			sc_buf_adds(preds, "[local-name() = ");
+			buf_literal(preds, type->p);
+			sc_buf_adds(preds, "]");
+			sc_buf_reset(type);
+			sc_buf_adds(type, "*");
 		}
 	}
 	for (;;) {
@@ -618,15 +589,15 @@ static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf 
 		if (c == '#') {
 			p->pos++;
 			parse_ident(p, ident, true, false, "an id after '#'");
-			buf_puts(preds, "[@id = ");
-			buf_literal(preds, ident->s);
-			buf_puts(preds, "]");
+			sc_buf_adds(preds, "[@id = ");
+			buf_literal(preds, ident->p);
+			sc_buf_adds(preds, "]");
 		} else if (c == '.') {
 			p->pos++;
 			parse_ident(p, ident, false, false, "a class name after '.'");
-			buf_puts(preds, "[");
-			pred_word(p, preds, "class", ident->s);
-			buf_puts(preds, "]");
+			sc_buf_adds(preds, "[");
+			pred_word(p, preds, "class", ident->p);
+			sc_buf_adds(preds, "]");
 		} else if (c == '[') {
 			parse_attrib(p, preds);
 		} else if (c == ':' && p->src[p->pos + 1] != ':') {
@@ -647,9 +618,9 @@ enum pseudo_element {
 
 /* One complex selector (no commas).  Appends its XPath to out and returns
  * the pseudo-element it ends with. */
-static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
+static enum pseudo_element parse_complex(struct parser *p, struct sc_buf *out)
 {
-	struct strbuf *type = new_buf(p), *preds = new_buf(p);
+	struct sc_buf *type = new_buf(p), *preds = new_buf(p);
 	const char *axis = "descendant-or-self::";
 	char tmp[8];
 
@@ -657,22 +628,22 @@ static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
 		size_t at = p->pos;
 		if (!parse_compound(p, type, preds))
 			fail_at(p, at, "expected a selector, found %s", what_at(p, at, tmp));
-		buf_puts(out, axis);
-		buf_puts(out, type->len ? type->s : "*");
-		buf_puts(out, preds->s);
+		sc_buf_adds(out, axis);
+		sc_buf_adds(out, type->len ? type->p : "*");
+		sc_buf_adds(out, preds->p);
 		if (peek(p) == ':' && p->src[p->pos + 1] == ':') {
 			size_t pe = p->pos;
-			struct strbuf *name = new_buf(p);
+			struct sc_buf *name = new_buf(p);
 			enum pseudo_element kind;
 
 			p->pos += 2;
 			parse_ident(p, name, false, true, "a pseudo-element name");
-			if (strcmp(name->s, "text") == 0) {
-				buf_puts(out, "/text()");
+			if (strcmp(name->p, "text") == 0) {
+				sc_buf_adds(out, "/text()");
 				kind = PE_TEXT;
-			} else if (strcmp(name->s, "html") == 0) {
+			} else if (strcmp(name->p, "html") == 0) {
 				kind = PE_HTML;
-			} else if (strcmp(name->s, "attr") == 0) {
+			} else if (strcmp(name->p, "attr") == 0) {
 				expect(p, '(', "after ::attr");
 				skip_space(p);
 				parse_ident(p, name, false, true, "an attribute name");
@@ -683,11 +654,11 @@ static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
 					        what_at(p, p->pos, tmp));
 				}
 				p->pos++;
-				buf_printf(out, "/@%s", name->s);
+				sc_buf_printf(out, "/@%s", name->p);
 				kind = PE_ATTR;
 			} else {
 				char n[64];
-				snprintf(n, sizeof(n), "%s", name->s);
+				snprintf(n, sizeof(n), "%s", name->p);
 				fail_at(p, pe,
 				        "unsupported pseudo-element '::%s' (use ::text, "
 				        "::attr(NAME) or ::html)",
@@ -725,7 +696,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
 }
 
 /* The group, after css_compile has set up the failure exit. */
-static void parse_group(struct parser *p, struct strbuf *xpath, bool *outer_html)
+static void parse_group(struct parser *p, struct sc_buf *xpath, bool *outer_html)
 {
 	enum pseudo_element first = PE_NONE;
 
@@ -743,7 +714,7 @@ static void parse_group(struct parser *p, struct strbuf *xpath, bool *outer_html
 		if (peek(p) == '\0')
 			break;
 		p->pos++; /* ',' */
-		buf_puts(xpath, " | ");
+		sc_buf_adds(xpath, " | ");
 	}
 	*outer_html = first == PE_HTML;
 }
@@ -751,7 +722,7 @@ static void parse_group(struct parser *p, struct strbuf *xpath, bool *outer_html
 int css_compile(const char *selector, struct css_compiled *out, struct css_error *err)
 {
 	struct parser p = { .src = selector, .err = err };
-	struct strbuf *xpath;
+	struct sc_buf *xpath;
 	bool outer_html;
 
 	if (setjmp(p.fail)) {
@@ -760,7 +731,7 @@ int css_compile(const char *selector, struct css_compiled *out, struct css_error
 	}
 	xpath = new_buf(&p);
 	parse_group(&p, xpath, &outer_html);
-	out->xpath = sc_strdup(xpath->s);
+	out->xpath = sc_strdup(xpath->p);
 	out->outer_html = outer_html;
 	free_pool(&p);
 	return 0;

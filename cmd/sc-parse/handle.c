@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jsonscan.h"
+#include "jsonstr.h"
 #include "record.h"
 #include "utf8.h"
 #include "util.h"
@@ -29,6 +30,7 @@ void worker_init(struct worker *w, const struct config *cfg)
 {
 	memset(w, 0, sizeof(*w));
 	w->cfg = cfg;
+	sc_buf_init(&w->text, PARSE_BUF_MAX);
 	w->pp = page_parser_new();
 	/* Each thread compiles its own copies: libxml2 does not promise that
 	 * one compiled expression may be evaluated by two threads at once. */
@@ -48,19 +50,7 @@ void worker_destroy(struct worker *w)
 		xmlXPathFreeCompExpr(w->each);
 	page_parser_free(w->pp);
 	sc_jsonscan_free(&w->js);
-	free(w->text.s);
-}
-
-static void add_output(struct output *out, const json_t *rec)
-{
-	struct strbuf b = { out->text, out->len, out->cap };
-
-	if (b.len > 0)
-		strbuf_add(&b, "\n", 1);
-	record_encode(&b, rec);
-	out->text = b.s;
-	out->len = b.len;
-	out->cap = b.cap;
+	sc_buf_free(&w->text);
 }
 
 static void set_warning(struct output *out, const char *fmt, ...)
@@ -73,6 +63,49 @@ static void set_warning(struct output *out, const char *fmt, ...)
 	if (vasprintf(&out->warning, fmt, ap) < 0)
 		out->warning = NULL;
 	va_end(ap);
+}
+
+/* The most one input line's output records may take: 8 times the line
+ * maximum (--each with --keep-body copies the body into every item). */
+static size_t output_max(const struct config *cfg)
+{
+	return cfg->max_line > ((size_t)-1 - 4096) / 8 ? (size_t)-1 - 4096 : cfg->max_line * 8;
+}
+
+/* Past the line's maximum, a record's text is cut back to where it began
+ * and a too_large failure with its url stands in its place (let past the
+ * maximum: the count contract holds). */
+static void replace_too_large(const struct config *cfg, struct output *out, size_t start,
+                              const json_t *rec, size_t lineno)
+{
+	json_t *url = json_object_get(rec, "url");
+	json_t *small = json_pack("{s:O}", "url", url ? url : json_null());
+	size_t max = out->text.max;
+	char why[128];
+
+	snprintf(why, sizeof(why), "output records longer than %zu bytes", max);
+	sc_record_set_error(small, SC_ERR_TOO_LARGE, why);
+	sc_buf_truncate(&out->text, start);
+	out->text.max = (size_t)-1;
+	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
+	    record_encode(&out->text, small) != 0)
+		sc_die(1, "out of memory");
+	out->text.max = max;
+	json_decref(small);
+	if (!out->warning)
+		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+	out->not_ok++;
+}
+
+/* Appends rec's text to the line's output. */
+static void add_output(const struct config *cfg, struct output *out, const json_t *rec,
+                       size_t lineno)
+{
+	size_t start = out->text.len;
+
+	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
+	    record_encode(&out->text, rec) != 0)
+		replace_too_large(cfg, out, start, rec, lineno);
 }
 
 static void null_fields(const struct config *cfg, json_t *rec)
@@ -176,48 +209,56 @@ static bool has_default_member(const json_t *rec)
 /* Appends rec with the default fields after its members, as add_output
  * would after set_scanned when none of them is a member already: the
  * links are written from the scan's buffer, not made jansson values. */
-static void add_scanned_output(struct output *out, json_t *rec, struct scan_result *r)
+static void add_scanned_output(const struct config *cfg, struct output *out, json_t *rec,
+                               struct scan_result *r, size_t lineno)
 {
-	struct strbuf b = { out->text, out->len, out->cap };
+	struct sc_buf *b = &out->text;
 	json_t *values[] = { r->title, r->description, r->canonical, r->lang, r->h1 };
 	const char *link = r->links;
+	size_t start = b->len;
+	int rc = 0;
 
-	if (b.len > 0)
-		strbuf_add(&b, "\n", 1);
-	record_encode(&b, rec);
-	b.len--; /* the '}' */
+	if (start > 0)
+		rc |= sc_buf_addc(b, '\n');
+	rc |= record_encode(b, rec);
+	if (rc != 0) {
+		for (size_t i = 0; r->parsed && i < sizeof(values) / sizeof(values[0]); i++)
+			json_decref(values[i]);
+		replace_too_large(cfg, out, start, rec, lineno);
+		return;
+	}
+	sc_buf_truncate(b, b->len - 1); /* the '}' */
 	for (size_t i = 0; i < default_field_count; i++) {
-		if (b.s[b.len - 1] != '{')
-			strbuf_add(&b, ",", 1);
-		encode_string(&b, default_field_names[i], strlen(default_field_names[i]));
-		strbuf_add(&b, ":", 1);
+		if (b->p[b->len - 1] != '{')
+			rc |= sc_buf_addc(b, ',');
+		rc |= sc_jsonstr_quoted(b, default_field_names[i], strlen(default_field_names[i]));
+		rc |= sc_buf_addc(b, ':');
 		if (!r->parsed) {
-			strbuf_add(&b, "null", 4);
+			rc |= sc_buf_add(b, "null", 4);
 		} else if (i < sizeof(values) / sizeof(values[0])) {
-			record_encode(&b, values[i]);
+			rc |= record_encode(b, values[i]);
 			json_decref(values[i]);
 		} else {
-			strbuf_add(&b, "[", 1);
+			rc |= sc_buf_addc(b, '[');
 			for (size_t k = 0; k < r->nlinks; k++) {
 				size_t n = strlen(link);
 				if (k > 0)
-					strbuf_add(&b, ",", 1);
+					rc |= sc_buf_addc(b, ',');
 				if (sc_utf8_valid((const unsigned char *)link, n)) {
-					encode_string(&b, link, n);
+					rc |= sc_jsonstr_quoted(b, link, n);
 				} else {
 					json_t *v = sc_json_string_lossy(link, n);
-					record_encode(&b, v);
+					rc |= record_encode(b, v);
 					json_decref(v);
 				}
 				link += n + 1;
 			}
-			strbuf_add(&b, "]", 1);
+			rc |= sc_buf_addc(b, ']');
 		}
 	}
-	strbuf_add(&b, "}", 1);
-	out->text = b.s;
-	out->len = b.len;
-	out->cap = b.cap;
+	rc |= sc_buf_addc(b, '}');
+	if (rc != 0)
+		replace_too_large(cfg, out, start, rec, lineno);
 }
 
 /* A body that cannot be read (bad base64, say) makes the record a
@@ -251,11 +292,11 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 		reject_body(cfg, rec, lineno, why, out);
 	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))
-		add_scanned_output(out, rec, &r);
+		add_scanned_output(cfg, out, rec, &r, lineno);
 	else {
 		set_scanned(rec, &r);
 		validate(cfg, rec, out);
-		add_output(out, rec);
+		add_output(cfg, out, rec, lineno);
 	}
 	json_decref(rec);
 }
@@ -297,6 +338,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	json_t *rec;
 
 	memset(out, 0, sizeof(*out));
+	sc_buf_init(&out->text, output_max(cfg));
 	rec = read_record(w, line, len, lineno, too_long, out);
 	if (out->not_ok == 0 && process_sitemap(w, rec, lineno, out))
 		return;
@@ -316,7 +358,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	if (!cfg->has_each) {
 		set_fields(w, &page, ctx, (xmlNodePtr)page.doc, rec);
 		validate(cfg, rec, out);
-		add_output(out, rec);
+		add_output(cfg, out, rec, lineno);
 	} else {
 		xmlXPathObjectPtr items = NULL;
 		int n = 0;
@@ -332,7 +374,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 			json_object_set_new(rec, "index", json_null());
 			null_fields(cfg, rec);
 			validate(cfg, rec, out);
-			add_output(out, rec);
+			add_output(cfg, out, rec, lineno);
 		}
 		for (int i = 0; i < n; i++) {
 			json_t *item = json_copy(rec);
@@ -344,7 +386,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 			json_object_set_new(item, "index", json_integer(i));
 			set_fields(w, &page, ctx, at, item);
 			validate(cfg, item, out);
-			add_output(out, item);
+			add_output(cfg, out, item, lineno);
 			json_decref(item);
 		}
 		xmlXPathFreeObject(items);

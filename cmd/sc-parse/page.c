@@ -47,15 +47,15 @@ struct collector {
 	int depth;  /* the element's depth in libxml2's name stack */
 	int skip;   /* depth of a script or style inside it, or 0 */
 	bool space; /* a space is pending */
-	struct strbuf text;
+	struct sc_buf text;
 };
 
 struct scan {
 	bool started; /* a document was begun: the tree path has a doc */
 	struct collector title, h1;
 	bool has_lang, has_description, has_canonical, has_base;
-	struct strbuf lang, description, canonical, base; /* raw values */
-	struct strbuf hrefs; /* every <a href>, each NUL-terminated, in order */
+	struct sc_buf lang, description, canonical, base; /* raw values */
+	struct sc_buf hrefs; /* every <a href>, each NUL-terminated, in order */
 	size_t nhrefs;
 };
 
@@ -63,7 +63,7 @@ struct scan {
  * an open-addressing set of their offsets (plus one; 0 is empty), grown at
  * half full. */
 struct linkset {
-	struct strbuf text;
+	struct sc_buf text;
 	size_t count;
 	size_t *slots;
 	size_t cap, used;
@@ -79,7 +79,12 @@ struct page_parser {
 struct page_parser *page_parser_new(void)
 {
 	struct page_parser *pp = sc_calloc(1, sizeof(*pp));
+	struct sc_buf *bufs[] = { &pp->scan.title.text,  &pp->scan.h1.text,   &pp->scan.lang,
+		                  &pp->scan.description, &pp->scan.canonical, &pp->scan.base,
+		                  &pp->scan.hrefs,       &pp->links.text };
 
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		sc_buf_init(bufs[i], PARSE_BUF_MAX);
 	pp->ctxt = htmlNewParserCtxt();
 	if (!pp->ctxt)
 		sc_die(1, "out of memory");
@@ -93,14 +98,14 @@ void page_parser_free(struct page_parser *pp)
 	htmlFreeParserCtxt(pp->ctxt);
 	if (pp->sax_ctxt)
 		htmlFreeParserCtxt(pp->sax_ctxt);
-	free(pp->scan.title.text.s);
-	free(pp->scan.h1.text.s);
-	free(pp->scan.lang.s);
-	free(pp->scan.description.s);
-	free(pp->scan.canonical.s);
-	free(pp->scan.base.s);
-	free(pp->scan.hrefs.s);
-	free(pp->links.text.s);
+	sc_buf_free(&pp->scan.title.text);
+	sc_buf_free(&pp->scan.h1.text);
+	sc_buf_free(&pp->scan.lang);
+	sc_buf_free(&pp->scan.description);
+	sc_buf_free(&pp->scan.canonical);
+	sc_buf_free(&pp->scan.base);
+	sc_buf_free(&pp->scan.hrefs);
+	sc_buf_free(&pp->links.text);
 	free(pp->links.slots);
 	free(pp);
 }
@@ -748,25 +753,25 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
-static json_t *normalised(const char *s, struct strbuf *scratch)
+static json_t *normalised(const char *s, struct sc_buf *scratch)
 {
 	bool space = false;
 
-	strbuf_clear(scratch);
+	buf_clear(scratch);
 	for (; *s; s++) {
 		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f') {
 			space = scratch->len > 0;
 			continue;
 		}
 		if (space)
-			strbuf_add(scratch, " ", 1);
+			sc_buf_add(scratch, " ", 1);
 		space = false;
-		strbuf_add(scratch, s, 1);
+		sc_buf_add(scratch, s, 1);
 	}
-	return sc_json_string_lossy(scratch->s ? scratch->s : "", scratch->len);
+	return sc_json_string_lossy(scratch->p ? scratch->p : "", scratch->len);
 }
 
-void page_default_fields(const struct page *page, json_t *rec, struct strbuf *scratch)
+void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch)
 {
 	json_t *title = NULL, *description = NULL, *canonical = NULL, *lang = NULL, *h1 = NULL;
 	json_t *links;
@@ -804,13 +809,13 @@ void page_default_fields(const struct page *page, json_t *rec, struct strbuf *sc
 			case 't':
 				if (!title && strcmp(name, "title") == 0) {
 					node_text(node, scratch);
-					title = sc_json_string_lossy(scratch->s, scratch->len);
+					title = sc_json_string_lossy(scratch->p, scratch->len);
 				}
 				break;
 			case 'h':
 				if (!h1 && strcmp(name, "h1") == 0) {
 					node_text(node, scratch);
-					h1 = sc_json_string_lossy(scratch->s, scratch->len);
+					h1 = sc_json_string_lossy(scratch->p, scratch->len);
 				} else if (!lang && strcmp(name, "html") == 0 &&
 				           (v = attr(node, "lang", &owned))) {
 					lang = normalised(v, scratch);
@@ -913,7 +918,7 @@ static void collector_start(struct collector *c, const char *name, const char *w
 		c->depth = depth;
 		c->skip = 0;
 		c->space = false;
-		strbuf_clear(&c->text);
+		buf_clear(&c->text);
 	}
 }
 
@@ -927,10 +932,10 @@ static const char *sax_attr(const xmlChar **atts, const char *name)
 	return NULL;
 }
 
-static void keep(struct strbuf *b, bool *has, const char *v)
+static void keep(struct sc_buf *b, bool *has, const char *v)
 {
-	strbuf_clear(b);
-	strbuf_add(b, v, strlen(v));
+	buf_clear(b);
+	sc_buf_add(b, v, strlen(v));
 	*has = true;
 }
 
@@ -953,7 +958,7 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 	switch (name[0]) {
 	case 'a':
 		if (name[1] == '\0' && (v = sax_attr(atts, "href"))) {
-			strbuf_add(&sc->hrefs, v, strlen(v) + 1);
+			sc_buf_add(&sc->hrefs, v, strlen(v) + 1);
 			sc->nhrefs++;
 		}
 		break;
@@ -1010,7 +1015,7 @@ static void on_characters(void *ctx, const xmlChar *ch, int len)
 
 static void linkset_reset(struct linkset *set)
 {
-	set->text.len = 0;
+	sc_buf_reset(&set->text);
 	set->count = set->used = 0;
 	if (set->cap > 4096) { /* after a page of very many links */
 		free(set->slots);
@@ -1034,11 +1039,11 @@ static uint64_t hash_bytes(const char *s, size_t n)
  * slot. */
 static size_t *linkset_slot(const struct linkset *set, size_t off, size_t n)
 {
-	const char *s = set->text.s + off;
+	const char *s = set->text.p + off;
 
 	for (size_t i = hash_bytes(s, n) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
 		size_t *slot = &set->slots[i];
-		if (!*slot || strcmp(set->text.s + *slot - 1, s) == 0)
+		if (!*slot || strcmp(set->text.p + *slot - 1, s) == 0)
 			return slot;
 	}
 }
@@ -1055,14 +1060,14 @@ static void linkset_keep(struct linkset *set, size_t off)
 		set->slots = sc_calloc(set->cap, sizeof(*set->slots));
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i]) {
-				const char *k = set->text.s + old[i] - 1;
+				const char *k = set->text.p + old[i] - 1;
 				*linkset_slot(set, old[i] - 1, strlen(k)) = old[i];
 			}
 		free(old);
 	}
 	slot = linkset_slot(set, off, n);
 	if (*slot) {
-		set->text.len = off; /* a duplicate */
+		sc_buf_truncate(&set->text, off); /* a duplicate */
 		return;
 	}
 	*slot = off + 1;
@@ -1079,11 +1084,11 @@ static void link_add(struct linkset *set, const struct page *page, const char *h
 
 	if (page->origin && is_plain_root_relative(href)) {
 		/* page_resolve's fast path, without its copy. */
-		strbuf_add(&set->text, page->origin, strlen(page->origin));
-		strbuf_add(&set->text, href, strlen(href) + 1);
+		sc_buf_add(&set->text, page->origin, strlen(page->origin));
+		sc_buf_add(&set->text, href, strlen(href) + 1);
 	} else if ((abs = page_resolve(page, href, true))) {
 		if (is_http_url(abs))
-			strbuf_add(&set->text, abs, strlen(abs) + 1);
+			sc_buf_add(&set->text, abs, strlen(abs) + 1);
 		free(abs);
 	}
 	if (set->text.len > off)
@@ -1125,7 +1130,7 @@ static void scan_reset(struct scan *sc)
 	sc->started = false;
 	sc->title.state = sc->h1.state = COLLECT_NOT_SEEN;
 	sc->has_lang = sc->has_description = sc->has_canonical = sc->has_base = false;
-	sc->hrefs.len = 0;
+	sc_buf_reset(&sc->hrefs);
 	sc->nhrefs = 0;
 }
 
@@ -1133,7 +1138,7 @@ static json_t *collected(const struct collector *c)
 {
 	if (c->state == COLLECT_NOT_SEEN)
 		return json_null();
-	return sc_json_string_lossy(c->text.s, c->text.len);
+	return sc_json_string_lossy(c->text.p, c->text.len);
 }
 
 json_t *links_json(const struct scan_result *r)
@@ -1149,7 +1154,7 @@ json_t *links_json(const struct scan_result *r)
 }
 
 int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
-                       struct strbuf *scratch, char *why, size_t whysize)
+                       struct sc_buf *scratch, char *why, size_t whysize)
 {
 	struct scan *sc = &pp->scan;
 	struct page page = { 0 };
@@ -1172,7 +1177,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	set_page_url(&page, rec);
 	if (sc->has_base) {
 		/* As apply_base_element does. */
-		char *abs = page_resolve(&page, sc->base.s, false);
+		char *abs = page_resolve(&page, sc->base.p, false);
 		if (abs) {
 			curl_url_cleanup(page.base);
 			page.base = NULL;
@@ -1186,24 +1191,24 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	out->parsed = true;
 	out->title = collected(&sc->title);
 	out->description =
-	        sc->has_description ? normalised(sc->description.s, scratch) : json_null();
+	        sc->has_description ? normalised(sc->description.p, scratch) : json_null();
 	if (sc->has_canonical) {
-		char *abs = page_resolve(&page, sc->canonical.s, false);
+		char *abs = page_resolve(&page, sc->canonical.p, false);
 		out->canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
-		                     : sc_json_string_lossy(sc->canonical.s, sc->canonical.len);
+		                     : sc_json_string_lossy(sc->canonical.p, sc->canonical.len);
 		free(abs);
 	} else {
 		out->canonical = json_null();
 	}
-	out->lang = sc->has_lang ? normalised(sc->lang.s, scratch) : json_null();
+	out->lang = sc->has_lang ? normalised(sc->lang.p, scratch) : json_null();
 	out->h1 = collected(&sc->h1);
 	linkset_reset(&pp->links);
 	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {
-		const char *href = sc->hrefs.s + off;
+		const char *href = sc->hrefs.p + off;
 		off += strlen(href) + 1;
 		link_add(&pp->links, &page, href);
 	}
-	out->links = pp->links.text.s;
+	out->links = pp->links.text.p;
 	out->nlinks = pp->links.count;
 	page_free(&page);
 	return 0;

@@ -67,14 +67,14 @@ static int emit(const struct output *out)
 {
 	if (out->warning)
 		sc_warn("%s", out->warning);
-	if (out->text)
-		return sc_record_write_raw(stdout, out->text, out->len);
+	if (out->text.p)
+		return sc_record_write_raw(stdout, out->text.p, out->text.len);
 	return 0;
 }
 
 static void output_free(struct output *out)
 {
-	free(out->text);
+	sc_buf_free(&out->text);
 	free(out->warning);
 	memset(out, 0, sizeof(*out));
 }

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "jsonscan.h"
 
 /* A compiled selector: the XPath that libxml2 evaluates. */
@@ -68,39 +69,44 @@ int selector_compile(const char *src, struct selector *out, size_t *column, char
                      size_t msgsize);
 void selector_free(struct selector *sel);
 
-/* A growable string (no maximum needed: values are bounded by the page,
- * which is bounded by the line length). */
-struct strbuf {
-	char *s; /* malloced, NUL-terminated once anything is added */
-	size_t len, cap;
-};
-void strbuf_add(struct strbuf *b, const char *s, size_t n);
-void strbuf_clear(struct strbuf *b);
+/* The maximum of sc-parse's scratch buffers (lib/buf.h): 8 times the
+ * default line maximum (SC_LINE_MAX).  A value comes from one page, at
+ * most a line long, so it stays far below.  (The output of one line has
+ * its own maximum, from the line maximum: handle.c.) */
+#define PARSE_BUF_MAX ((size_t)2 << 30)
+
+/* b set up (it may have been zeroed) and holding "" (b->p not NULL). */
+static inline void buf_clear(struct sc_buf *b)
+{
+	if (b->max == 0)
+		sc_buf_init(b, PARSE_BUF_MAX);
+	sc_buf_reset(b);
+	sc_buf_add(b, "", 0);
+}
 
 /* The whitespace-normalised text of node and its descendants, without the
  * contents of script and style elements, into b (replacing its content). */
-void node_text(const xmlNode *node, struct strbuf *b);
+void node_text(const xmlNode *node, struct sc_buf *b);
 
 /* Appends s[0..n) to b with runs of whitespace collapsed; *space carries a
  * pending space between calls, so text split over nodes joins correctly. */
-void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space);
+void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space);
 
 /* The output value of one node of an XPath result (an element's text or
  * markup, an attribute's value made absolute if it is a URL, ...). */
 json_t *match_value(const struct page *page, const xmlNode *node, bool html,
-                    struct strbuf *scratch);
+                    struct sc_buf *scratch);
 
 /* Evaluates comp with at as the context node: the first match's value or
  * null, or every match's as an array for a NAME[] field. */
 json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
-                    xmlNodePtr at, const struct field *f, struct strbuf *scratch);
+                    xmlNodePtr at, const struct field *f, struct sc_buf *scratch);
 
 /* encode.c */
 
-/* Appends rec as json_dumps(rec, SC_JSON_FLAGS) writes it to b. */
-void record_encode(struct strbuf *b, const json_t *rec);
-/* Appends s[0..n) (valid UTF-8) as a JSON string, as jansson writes it. */
-void encode_string(struct strbuf *b, const char *s, size_t n);
+/* Appends rec as json_dumps(rec, SC_JSON_FLAGS) writes it to b.  Returns
+ * 0, or -1 (b as it was) past b's maximum. */
+int record_encode(struct sc_buf *b, const json_t *rec);
 
 /* page.c */
 
@@ -129,7 +135,7 @@ bool is_url_attribute(const char *name);
 
 /* Adds the default fields (title, description, canonical, lang, h1,
  * links) to rec; null when the page was not parsed. */
-void page_default_fields(const struct page *page, json_t *rec, struct strbuf *scratch);
+void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch);
 extern const char *const default_field_names[];
 
 /* The default fields, from page_scan_defaults: new references, or all
@@ -148,7 +154,7 @@ json_t *links_json(const struct scan_result *r);
  * page_default_fields would give them, without building a tree.  Returns
  * 0, or -1 with a reason in why as page_load does. */
 int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
-                       struct strbuf *scratch, char *why, size_t whysize);
+                       struct sc_buf *scratch, char *why, size_t whysize);
 extern const size_t default_field_count;
 
 /* sitemap.c */
@@ -171,7 +177,7 @@ struct worker {
 	struct page_parser *pp;
 	xmlXPathCompExprPtr *comps; /* one per field */
 	xmlXPathCompExprPtr each;
-	struct strbuf text;    /* scratch for values */
+	struct sc_buf text;    /* scratch for values */
 	struct sc_jsonscan js; /* the fast line decoder's scratch */
 };
 
@@ -180,8 +186,8 @@ void worker_destroy(struct worker *w);
 
 /* What one input line became. */
 struct output {
-	char *text; /* malloced: the output records, '\n'-separated, no final newline; NULL for none */
-	size_t len, cap;
+	struct sc_buf
+	        text;  /* the output records, '\n'-separated, no final newline; empty for none */
 	char *warning; /* malloced diagnostic for stderr, or NULL */
 	size_t not_ok; /* records this program made not ok */
 };

@@ -13,23 +13,6 @@
 
 #define XPATH_PREFIX "xpath:"
 
-void strbuf_add(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = sc_realloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-void strbuf_clear(struct strbuf *b)
-{
-	b->len = 0;
-	strbuf_add(b, "", 0);
-}
-
 /* ---- compiling ---- */
 
 struct xpath_error {
@@ -144,7 +127,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space)
+void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space)
 {
 	const char *run = s, *end = s + n;
 
@@ -153,8 +136,8 @@ void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space)
 			continue;
 		if (s > run) {
 			if (*space && b->len > 0)
-				strbuf_add(b, " ", 1);
-			strbuf_add(b, run, (size_t)(s - run));
+				sc_buf_add(b, " ", 1);
+			sc_buf_add(b, run, (size_t)(s - run));
 			*space = false;
 		}
 		*space = true;
@@ -162,8 +145,8 @@ void text_add_normalised(struct strbuf *b, const char *s, size_t n, bool *space)
 	}
 	if (s > run) {
 		if (*space && b->len > 0)
-			strbuf_add(b, " ", 1);
-		strbuf_add(b, run, (size_t)(s - run));
+			sc_buf_add(b, " ", 1);
+		sc_buf_add(b, run, (size_t)(s - run));
 		*space = false;
 	}
 }
@@ -174,12 +157,12 @@ static bool skipped_element(const xmlNode *n)
 	                                       strcmp((const char *)n->name, "style") == 0);
 }
 
-void node_text(const xmlNode *node, struct strbuf *b)
+void node_text(const xmlNode *node, struct sc_buf *b)
 {
 	const xmlNode *cur = node;
 	bool space = false;
 
-	strbuf_clear(b);
+	buf_clear(b);
 	/* Pre-order over node's subtree, without recursion (pages can nest
 	 * 10,000 deep), skipping scripts and styles inside it. */
 	while (cur) {
@@ -225,14 +208,14 @@ static json_t *owned_string(xmlChar *s)
 	return v;
 }
 
-json_t *match_value(const struct page *page, const xmlNode *node, bool html, struct strbuf *scratch)
+json_t *match_value(const struct page *page, const xmlNode *node, bool html, struct sc_buf *scratch)
 {
 	switch (node->type) {
 	case XML_ELEMENT_NODE:
 		if (html)
 			return outer_html(node);
 		node_text(node, scratch);
-		return sc_json_string_lossy(scratch->s, scratch->len);
+		return sc_json_string_lossy(scratch->p, scratch->len);
 	case XML_DOCUMENT_NODE:
 	case XML_HTML_DOCUMENT_NODE: {
 		const xmlNode *root = xmlDocGetRootElement((xmlDocPtr)node);
@@ -265,7 +248,7 @@ json_t *match_value(const struct page *page, const xmlNode *node, bool html, str
 }
 
 json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
-                    xmlNodePtr at, const struct field *f, struct strbuf *scratch)
+                    xmlNodePtr at, const struct field *f, struct sc_buf *scratch)
 {
 	xmlXPathObjectPtr res;
 	json_t *value;

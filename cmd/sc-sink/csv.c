@@ -65,7 +65,7 @@ static void put_csv_text(struct outfile *o, const char *s, size_t n, bool formul
 		*p++ = s[i];
 	}
 	*p++ = '"';
-	o->len += (size_t)(p - start);
+	outfile_advance(o, (size_t)(p - start));
 }
 
 static void put_tsv_text(struct outfile *o, const char *s, size_t n, bool formula_escape)
@@ -83,7 +83,7 @@ static void put_tsv_text(struct outfile *o, const char *s, size_t n, bool formul
 			*p++ = s[i];
 		}
 	}
-	o->len += (size_t)(p - start);
+	outfile_advance(o, (size_t)(p - start));
 }
 
 static void put_text(struct csv_sink *cs, const char *s, size_t n)
@@ -181,29 +181,15 @@ static void put_real(struct outfile *o, double v)
 	outfile_put(o, tmp, (size_t)n);
 }
 
-struct dump_buf {
-	char *p;
-	size_t len, cap;
-};
-
 static int dump_append(const char *buffer, size_t size, void *data)
 {
-	struct dump_buf *d = data;
-
-	if (d->cap - d->len < size) {
-		while (d->cap - d->len < size)
-			d->cap = d->cap ? d->cap * 2 : 256;
-		d->p = sc_realloc(d->p, d->cap);
-	}
-	memcpy(d->p + d->len, buffer, size);
-	d->len += size;
-	return 0;
+	return sc_buf_add(data, buffer, size) == 0 ? 0 : -1;
 }
 
 static void put_value(struct csv_sink *cs, const json_t *v)
 {
 	/* Reused for objects and arrays; the largest one is kept. */
-	static struct dump_buf scratch;
+	static struct sc_buf scratch = { .max = OUTFILE_MAX };
 
 	switch (json_typeof(v)) {
 	case JSON_STRING:
@@ -225,8 +211,10 @@ static void put_value(struct csv_sink *cs, const json_t *v)
 		break;
 	case JSON_OBJECT:
 	case JSON_ARRAY:
-		scratch.len = 0;
-		json_dump_callback(v, dump_append, &scratch, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		sc_buf_reset(&scratch);
+		if (json_dump_callback(v, dump_append, &scratch,
+		                       JSON_COMPACT | JSON_PRESERVE_ORDER) != 0)
+			cs->out.too_big = true; /* the record fails at its end */
 		put_text(cs, scratch.p ? scratch.p : "", scratch.len);
 		break;
 	}

@@ -161,8 +161,8 @@ int outfile_open(struct outfile *f, const char *path, bool append, int slot, cha
 	f->path = path;
 	f->slot = slot;
 	f->fd = -1;
-	f->cap = BUF_INIT;
-	f->buf = sc_malloc(f->cap);
+	sc_buf_init(&f->buf, OUTFILE_MAX);
+	sc_buf_reserve(&f->buf, BUF_INIT);
 	if (slot >= 0 && slot < SINK_MAX)
 		opened[slot] = f;
 
@@ -186,18 +186,23 @@ int outfile_open(struct outfile *f, const char *path, bool append, int slot, cha
 
 char *outfile_reserve(struct outfile *f, size_t n)
 {
-	if (f->cap - f->len < n) {
-		while (f->cap - f->len < n)
-			f->cap *= 2;
-		f->buf = sc_realloc(f->buf, f->cap);
+	return sc_buf_space(&f->buf, n);
+}
+
+void outfile_advance(struct outfile *f, size_t n)
+{
+	/* The room was there (outfile_reserve); past the maximum, the record
+	 * is refused at its end. */
+	if (sc_buf_setlen(&f->buf, f->buf.len + n) != 0) {
+		f->buf.len += n;
+		f->too_big = true;
 	}
-	return f->buf + f->len;
 }
 
 void outfile_put(struct outfile *f, const void *bytes, size_t n)
 {
-	memcpy(outfile_reserve(f, n), bytes, n);
-	f->len += n;
+	if (sc_buf_add(&f->buf, bytes, n) != 0)
+		f->too_big = true;
 }
 
 int outfile_flush(struct outfile *f)
@@ -208,8 +213,8 @@ int outfile_flush(struct outfile *f)
 
 	/* A second signal must not cut an append in the middle of a record. */
 	sc_signals_write_begin();
-	while (done < f->len) {
-		n = write(f->fd, f->buf + done, f->len - done);
+	while (done < f->buf.len) {
+		n = write(f->fd, f->buf.p + done, f->buf.len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -224,21 +229,25 @@ int outfile_flush(struct outfile *f)
 		done += (size_t)n;
 	}
 	if (rc == 0) {
-		f->whole += (off_t)f->len;
-		f->len = 0;
+		f->whole += (off_t)f->buf.len;
+		sc_buf_reset(&f->buf);
 	}
 	sc_signals_write_end();
 	/* One huge record must not keep its buffer for the rest of the run. */
-	if (rc == 0 && f->cap > 4 * BUF_INIT) {
-		f->cap = BUF_INIT;
-		f->buf = sc_realloc(f->buf, f->cap);
+	if (rc == 0 && f->buf.cap > 4 * BUF_INIT) {
+		sc_buf_free(&f->buf);
+		sc_buf_reserve(&f->buf, BUF_INIT);
 	}
 	return rc;
 }
 
 int outfile_record_end(struct outfile *f)
 {
-	return f->len >= FLUSH_AT ? outfile_flush(f) : 0;
+	if (f->too_big) {
+		errno = EFBIG;
+		return -1;
+	}
+	return f->buf.len >= FLUSH_AT ? outfile_flush(f) : 0;
 }
 
 int outfile_finish(struct outfile *f)
@@ -295,8 +304,7 @@ void outfile_discard(struct outfile *f)
 	f->fd = -1;
 	free(f->target);
 	f->target = NULL;
-	free(f->buf);
-	f->buf = NULL;
+	sc_buf_free(&f->buf);
 	if (f->slot >= 0 && f->slot < SINK_MAX && opened[f->slot] == f)
 		opened[f->slot] = NULL;
 }

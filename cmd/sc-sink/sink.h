@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "buf.h"
+
 #define SINK_MAX 8 /* sinks per run: one abort slot each (signals.h) */
 #define ERRLEN 512
 
@@ -31,21 +33,28 @@ struct outfile {
 	char *temp;       /* the temporary file; malloced, NULL once renamed or removed */
 	enum outfile_mode mode;
 	int fd;
-	int slot;         /* abort slot for the temporary file */
-	bool had_content; /* append: the file was not empty (so no header) */
-	off_t whole;      /* append: file size after the last whole flush */
-	char *buf;        /* records not yet written; malloced */
-	size_t len, cap;
+	int slot;          /* abort slot for the temporary file */
+	bool had_content;  /* append: the file was not empty (so no header) */
+	off_t whole;       /* append: file size after the last whole flush */
+	struct sc_buf buf; /* records not yet written (at most OUTFILE_MAX) */
+	bool too_big;      /* a record went past OUTFILE_MAX: the write fails */
 };
+
+/* The most an outfile holds unwritten: one record (at most a line, 256 MiB
+ * by default) quoted twice over, with room to spare.  Past it the record
+ * is not written and its write fails with EFBIG. */
+#define OUTFILE_MAX ((size_t)2 << 30)
 
 /* Opens path for writing ("-" is stdout).  Returns 0, or -1 with errbuf set. */
 int outfile_open(struct outfile *f, const char *path, bool append, int slot, char *errbuf,
                  size_t errlen);
-/* Room for n more bytes at f->buf + f->len (the caller adds to f->len). */
+/* Room for n more bytes at the end of f's buffer; the caller writes there
+ * and then says how many it wrote with outfile_advance. */
 char *outfile_reserve(struct outfile *f, size_t n);
+void outfile_advance(struct outfile *f, size_t n);
 void outfile_put(struct outfile *f, const void *bytes, size_t n);
 /* A record is complete: writes the buffer out if it is big enough.
- * Returns 0 or -1 with errno. */
+ * Returns 0 or -1 with errno (EFBIG: the record passed OUTFILE_MAX). */
 int outfile_record_end(struct outfile *f);
 /* Writes out everything buffered (records are whole).  0 or -1 with errno. */
 int outfile_flush(struct outfile *f);
