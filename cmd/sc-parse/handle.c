@@ -323,7 +323,7 @@ static bool process_sitemap(struct worker *w, json_t *rec, size_t lineno, struct
 	json_object_set_new(rec, "links", links);
 	json_object_set_new(rec, "sitemap", json_string(kind));
 	validate(cfg, rec, out);
-	add_output(out, rec);
+	add_output(cfg, out, rec, lineno);
 	json_decref(rec);
 	return true;
 }
