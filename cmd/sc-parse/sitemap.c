@@ -184,7 +184,7 @@ struct locs {
 	int depth;
 	xmlChar *root_ns;
 	bool in_loc, loc_too_long;
-	struct strbuf text;
+	struct sc_buf text; /* the <loc> being read, at most MAX_LOC_BYTES */
 };
 
 /* Longer <loc> text is no URL anyone serves (sitemaps.org: under 2,048). */
@@ -203,7 +203,7 @@ static void on_start(void *ctx, const xmlChar *local, const xmlChar *prefix, con
 	if (l->depth == 2 && xmlStrEqual(local, BAD_CAST "loc") && xmlStrEqual(uri, l->root_ns)) {
 		l->in_loc = true;
 		l->loc_too_long = false;
-		strbuf_clear(&l->text);
+		sc_buf_reset(&l->text);
 	}
 	l->depth++;
 }
@@ -216,7 +216,7 @@ static void on_end(void *ctx, const xmlChar *local, const xmlChar *prefix, const
 	l->depth--;
 	if (l->depth == 2 && l->in_loc) {
 		if (!l->loc_too_long)
-			add_loc(l->links, l->seen, l->text.s ? l->text.s : "");
+			add_loc(l->links, l->seen, l->text.p ? l->text.p : "");
 		l->in_loc = false;
 	}
 }
@@ -227,10 +227,8 @@ static void on_text(void *ctx, const xmlChar *s, int n)
 
 	if (!l->in_loc)
 		return;
-	if (l->text.len + (size_t)n > MAX_LOC_BYTES)
+	if (sc_buf_add(&l->text, s, (size_t)n) != 0)
 		l->loc_too_long = true;
-	else
-		strbuf_add(&l->text, (const char *)s, (size_t)n);
 }
 
 /* Every <loc> URL, read with libxml2's SAX2 push parser in recovery mode,
@@ -239,6 +237,8 @@ static void on_text(void *ctx, const xmlChar *s, int n)
 static json_t *read_locs(const unsigned char *xml, size_t n, const char *url)
 {
 	struct locs l = { .links = json_array(), .seen = json_object() };
+
+	sc_buf_init(&l.text, MAX_LOC_BYTES);
 	xmlSAXHandler sax = { .initialized = XML_SAX2_MAGIC,
 		              .startElementNs = on_start,
 		              .endElementNs = on_end,
@@ -264,7 +264,7 @@ static json_t *read_locs(const unsigned char *xml, size_t n, const char *url)
 		xmlFreeDoc(ctxt->myDoc);
 	xmlFreeParserCtxt(ctxt);
 	xmlFree(l.root_ns);
-	free(l.text.s);
+	sc_buf_free(&l.text);
 	json_decref(l.seen);
 	return l.links;
 }
