@@ -123,6 +123,14 @@ memcheck() {
 	assert_equal "$(jq -c '[.ok, .error.kind, .title, has("body_base64")]' <<<"${lines[0]}")" '[false,"bad_input",null,false]'
 }
 
+@test "links as people write them are made as sc-fetch requests them: UTF-8 percent-encoded, %20, IDN in punycode" {
+	rec '<a href="/p?q=ツ&x=a b">1</a><a href="http://bücher.example/x y">2</a><a href="rel ツ">3</a><a href="/ok%41">4</a>' text/html 'http://ex.com/d/' >in.jsonl
+	run -0 --separate-stderr sc-parse <in.jsonl
+	assert_equal "$(jq -c .links <<<"$output")" '["http://ex.com/p?q=%E3%83%84&x=a%20b","http://xn--bcher-kva.example/x%20y","http://ex.com/d/rel%20%E3%83%84","http://ex.com/ok%41"]'
+	SC_PARSE_TREE=1 run -0 --separate-stderr sc-parse <in.jsonl
+	assert_equal "$(jq -c .links <<<"$output")" '["http://ex.com/p?q=%E3%83%84&x=a%20b","http://xn--bcher-kva.example/x%20y","http://ex.com/d/rel%20%E3%83%84","http://ex.com/ok%41"]'
+}
+
 @test "a hand-made record without ok is parsed; only ok: false skips parsing" {
 	echo '{"url":"http://x/a/","body":"<title>Hand</title><a href=b>b</a>"}' >in.jsonl
 	run -0 --separate-stderr sc-parse <in.jsonl

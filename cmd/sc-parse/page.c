@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "record.h"
+#include "url.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -612,6 +613,14 @@ char *page_resolve(const struct page *page, const char *ref, bool strip_fragment
 	while (n > 0 && (unsigned char)clean[n - 1] <= ' ')
 		n--;
 	clean[n] = '\0';
+	/* Non-ASCII and spaces as sc-fetch requests them (UTF-8
+	 * percent-encoded, %20, an IDN host in punycode), so that a link and
+	 * the URL fetched for it are the same string. */
+	char *pasted = sc_url_from_pasted(clean, n);
+	if (pasted) {
+		free(clean);
+		clean = pasted;
+	}
 
 	/* Without its fragment the reference resolves to the same URL minus
 	 * the fragment, one libcurl call cheaper. */
