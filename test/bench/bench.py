@@ -30,6 +30,8 @@ import tempfile
 import time
 
 import corpus
+import crawl
+import pydocs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -886,9 +888,11 @@ def main():
     tbase = start_testserver()
     note(f"nginx at {base}; sc-testserver at {tbase}; scratch {TMP}")
 
+    this = sys.modules[__name__]  # the helpers the scenario modules use
     scenarios = [("1", lambda: scenario_throughput(base)), ("2", lambda: scenario_latency(tbase)),
                  ("3", lambda: scenario_scaling(tbase)), ("4", lambda: scenario_memory(base)),
-                 ("5", scenario_parse), ("6", scenario_sink), ("7", lambda: scenario_pipeline(base))]
+                 ("5", scenario_parse), ("6", scenario_sink), ("7", lambda: scenario_pipeline(base)),
+                 ("8", lambda: pydocs.scenario(this, www, base)), ("9", lambda: crawl.scenario(this, www, base))]
     for key, fn in scenarios:
         if ONLY and key not in ONLY:
             continue
