@@ -22,6 +22,7 @@ tool must get exactly the 1,169 pages.
 The functions take the bench module (b) for its measuring and reporting
 helpers."""
 import glob
+import json
 import os
 import shutil
 from urllib.parse import urljoin
@@ -132,6 +133,15 @@ def scenario(b, www, base):
             return None if got == want else f"{got} {what}, want the {want} pages"
         return check
 
+    def items_check(s):
+        """Scrapy fetches the start URL twice (start requests bypass its
+        duplicate filter), so distinct URLs are counted."""
+        with open(items) as fi:
+            urls = [json.loads(line)["url"] for line in fi]
+        s["extra"] = f"items={len(urls)} distinct={len(set(urls))}"
+        s["pages"] = len(set(urls))
+        return None if len(set(urls)) == want else f"{len(set(urls))} distinct URLs, want the {want} pages"
+
     def files_check(s):
         got = html_files(saved)
         s["extra"] = f"html files={got}"
@@ -147,7 +157,7 @@ def scenario(b, www, base):
     runners = [
         dict(name="Scrapy CrawlSpider (robots, 8 concurrent, JSONL)",
              cmd=f"{py} --depth {depth} --concurrency {CONC} {b.q(items)} {b.q(start)}",
-             prep=fresh_file(items), check=lines_check(lambda: [items], "items"), timeout=600),
+             prep=fresh_file(items), check=items_check, timeout=600),
         dict(name=f"wget -r -l {depth} --no-parent",
              cmd=f"wget -q -r -l {depth} --no-parent -P {b.q(saved)} {b.q(start)}{WGET_404_OK}",
              prep=fresh_dir(saved), check=files_check),
@@ -192,8 +202,8 @@ def scenario(b, www, base):
             row.append(b.fr(b.ratio(walls[row[0]], crawl)))
     b.table(["Tool", "pages", "wall s", "pages/s", "CPU s", "peak RSS MB", "this ÷ crawl.mk (wall)"], rows)
     b.say(f"Reference set: {want:,} pages ({' + '.join(str(len(lv)) for lv in levels)} by depth), from a "
-          "breadth-first walk of the files' links; every run must fetch exactly those. wget and wget2 "
-          "only save files; the flat lists are the crawl's rounds given in advance. Outputs in "
+          "breadth-first walk of the files' links; every run must fetch exactly those (Scrapy fetches index.html twice, as start requests "
+          "bypass its duplicate filter: its pages are distinct URLs). wget and wget2 only save files; the flat lists are the crawl's rounds given in advance. Outputs in "
           f"{scratch}" + (f": **{where}**" if where else " (tmpfs)") + ". nginx (1 worker) shares the cores. "
           "Not yet here: issue 11's second crawl of about 20,000 pages at depth 3 (it needs a larger site "
           "than these docs) and issue 12's skew on a Zipf host mix.")
