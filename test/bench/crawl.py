@@ -72,14 +72,14 @@ def chunk_skew(crawl_dir):
     (round-N/ files of URLs or records), per round; None if none found."""
     skews = []
     for rnd in sorted(glob.glob(os.path.join(crawl_dir, "round-*"))):
-        sizes = [b_count(p) for p in glob.glob(os.path.join(rnd, "*.jsonl"))]
+        sizes = [lines_in(p) for p in glob.glob(os.path.join(rnd, "*.jsonl"))]
         sizes = [s for s in sizes if s]
         if len(sizes) > 1:
             skews.append(max(sizes) / (sum(sizes) / len(sizes)))
     return skews or None
 
 
-def b_count(path):
+def lines_in(path):
     with open(path, "rb") as fi:
         return sum(1 for _ in fi)
 
