@@ -200,6 +200,8 @@ def run_interleaved(runners, reps=None):
         else:
             clean = [{k: v for k, v in s.items() if isinstance(v, (int, float))} for s in samples[name]]
             result[name] = median_sample(clean)
+            # The least disturbed run, for a machine shared with other work.
+            result[name].update({k + "_min": min(s[k] for s in clean) for k in ("wall", "cpu")})
     return result
 
 
