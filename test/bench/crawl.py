@@ -13,10 +13,12 @@ crawled within its directory by:
 - the same URLs as flat lists, one `sc-fetch -c 8 | sc-parse` per depth
   (named with an arrow, as a pipe would split the markdown table),
   one after the other: the floor for a crawl made of rounds;
-- share/sc/crawl.mk (`make -f crawl.mk SEEDS= DEPTH= DIR= C=8`), skipped
-  with the reason printed when it or sc-frontier is not there;
-- crawl.mk with WORKERS (issue 12's fan-out), when crawl.mk knows WORKERS
-  and SC_BENCH_WORKERS gives its value for two workers on loopback.
+- share/sc/crawl.mk (`make -f crawl.mk SEEDS= DEPTH= DIR= C=8 PER_HOST=8`,
+  as every page is on one host), skipped with the reason printed when it
+  or sc-frontier is not there;
+- crawl.mk with WORKERS (issue 12's fan-out): two GNU parallel workers,
+  ": :" (local) unless SC_BENCH_WORKERS says otherwise.
+SC_BENCH_CRAWL_SITES="9a" (or "9b") runs one of the two sites.
 Wall, CPU of the process tree and the largest process's peak RSS.  Every
 run is checked against the reference page set, which is computed here
 from the files (a breadth-first walk of their <a>/<area> links), so every
@@ -76,7 +78,7 @@ def chunk_skew(crawl_dir):
     (round-N/ files of URLs or records), per round; None if none found."""
     skews = []
     for rnd in sorted(glob.glob(os.path.join(crawl_dir, "round-*"))):
-        sizes = [lines_in(p) for p in glob.glob(os.path.join(rnd, "*.jsonl"))]
+        sizes = [lines_in(p) for p in glob.glob(os.path.join(rnd, "chunk-*.jsonl"))]
         sizes = [s for s in sizes if s]
         if len(sizes) > 1:
             skews.append(max(sizes) / (sum(sizes) / len(sizes)))
@@ -122,18 +124,22 @@ def scenario(b, www, base):
     with open(os.path.join(www, "robots.txt"), "w") as fr:
         fr.write("User-agent: *\nDisallow:\n")
     scratch, where = tmpfs.scratch(b.TMP, "crawl", 1 << 30)
+    sites = os.environ.get("SC_BENCH_CRAWL_SITES", "9a 9b").split()
     small_depth = 1 if b.SMOKE else 2
-    small = crawl_site(b, base, scratch, where, "9a", "the PostgreSQL 15 docs (postgresql-doc-15) at /pg/", "pg",
-                       reference_levels(PGDOCS, small_depth))
-    copies = 2 if b.SMOKE else COPIES
-    levels = big_site(www, scratch, copies, reference_levels(PGDOCS, small_depth))
-    # Scrapy once on the big site: about 20 times the small one's minutes.
-    big = crawl_site(b, base, scratch, where, "9b", f"{copies} copies of the PostgreSQL 15 docs at /big/K/",
-                     "big", levels, scrapy_reps=0 if b.SMOKE else 1)
+    small = big = None
+    if "9a" in sites:
+        small = crawl_site(b, base, scratch, where, "9a", "the PostgreSQL 15 docs (postgresql-doc-15) at /pg/", "pg",
+                           reference_levels(PGDOCS, small_depth))
+    if "9b" in sites:
+        copies = 2 if b.SMOKE else COPIES
+        levels = big_site(www, scratch, copies, reference_levels(PGDOCS, small_depth))
+        # Scrapy once on the big site: about 20 times the small one's minutes.
+        big = crawl_site(b, base, scratch, where, "9b", f"{copies} copies of the PostgreSQL 15 docs at /big/K/",
+                         "big", levels, scrapy_reps=0 if b.SMOKE else 1)
     x = b.ratio(big, small)
     b.target(9, "crawl.mk peak RSS flat: large crawl ≤ 1.25 × small crawl", x, "≤ 1.25x",
              None if x is None else x <= 1.25, None if x is not None else "crawl.mk not measured")
-    shutil.rmtree(scratch, ignore_errors=True)
+    tmpfs.remove(scratch)
 
 
 def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None):
@@ -217,16 +223,19 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
     crawl_why = ("share/sc/crawl.mk is not there (branch crawl not merged)" if not mk
                  else "sc-frontier is not built" if not frontier else None)
     make = (f"PATH={b.q(b.BIN)}:\"$PATH\" make -s -f {b.q(mk)} SEEDS={b.q(seeds)} DEPTH={depth} "
-            f"DIR={b.q(crawl_dir)} C={CONC} {os.environ.get('SC_BENCH_CRAWL_VARS', '')}") if mk else None
+            f"DIR={b.q(crawl_dir)} C={CONC} PER_HOST={CONC} {os.environ.get('SC_BENCH_CRAWL_VARS', '')}"
+            ) if mk else None
     pages_check = lines_check(lambda: [os.path.join(crawl_dir, "pages.jsonl")], "ok records in pages.jsonl",
                               b'"ok":true')
     runners.append(dict(name=f"make -f crawl.mk DEPTH={depth} C={CONC}", cmd=None if crawl_why else make,
                         why=crawl_why, prep=fresh_dir(crawl_dir), check=pages_check))
-    workers = os.environ.get("SC_BENCH_WORKERS")
+    # Two GNU parallel workers on this machine (":" is the local host, no
+    # ssh); SC_BENCH_WORKERS="127.0.0.1 127.0.0.1" goes through ssh instead.
+    workers = os.environ.get("SC_BENCH_WORKERS") or (": :" if shutil.which("parallel") else None)
     with open(mk) if mk else open(os.devnull) as fm:
         knows_workers = "WORKERS" in fm.read()
     workers_why = (crawl_why or ("crawl.mk has no WORKERS" if not knows_workers else None)
-                   or (None if workers else "SC_BENCH_WORKERS (crawl.mk's WORKERS for 2 workers on loopback) not set"))
+                   or (None if workers else "no GNU parallel, and SC_BENCH_WORKERS not set"))
     runners.append(dict(name="make -f crawl.mk, 2 workers (WORKERS)",
                         cmd=None if workers_why else f"{make} WORKERS={b.q(workers)}",
                         why=workers_why, prep=fresh_dir(crawl_dir), check=pages_check))
@@ -253,7 +262,7 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
           "breadth-first walk of the files' links; every run must fetch exactly those (Scrapy fetches the start "
           "URL twice, as start requests bypass its duplicate filter: its pages are distinct URLs). wget and wget2 "
           "only save files; the flat lists are the crawl's rounds given in advance. Outputs in "
-          f"{scratch}" + (f": **{where}**" if where else " (tmpfs)") + ". nginx (1 worker) shares the cores.")
+          f"{os.path.realpath(scratch)}" + (f": **{where}**" if where else " (tmpfs)") + ". nginx (1 worker) shares the cores.")
     skew = chunk_skew(crawl_dir) if crawl else None
     if skew:
         b.say()

@@ -181,7 +181,7 @@ def scenario(b, www, base):
     b.say(f"{len(pages)} of the package's HTML files (those of at most {MAX_PAGE // 1000} KB), "
           f"{total / n / 1000:.1f} KB a page on average, {total / 1e6:.0f} MB of bodies in all"
           + (f", {record_mb['file']:.0f} MB of records" if record_mb else "")
-          + f". Outputs in {scratch}" + (f": **{where}**" if where else " (tmpfs)")
+          + f". Outputs in {os.path.realpath(scratch)}" + (f": **{where}**" if where else " (tmpfs)")
           + ". CPU is user + sys of the client's whole process tree (not nginx's); "
           "nginx (1 worker) and the client share the machine's cores. Every run is checked: "
           "all records ok with every body's bytes, every file present at its size, every curl answer a 200.")
@@ -203,5 +203,5 @@ def scenario(b, www, base):
     x = b.ratio(cpu.get(names["file"]), cpu.get(names["files"]))
     b.target(8, "sc-fetch > file CPU per request ≤ curl, a file per body", x, "≤ 1.00x",
              None if x is None else x <= 1.0)
-    shutil.rmtree(scratch, ignore_errors=True)
+    tmpfs.remove(scratch)
     os.unlink(os.path.join(www, "pydocs"))

@@ -34,11 +34,22 @@ def scratch(fallback, name, need_bytes):
         st = os.statvfs(cand)
         if st.f_bavail * st.f_frsize < need_bytes:
             continue
-        path = tempfile.mkdtemp(prefix=f"sc-bench-{name}-", dir=cand)
-        atexit.register(lambda: shutil.rmtree(path, ignore_errors=True))
+        real = tempfile.mkdtemp(prefix=f"sc-bench-{name}-", dir=cand)
+        atexit.register(lambda: shutil.rmtree(real, ignore_errors=True))
+        # Reached through a symlink outside /dev: sc-sink takes every path
+        # under /dev/ for a device and will not create a file there.
+        path = os.path.join(fallback, name)
+        os.symlink(real, path)
         return path, None
     path = os.path.join(fallback, name)
     os.makedirs(path, exist_ok=True)
     point, fstype = mount_of(path)
     return path, (f"no tmpfs with {need_bytes / 1e6:,.0f} MB free ({', '.join(CANDIDATES)}): "
                   f"outputs are on {point} ({fstype}), so file creation costs are in the figures")
+
+
+def remove(path):
+    """Removes a directory scratch() returned, and the tmpfs one it links to."""
+    shutil.rmtree(os.path.realpath(path), ignore_errors=True)
+    if os.path.islink(path):
+        os.unlink(path)
