@@ -231,7 +231,8 @@ def table(header, rows, align=None):
     say("| " + " | ".join(header) + " |")
     say("|" + "|".join("---" if a == "l" else "---:" for a in align) + "|")
     for row in rows:
-        say("| " + " | ".join(str(c) for c in row) + " |")
+        # A pipe inside a cell (a pipeline's name) would split it.
+        say("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
     say()
 
 
