@@ -10,8 +10,7 @@ crawled within its directory by:
   JSONL item per page);
 - `wget -r -l 2 --no-parent` and `wget2 -r -l 2 --no-parent --max-threads 8`,
   which only save files;
-- the same URLs as flat lists, one `sc-fetch -c 8 | sc-parse` per depth
-  (named with an arrow, as a pipe would split the markdown table),
+- the same URLs as flat lists, one `sc-fetch -c 8 | sc-parse` per depth,
   one after the other: the floor for a crawl made of rounds;
 - share/sc/crawl.mk (`make -f crawl.mk SEEDS= DEPTH= DIR= C=8 PER_HOST=8`,
   as every page is on one host), skipped with the reason printed when it
@@ -215,7 +214,7 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
         dict(name=f"wget2 -r -l {depth} --no-parent --max-threads {CONC}",
              cmd=f"wget2 -q -r -l {depth} --no-parent --max-threads {CONC} -P {b.q(saved)} {b.q(start)}{WGET_404_OK}",
              prep=fresh_dir(saved), check=files_check),
-        dict(name=f"sc-fetch -c {CONC} → sc-parse, a flat list per depth", cmd=flat_cmd,
+        dict(name=f"sc-fetch -c {CONC} | sc-parse, a flat list per depth", cmd=flat_cmd,
              prep=fresh_dir(flat), why="sc-fetch or sc-parse not built",
              check=lines_check(lambda: glob.glob(os.path.join(flat, "*.jsonl")), "records")),
     ]
@@ -272,7 +271,7 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
     why = None if crawl else (crawl_why or "crawl failed")
     x = b.ratio(walls.get(runners[0]["name"]), crawl)
     b.target(key, "crawl.mk ≥ 10 × Scrapy CrawlSpider (wall)", x, "≥ 10x", b.ge(x, 10), why)
-    for name, goal, what in ((runners[3]["name"], 1.3, "crawl.mk wall ≤ 1.3 × flat lists through sc-fetch → sc-parse"),
+    for name, goal, what in ((runners[3]["name"], 1.3, "crawl.mk wall ≤ 1.3 × flat lists through sc-fetch | sc-parse"),
                              (runners[2]["name"], 2.0, "crawl.mk wall ≤ 2 × wget2 -r")):
         x = b.ratio(crawl, walls.get(name))
         b.target(key, what, x, f"≤ {goal:.1f}x", None if x is None else x <= goal, why)
