@@ -66,9 +66,14 @@ def last_summary(path):
     found = None
     with open(path, "rb") as fe:
         for line in fe:
-            if line.startswith(b'{"event":"summary"'):
-                found = line
-    return json.loads(found) if found else None
+            if b'"summary"' in line:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if rec.get("event") == "summary":
+                    found = rec
+    return found
 
 
 def scenario(b, www, base):
