@@ -1,0 +1,282 @@
+"""Scenario 9: crawls, measured from outside (issues 11 and 12).
+
+Two sites: the PostgreSQL 15 documentation (Debian's postgresql-doc-15)
+served by the bench's nginx at /pg/, crawled from /pg/index.html to depth 2
+(1,169 pages); and, in full mode, a site of about 20,000 pages at depth 3:
+/big/index.html links to COPIES copies of the same documentation,
+/big/K/ (symlinks), so depth 1 is the copies' index pages.  Each is
+crawled within its directory by:
+- Scrapy's CrawlSpider (py_crawl_scrapy.py: robots on, 8 concurrent, a
+  JSONL item per page);
+- `wget -r -l 2 --no-parent` and `wget2 -r -l 2 --no-parent --max-threads 8`,
+  which only save files;
+- the same URLs as flat lists, one `sc-fetch -c 8 | sc-parse` per depth,
+  one after the other: the floor for a crawl made of rounds;
+- share/sc/crawl.mk (`make -f crawl.mk SEEDS= DEPTH= DIR= C=8 PER_HOST=8`,
+  as every page is on one host), skipped with the reason printed when it
+  or sc-frontier is not there;
+- crawl.mk with WORKERS (issue 12's fan-out): two GNU parallel workers,
+  ": :" (local) unless SC_BENCH_WORKERS says otherwise.
+SC_BENCH_CRAWL_SITES="9a" (or "9b") runs one of the two sites.
+Wall, CPU of the process tree and the largest process's peak RSS.  Every
+run is checked against the reference page set, which is computed here
+from the files (a breadth-first walk of their <a>/<area> links), so every
+tool must get exactly those pages.
+
+The functions take the bench module (b) for its measuring and reporting
+helpers."""
+import glob
+import json
+import os
+import shutil
+from urllib.parse import urljoin
+
+import tmpfs
+
+PGDOCS = "/usr/share/doc/postgresql-doc-15/html"
+CONC = 8
+COPIES = 17   # 1 + 17 x 1,169 = 19,874 pages
+# Every page has <link rev="made" href="pgsql-docs@lists.postgresql.org">,
+# which wget follows to a 404 and then exits 8 ("server issued an error
+# response"); the saved files are checked instead.
+WGET_404_OK = "; rc=$?; [ $rc = 0 ] || [ $rc = 8 ]"
+
+
+def reference_levels(root, depth):
+    """Paths under root reached from index.html, by depth: [[index.html],
+    [its links], ...], each page at the smallest depth it is found at."""
+    from lxml import html as lhtml
+    seen = {"index.html"}
+    levels = [["index.html"]]
+    for _ in range(depth):
+        found = []
+        for rel in levels[-1]:
+            for el in lhtml.parse(os.path.join(root, rel)).getroot().iter("a", "area"):
+                href = (el.get("href") or "").strip()
+                url = urljoin("/pg/" + rel, href).split("#")[0]
+                path = url[len("/pg/"):]
+                if (href and url.startswith("/pg/") and path not in seen
+                        and os.path.isfile(os.path.join(root, path))):
+                    seen.add(path)
+                    found.append(path)
+        levels.append(found)
+    return levels
+
+
+def find_crawl_mk(b):
+    path = os.environ.get("SC_CRAWL_MK") or os.path.join(b.ROOT, "share/sc/crawl.mk")
+    return path if os.path.isfile(path) else None
+
+
+def html_files(top):
+    return len([p for p in glob.glob(os.path.join(top, "**", "*.html"), recursive=True) if os.path.isfile(p)])
+
+
+def chunk_skew(crawl_dir):
+    """max/mean of the URL counts of the round chunks crawl.mk wrote
+    (round-N/ files of URLs or records), per round; None if none found."""
+    skews = []
+    for rnd in sorted(glob.glob(os.path.join(crawl_dir, "round-*"))):
+        sizes = [lines_in(p) for p in glob.glob(os.path.join(rnd, "chunk-*.jsonl"))]
+        sizes = [s for s in sizes if s]
+        if len(sizes) > 1:
+            skews.append(max(sizes) / (sum(sizes) / len(sizes)))
+    return skews or None
+
+
+def lines_in(path):
+    with open(path, "rb") as fi:
+        return sum(1 for _ in fi)
+
+
+def big_site(www, scratch, copies, pg_levels):
+    """www/big: an index linking to copies of the docs at big/K/; returns
+    the reference levels of a crawl from big/index.html (paths under big/),
+    which are the docs' levels one deeper, once per copy."""
+    top = os.path.join(scratch, "big")
+    os.makedirs(top)
+    with open(os.path.join(top, "index.html"), "w") as fo:
+        fo.write("<!DOCTYPE html>\n<html><head><title>Copies of the PostgreSQL 15 docs</title></head><body>\n"
+                 + "".join(f'<p><a href="{k}/index.html">Copy {k}</a></p>\n' for k in range(copies))
+                 + "</body></html>\n")
+    for k in range(copies):
+        os.symlink(PGDOCS, os.path.join(top, str(k)))
+    link = os.path.join(www, "big")
+    if os.path.lexists(link):
+        os.unlink(link)
+    os.symlink(top, link)
+    return [["index.html"]] + [[f"{k}/{p}" for k in range(copies) for p in lv] for lv in pg_levels]
+
+
+def scenario(b, www, base):
+    """Both sites; in smoke mode the small one to depth 1 and a big one of
+    2 copies to depth 2."""
+    if not os.path.isdir(PGDOCS):
+        b.heading("9. Crawl")
+        b.say(f"{PGDOCS} is not there (Debian's postgresql-doc-15): scenario skipped.")
+        b.say()
+        return
+    link = os.path.join(www, "pg")
+    if not os.path.lexists(link):
+        os.symlink(PGDOCS, link)
+    # Allow-all, as a site's robots.txt: a 404 makes wget exit 8.
+    with open(os.path.join(www, "robots.txt"), "w") as fr:
+        fr.write("User-agent: *\nDisallow:\n")
+    scratch, where = tmpfs.scratch(b.TMP, "crawl", 1 << 30)
+    sites = os.environ.get("SC_BENCH_CRAWL_SITES", "9a 9b").split()
+    small_depth = 1 if b.SMOKE else 2
+    small = big = None
+    if "9a" in sites:
+        small = crawl_site(b, base, scratch, where, "9a", "the PostgreSQL 15 docs (postgresql-doc-15) at /pg/", "pg",
+                           reference_levels(PGDOCS, small_depth))
+    if "9b" in sites:
+        copies = 2 if b.SMOKE else COPIES
+        levels = big_site(www, scratch, copies, reference_levels(PGDOCS, small_depth))
+        # Scrapy once on the big site: about 20 times the small one's minutes.
+        big = crawl_site(b, base, scratch, where, "9b", f"{copies} copies of the PostgreSQL 15 docs at /big/K/",
+                         "big", levels, scrapy_reps=0 if b.SMOKE else 1)
+    x = b.ratio(big, small)
+    b.target(9, "crawl.mk peak RSS flat: large crawl ≤ 1.25 × small crawl", x, "≤ 1.25x",
+             None if x is None else x <= 1.25, None if x is not None else "crawl.mk not measured")
+    tmpfs.remove(scratch)
+
+
+def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None):
+    """Crawls base/top/index.html to len(levels) - 1 with every tool; levels
+    are the reference paths under top/ by depth; Scrapy runs scrapy_reps
+    times (default: as many as the others; 0: not at all).  Returns crawl.mk's peak RSS
+    or None."""
+    depth = len(levels) - 1
+    want = sum(len(lv) for lv in levels)
+    b.heading(f"{key}. Crawl: {what}, from index.html to depth {depth} ({want:,} pages), concurrency {CONC}")
+    work = os.path.join(scratch, key)
+    os.makedirs(work)
+    start = f"{base}/{top}/index.html"
+    lists = []
+    for d, lv in enumerate(levels):
+        lists.append(os.path.join(work, f"depth-{d}.txt"))
+        with open(lists[-1], "w") as fo:
+            fo.writelines(f"{base}/{top}/{p}\n" for p in lv)
+    seeds = lists[0]
+    items = os.path.join(work, "scrapy.jsonl")
+    saved = os.path.join(work, "saved")
+    flat = os.path.join(work, "flat")
+    crawl_dir = os.path.join(work, "crawl")
+
+    def fresh_dir(path):
+        def prep():
+            shutil.rmtree(path, ignore_errors=True)
+            os.makedirs(path)
+        return prep
+
+    def fresh_file(path):
+        return lambda: os.path.exists(path) and os.unlink(path)
+
+    def lines_check(path_fn, what, needle=b"\n"):
+        """Lines (or ok records, with needle) in the files, against want:
+        a crawl may also keep a not-ok record for a broken link."""
+        def check(s):
+            paths = path_fn()
+            got = sum(b.count_in_file(p, needle) for p in paths if os.path.exists(p))
+            s["extra"] = f"{what}={got}"
+            s["pages"] = got
+            return None if got == want else f"{got} {what}, want the {want} pages"
+        return check
+
+    def items_check(s):
+        """Scrapy fetches the start URL twice (start requests bypass its
+        duplicate filter), so distinct URLs are counted."""
+        with open(items) as fi:
+            urls = [json.loads(line)["url"] for line in fi]
+        s["extra"] = f"items={len(urls)} distinct={len(set(urls))}"
+        s["pages"] = len(set(urls))
+        return None if len(set(urls)) == want else f"{len(set(urls))} distinct URLs, want the {want} pages"
+
+    def files_check(s):
+        got = html_files(saved)
+        s["extra"] = f"html files={got}"
+        s["pages"] = got
+        return None if got == want else f"{got} HTML files saved, want the {want} pages"
+
+    py = f"{b.q(b.PY)} {b.q(os.path.join(b.HERE, 'py_crawl_scrapy.py'))}"
+    fetch, parse = b.sc_fetch_cmd(f" -c {CONC}"), b.prog("sc-parse")
+    flat_cmd = None
+    if fetch and parse:
+        flat_cmd = "; ".join(f"{fetch} < {b.q(p)} | {b.q(parse)} > {b.q(os.path.join(flat, f'{d}.jsonl'))}"
+                             for d, p in enumerate(lists))
+    runners = [
+        dict(name="Scrapy CrawlSpider (robots, 8 concurrent, JSONL)",
+             cmd=f"{py} --depth {depth} --concurrency {CONC} {b.q(items)} {b.q(start)}",
+             prep=fresh_file(items), check=items_check, timeout=3600),
+        dict(name=f"wget -r -l {depth} --no-parent",
+             cmd=f"wget -q -r -l {depth} --no-parent -P {b.q(saved)} {b.q(start)}{WGET_404_OK}",
+             prep=fresh_dir(saved), check=files_check),
+        dict(name=f"wget2 -r -l {depth} --no-parent --max-threads {CONC}",
+             cmd=f"wget2 -q -r -l {depth} --no-parent --max-threads {CONC} -P {b.q(saved)} {b.q(start)}{WGET_404_OK}",
+             prep=fresh_dir(saved), check=files_check),
+        dict(name=f"sc-fetch -c {CONC} | sc-parse, a flat list per depth", cmd=flat_cmd,
+             prep=fresh_dir(flat), why="sc-fetch or sc-parse not built",
+             check=lines_check(lambda: glob.glob(os.path.join(flat, "*.jsonl")), "records")),
+    ]
+    mk, frontier = find_crawl_mk(b), b.prog("sc-frontier")
+    crawl_why = ("share/sc/crawl.mk is not there (branch crawl not merged)" if not mk
+                 else "sc-frontier is not built" if not frontier else None)
+    make = (f"PATH={b.q(b.BIN)}:\"$PATH\" make -s -f {b.q(mk)} SEEDS={b.q(seeds)} DEPTH={depth} "
+            f"DIR={b.q(crawl_dir)} C={CONC} PER_HOST={CONC} {os.environ.get('SC_BENCH_CRAWL_VARS', '')}"
+            ) if mk else None
+    pages_check = lines_check(lambda: [os.path.join(crawl_dir, "pages.jsonl")], "ok records in pages.jsonl",
+                              b'"ok":true')
+    runners.append(dict(name=f"make -f crawl.mk DEPTH={depth} C={CONC}", cmd=None if crawl_why else make,
+                        why=crawl_why, prep=fresh_dir(crawl_dir), check=pages_check))
+    # Two GNU parallel workers on this machine (":" is the local host, no
+    # ssh); SC_BENCH_WORKERS="127.0.0.1 127.0.0.1" goes through ssh instead.
+    workers = os.environ.get("SC_BENCH_WORKERS") or (": :" if shutil.which("parallel") else None)
+    with open(mk) if mk else open(os.devnull) as fm:
+        knows_workers = "WORKERS" in fm.read()
+    workers_why = (crawl_why or ("crawl.mk has no WORKERS" if not knows_workers else None)
+                   or (None if workers else "no GNU parallel, and SC_BENCH_WORKERS not set"))
+    runners.append(dict(name="make -f crawl.mk, 2 workers (WORKERS)",
+                        cmd=None if workers_why else f"{make} WORKERS={b.q(workers)}",
+                        why=workers_why, prep=fresh_dir(crawl_dir), check=pages_check))
+    if scrapy_reps == 0:
+        runners[0].update(cmd=None, why="smoke mode runs Scrapy on the small site only")
+    res = b.run_interleaved(runners[:1], scrapy_reps)
+    res.update(b.run_interleaved(runners[1:]))
+    walls, rows = {}, []
+    for r in runners:
+        m = res[r["name"]]
+        if "error" in m:
+            rows.append([r["name"], f"skipped: {m['error']}" if r.get("cmd") is None else m["error"],
+                         "", "", "", "", ""])
+            continue
+        walls[r["name"]] = m["wall"]
+        rows.append([r["name"], b.f(m.get("pages", want)), b.f(m["wall"], 2), b.f(want / m["wall"]),
+                     b.f(m["cpu"], 2), b.f(m["rss"], 1)])
+    crawl = walls.get(runners[4]["name"])
+    for row in rows:
+        if row[0] in walls:
+            row.append(b.fr(b.ratio(walls[row[0]], crawl)))
+    b.table(["Tool", "pages", "wall s", "pages/s", "CPU s", "peak RSS MB", "this ÷ crawl.mk (wall)"], rows)
+    b.say(f"Reference set: {want:,} pages ({' + '.join(f'{len(lv):,}' for lv in levels)} by depth), from a "
+          "breadth-first walk of the files' links; every run must fetch exactly those (Scrapy fetches the start "
+          "URL twice, as start requests bypass its duplicate filter: its pages are distinct URLs). wget and wget2 "
+          "only save files; the flat lists are the crawl's rounds given in advance. Outputs in "
+          f"{os.path.realpath(scratch)}" + (f": **{where}**" if where else " (tmpfs)") + ". nginx (1 worker) shares the cores.")
+    skew = chunk_skew(crawl_dir) if crawl else None
+    if skew:
+        b.say()
+        b.say("Chunk skew of the crawl (largest chunk ÷ mean, per round): "
+              + ", ".join(f"{x:.2f}" for x in skew) + ".")
+    b.say()
+    why = None if crawl else (crawl_why or "crawl failed")
+    x = b.ratio(walls.get(runners[0]["name"]), crawl)
+    b.target(key, "crawl.mk ≥ 10 × Scrapy CrawlSpider (wall)", x, "≥ 10x", b.ge(x, 10), why)
+    for name, goal, what in ((runners[3]["name"], 1.3, "crawl.mk wall ≤ 1.3 × flat lists through sc-fetch | sc-parse"),
+                             (runners[2]["name"], 2.0, "crawl.mk wall ≤ 2 × wget2 -r")):
+        x = b.ratio(crawl, walls.get(name))
+        b.target(key, what, x, f"≤ {goal:.1f}x", None if x is None else x <= goal, why)
+    x = b.ratio(walls.get(runners[5]["name"]), crawl)
+    b.target(key, "crawl.mk with 2 workers wall ≤ 1.2 × one local run (issue 12)", x, "≤ 1.2x",
+             None if x is None else x <= 1.2, None if x is not None else (workers_why or "not measured"))
+    m = res[runners[4]["name"]]
+    return None if "error" in m else m["rss"]
