@@ -35,6 +35,19 @@ wait_for() {
 
 # ---- usage errors ----
 
+@test "a new file under /dev/shm is a file like any other, written through a temporary and renamed" {
+	[[ -d /dev/shm && -w /dev/shm ]] || skip "no writable /dev/shm here"
+	local d
+	d=$(mktemp -d /dev/shm/sc-sink-test.XXXXXX)
+	echo '{"a":1}' | sc-sink --jsonl "$d/new.jsonl" 2>/dev/null
+	echo '{"a":2}' | sc-sink --jsonl "$d/new.jsonl" 2>/dev/null
+	run cat "$d/new.jsonl"
+	assert_output '{"a":2}'
+	run ls -A "$d"
+	assert_output 'new.jsonl'
+	rm -rf "$d"
+}
+
 @test "no sink is a usage error" {
 	run -2 --separate-stderr sc-sink </dev/null
 	assert_equal "$output" ""

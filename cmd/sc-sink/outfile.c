@@ -167,7 +167,11 @@ int outfile_open(struct outfile *f, const char *path, bool append, int slot, cha
 		opened[slot] = f;
 
 	exists = stat(path, &st) == 0;
-	if (strcmp(path, "-") == 0 || strncmp(path, "/dev/", 5) == 0 ||
+	/* The descriptor names (/dev/stdout, /dev/fd/N, /proc/...) may stat
+	 * as the regular file they point to, and have no directory to write a
+	 * temporary beside; /dev/shm is a file system like any other. */
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0 ||
+	    strcmp(path, "/dev/stderr") == 0 || strncmp(path, "/dev/fd/", 8) == 0 ||
 	    strncmp(path, "/proc/", 6) == 0 || (exists && !S_ISREG(st.st_mode)))
 		return open_direct(f, path, errbuf, errlen);
 
