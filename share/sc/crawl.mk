@@ -116,32 +116,32 @@ $(R)/done: | $(CHUNK_OUTS)
 $(R):
 	@mkdir -p $@
 
-# Round 0's URLs are the seeds; round N's come from round N-1's pages.  The
-# seen set is copied from the previous round's and updated under a temporary
-# name, renamed into place before urls.jsonl (the target, renamed last): a
-# kill in between redoes the frontier from the previous copy, which is still
-# there, so no URL is ever marked seen without being in a round's URL list.
-SEEN_FILES = seen.db seen.db-wal seen.db-journal
+# Round 0's URLs are the seeds; round N's come from round N-1's pages.
+# sc-frontier --no-commit reads the seen set without changing it; its output
+# is renamed into place as urls.jsonl; only then does sc-frontier --commit
+# add that file's URLs to the set (idempotent), and "committed" marks it
+# done.  A kill before the rename leaves the set as it was (the frontier is
+# run again); a kill after it runs the commit again.  So no URL is ever
+# marked seen without being in a round's urls.jsonl on disk.
+SEEN = $(DIR)/seen.db
+FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $(DEPTH) $(FRONTIER_ARGS)
 ifeq ($(ROUND),0)
 $(R)/urls.jsonl: | $(R)
-	@rm -f $(SEEN_FILES:%=$(R)/.%.tmp)
-	@sc-frontier --seeds --seen $(R)/.seen.db.tmp --scope $(SCOPE) --max-depth $(DEPTH) \
-	    $(FRONTIER_ARGS) <$(SEEDS) >$(R)/.urls.jsonl.tmp; $(frontier_ok)
-	@$(call commit_seen) mv -f $(R)/.urls.jsonl.tmp $@
+	@$(FRONTIER) --seeds <$(SEEDS) >$(R)/.urls.jsonl.tmp 2>$(R)/frontier.log; $(frontier_ok)
+	@mv -f $(R)/.urls.jsonl.tmp $@
 else
 $(R)/urls.jsonl: | $(PREV)/done $(R)
-	@rm -f $(SEEN_FILES:%=$(R)/.%.tmp)
-	@for f in $(SEEN_FILES); do [ ! -e $(PREV)/$$f ] || cp $(PREV)/$$f $(R)/.$$f.tmp; done
-	@$(call cat_chunks,$(PREV)) | sc-frontier --seen $(R)/.seen.db.tmp --scope $(SCOPE) \
-	    --max-depth $(DEPTH) $(FRONTIER_ARGS) >$(R)/.urls.jsonl.tmp; $(frontier_ok)
-	@$(call commit_seen) mv -f $(R)/.urls.jsonl.tmp $@ && rm -f $(SEEN_FILES:%=$(PREV)/%)
+	@$(call cat_chunks,$(PREV)) | $(FRONTIER) >$(R)/.urls.jsonl.tmp 2>$(R)/frontier.log; $(frontier_ok)
+	@mv -f $(R)/.urls.jsonl.tmp $@
 endif
+$(R)/committed: | $(R)/urls.jsonl
+	@sc-frontier -q --commit --seen $(SEEN) <$(R)/urls.jsonl
+	@touch $@
 # sc-frontier's status 3 (some input lines malformed) is data, not failure.
 frontier_ok = s=$$?; [ $$s = 0 ] || [ $$s = 3 ]
-commit_seen = for f in $(SEEN_FILES); do [ ! -e $(R)/.$$f.tmp ] || mv -f $(R)/.$$f.tmp $(R)/$$f; done &&
 
 # Split into chunks; chunks.mk, renamed last, says the split is complete.
-$(R)/chunks.mk: | $(R)/urls.jsonl
+$(R)/chunks.mk: | $(R)/committed
 	@rm -f $(R)/chunk-*.urls
 	@awk -v stage=hosts -v SHARDS=$(SHARDS) -f $(SPLIT) $(R)/urls.jsonl \
 	    | sort -k1,1n -k2,2n -k3,3 >$(R)/.hosts.tmp
