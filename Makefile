@@ -56,7 +56,7 @@ MAN1 = $(wildcard man/*.1)
 MAN5 = $(wildcard man/*.5)
 MAN7 = $(wildcard man/*.7)
 # crawl.mk and the files it uses, installed to $(SHAREDIR) (sc-crawl(7)).
-SHARE_SC = share/sc/crawl.mk share/sc/crawl-split.awk
+SHARE_SC = share/sc/crawl.mk share/sc/crawl-split.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
 
 .PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke
 
@@ -121,6 +121,7 @@ install: all
 	for m in $(MAN7); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man7/; done
 	mkdir -p $(DESTDIR)$(SHAREDIR)
 	for f in $(SHARE_SC); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/; done
+	chmod 755 $(DESTDIR)$(SHAREDIR)/*.sh
 
 uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
