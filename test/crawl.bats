@@ -215,3 +215,22 @@ killed_crawl() {
 	[ "$(sc_server_stats '.paths["/flaky/crawl-retry"]')" = 2 ]
 	[ "$(sc_server_stats .requests)" = 8 ]
 }
+
+@test "recrawl: every page again into DIR/recrawl, conditional on the ETag and Last-Modified of its record" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	# Validators as sc-fetch --headers records them, on one page.
+	jq -c 'if .url | endswith("/page/1") then .headers = {"etag": "\"v1\"", "last-modified": "Sat, 28 Nov 2026 10:00:00 GMT"} else . end' \
+		c/round-0/chunk-0-0000.jsonl >tmp && mv tmp c/round-0/chunk-0-0000.jsonl
+	sc_server_reset
+	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(sc_server_stats .requests)" = 6 ]
+	diff <(jq -r .url c/pages.jsonl | sort) <(jq -r .url c/recrawl/pages.jsonl | sort)
+	run -0 jq -c 'select(.request) | .request.headers' c/recrawl/pages.jsonl
+	assert_output '{"If-None-Match":"\"v1\"","If-Modified-Since":"Sat, 28 Nov 2026 10:00:00 GMT"}'
+	# Depth and seed travel on; a second recrawl into the same folder is a no-op.
+	[ "$(jq -s 'map(.depth) | add' c/recrawl/pages.jsonl)" = 5 ]
+	sc_server_reset
+	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(sc_server_stats .requests)" = 0 ]
+}

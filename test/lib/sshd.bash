@@ -16,6 +16,7 @@
 # (SetEnv), as a fresh worker machine would: no shell start-up files of the
 # user running the tests, and sc's programs under test on PATH.
 
+# shellcheck disable=SC2034 # SSHD_SKIP is read by the suites
 sshd_start() {
 	SSHD_SKIP=
 	local sshd=/usr/sbin/sshd
@@ -24,7 +25,7 @@ sshd_start() {
 		return 1
 	fi
 	# sshd's privilege separation directory is compiled in.
-	if [[ ! -d /run/sshd ]] && ! mkdir -p -m 755 /run/sshd 2>/dev/null; then
+	if [[ ! -d /run/sshd ]] && ! { mkdir -p /run/sshd && chmod 755 /run/sshd; } 2>/dev/null; then
 		SSHD_SKIP="sshd needs /run/sshd, which cannot be created here"
 		return 1
 	fi
