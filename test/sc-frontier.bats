@@ -215,6 +215,16 @@ http://h/m http://h/2"
 	assert_equal "$(jq -c '[.links, .emitted, .duplicates, .reasons.repeated, .committed]' <<<"$stderr")" "[6,3,3,3,null]"
 }
 
+@test "a URL repeated batches apart is emitted once and counted as repeated, not seen" {
+	seq 1 40000 | awk '{print "http://h/p" $1}' >urls
+	printf '%s\n' http://h/p1 http://h/p39999 >>urls
+	printf 'http://h/old\n' | sc-frontier -q --seeds --seen s.db >/dev/null
+	echo http://h/old >>urls
+	run -0 --separate-stderr bash -c "sc-frontier --seeds --seen s.db <urls | wc -l"
+	assert_output 40000
+	assert_equal "$(jq -c '[.reasons.repeated, .reasons.seen, .committed]' <<<"$stderr")" "[2,1,40000]"
+}
+
 @test "--seen: a later run emits only what no earlier run emitted" {
 	jq -cn '{url: "http://h/", links: ["http://h/a", "http://h/b"]}' >r1.jsonl
 	jq -cn '{url: "http://h/a", links: ["http://h/b", "http://h/c", "http://H:80/a"]}' >r2.jsonl

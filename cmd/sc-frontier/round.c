@@ -60,6 +60,7 @@ struct run {
 	struct page *pages;
 	size_t npages, cap_pages;
 	struct keyed *order;
+	struct recent *recent; /* RECENT_SLOTS of them */
 	char *buf;
 	size_t len, cap;
 };
@@ -149,6 +150,29 @@ static int emit(struct run *r, const struct cand *k)
 
 /* ---- a batch through the seen set ---- */
 
+/* A cache of keys known to be in the set, so that the links every page
+ * has (the navigation, the index) cost no lookup after the first: exact,
+ * as only keys found in the set or added to it are cached, and the set
+ * only grows during a run.  Direct-mapped by the key's low bits. */
+#define RECENT_SLOTS (1u << 16)
+
+struct recent {
+	uint64_t hi, lo;
+	enum where where; /* NOWHERE: an empty slot */
+};
+
+static enum where recent_find(const struct run *r, const struct keyed *k)
+{
+	const struct recent *slot = &r->recent[k->lo & (RECENT_SLOTS - 1)];
+
+	return slot->hi == k->hi && slot->lo == k->lo ? slot->where : NOWHERE;
+}
+
+static void recent_put(struct run *r, const struct keyed *k, enum where where)
+{
+	r->recent[k->lo & (RECENT_SLOTS - 1)] = (struct recent){ k->hi, k->lo, where };
+}
+
 static int by_key(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
@@ -207,7 +231,7 @@ static int decide(struct run *r)
 	const struct options *o = r->o;
 	struct seen *s = r->seen;
 	size_t n = r->ncand;
-	bool found;
+	enum where where;
 
 	uint8_t key[KEY_LEN];
 
@@ -216,16 +240,21 @@ static int decide(struct run *r)
 		return -1;
 	/* Key order: each key once, against the set. */
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && same_key(&r->order[i], &r->order[i - 1])) {
+		const struct keyed *k = &r->order[i];
+		if (i > 0 && same_key(k, k - 1)) {
 			r->c->reason[R_REPEATED]++;
 			continue;
 		}
-		key_bytes(&r->order[i], key);
-		if (seen_has(s, key, &found) < 0)
-			return -1;
-		r->cand[r->order[i].index].fresh = !found;
-		if (found)
-			r->c->reason[R_SEEN]++;
+		if (!(where = recent_find(r, k))) {
+			key_bytes(k, key);
+			if (seen_has(s, key, &where) < 0)
+				return -1;
+			if (where)
+				recent_put(r, k, where);
+		}
+		r->cand[k->index].fresh = where == NOWHERE;
+		if (where)
+			r->c->reason[where == IN_SET ? R_SEEN : R_REPEATED]++;
 	}
 	/* Input order: the per-host limit, and the output. */
 	struct tally t = { 0 };
@@ -262,6 +291,7 @@ static int decide(struct run *r)
 		key_bytes(&r->order[i], key);
 		if (seen_add(s, key) < 0)
 			return -1;
+		recent_put(r, &r->order[i], IN_RUN);
 	}
 	return seen_end(s);
 }
@@ -513,6 +543,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 		sc_die(1, "out of memory");
 	r.cand = sc_calloc(BATCH_MAX, sizeof(*r.cand));
 	r.order = sc_calloc(BATCH_MAX, sizeof(*r.order));
+	r.recent = sc_calloc(RECENT_SLOTS, sizeof(*r.recent));
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
 			break;
@@ -530,6 +561,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	sc_lines_close(in);
 	free(r.cand);
 	free(r.order);
+	free(r.recent);
 	free(r.pages);
 	free(r.buf);
 	return rc;

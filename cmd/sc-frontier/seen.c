@@ -183,10 +183,11 @@ static int step_once(struct seen *s, sqlite3_stmt *st, sqlite3_int64 *value)
 	return row;
 }
 
-int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
+int seen_has(struct seen *s, const uint8_t key[KEY_LEN], enum where *where)
 {
 	int rc;
 
+	*where = NOWHERE;
 	for (int i = S_HAS_MAIN; i <= S_HAS_RUN; i++) {
 		/* A run without --seen has nothing in main to look at. */
 		if (i == S_HAS_MAIN && !s->persistent)
@@ -195,11 +196,10 @@ int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
 		if ((rc = step_once(s, s->stmt[i], NULL)) < 0)
 			return -1;
 		if (rc) {
-			*found = true;
+			*where = i == S_HAS_MAIN ? IN_SET : IN_RUN;
 			return 0;
 		}
 	}
-	*found = false;
 	return 0;
 }
 
