@@ -40,6 +40,14 @@ setup() {
 	[ ! -e c/pages.jsonl ]
 }
 
+@test "a setting that is not a number is refused by name before anything runs" {
+	run -2 crawl_make DEPTH=two DIR=c
+	[[ $output == *"DEPTH=two is not a number"* ]] || fail "$output"
+	run -2 crawl_make CHUNK=0 DIR=c
+	[[ $output == *"CHUNK must be at least 1"* ]] || fail "$output"
+	[ ! -e c ]
+}
+
 @test "pages.jsonl of a crawl that has not run says so instead of crawling" {
 	run -2 crawl_make DEPTH=1 DIR=c c/pages.jsonl
 	[[ $output == *"round 1 is not finished: run make crawl first"* ]] || fail "$output"
@@ -117,12 +125,25 @@ killed_crawl() {
 		setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
 			>>make.log 2>&1 3>&- &
 		pid=$!
-		ms=$((RANDOM % 700))
+		if ((kills < 11 && RANDOM % 2)); then
+			# A moment inside a chunk's fetch: once sc-sink's temporary
+			# file is there (bounded wait), then 0-150 ms more.
+			for ((tries = 0; tries < 150; tries++)); do
+				compgen -G 'c/round-*/.*chunk-*' >/dev/null && break
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.02
+			done
+			ms=$((RANDOM % 150))
+		else
+			ms=$((RANDOM % 700))
+		fi
 		((kills < 11)) && sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 		if ((kills < 11)) && kill -0 "$pid" 2>/dev/null; then
+			compgen -G 'c/round-*/.*chunk-*' >/dev/null && in_chunk=$((in_chunk + 1))
 			sig=KILL
 			((RANDOM % 2)) && sig=INT
-			kill -s "$sig" -- "-$pid" 2>/dev/null
+			# (it may have finished in between)
+			kill -s "$sig" -- "-$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true
 			# Every process of the group is gone before looking.
 			for ((tries = 0; tries < 200; tries++)); do
@@ -131,8 +152,6 @@ killed_crawl() {
 			done
 			kills=$((kills + 1))
 			echo "kill $kills: SIG$sig after $ms ms" >>kills.log
-			# A chunk cut short leaves its temporary file behind.
-			ls c/round-*/.chunk-*.tmp >/dev/null 2>&1 && in_chunk=$((in_chunk + 1))
 			sc_server_log length >"log-length.$kills"
 			ls c/round-*/chunk-*.jsonl >"done.$kills" 2>/dev/null || true
 			continue
@@ -153,7 +172,7 @@ killed_crawl() {
 	seeds_for "${HOSTS[@]}" >seeds.txt
 	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 2; done | sort >expected
 	cut -d' ' -f2 expected | sort >expected.urls
-	local args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 30")
+	local args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 50")
 	local total=0 crawls=0 kills k n in_chunk=0
 	while ((total < 20)); do
 		crawls=$((crawls + 1))
@@ -180,7 +199,7 @@ killed_crawl() {
 			sort "done.$k" | comm -12 chunks-after - >refetched
 			[ ! -s refetched ] || fail "after kill $k (seed $seed), finished chunks fetched again: $(cat refetched)"
 		done
-		echo "# crawl $crawls: $kills kills ($in_chunk so far inside a chunk's fetch), $(sort log.urls | uniq -d | wc -l) URLs requested again (all in interrupted chunks)" >&3
+		echo "# crawl $crawls: $kills kills ($in_chunk so far during a chunk), $(sort log.urls | uniq -d | wc -l) URLs requested again (all in interrupted chunks)" >&3
 	done
 }
 

@@ -31,6 +31,12 @@ SITEMAPS      ?= 0
 WORKERS       ?=
 RECRAWL       ?= recrawl
 
+# Numbers are checked before anything runs.
+$(foreach v,DEPTH C PER_HOST CHUNK,$(if $(shell [ "$($(v))" -ge 0 ] 2>/dev/null && echo ok),,$(error $(v)=$($(v)) is not a number)))
+ifeq ($(CHUNK),0)
+$(error CHUNK must be at least 1)
+endif
+
 SHELL := /bin/bash
 .SUFFIXES:
 .PHONY: crawl round pages status retry retry-round recrawl recrawl-round
@@ -154,6 +160,7 @@ $(R)/chunks.mk: | $(R)/committed
 # temporary file that becomes the chunk only when the job succeeded and
 # every URL has its record (the count contract of sc-fetch and sc-parse).
 $(R)/chunk-%.jsonl: | $(R)/chunk-%.urls
+	@rm -f $(R)/..chunk-$*.jsonl.tmp.*
 	@$(call run_job,$*) <$(R)/chunk-$*.urls 2>$(R)/chunk-$*.log | sc-sink -q --jsonl $(R)/.chunk-$*.jsonl.tmp; \
 	    $(call chunk_commit,$(R)/chunk-$*.urls,$(R)/.chunk-$*.jsonl.tmp,$@)
 endif
