@@ -218,6 +218,8 @@ int main(int argc, char **argv)
 	struct seen *s = seen_open(o.seen, err, sizeof(err));
 	if (!s)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
+	if (o.mode == MODE_COMMIT)
+		seen_direct(s);
 	/* The first signal does not stop the run: the input is read to its
 	 * end, as the other later stages of a pipeline do, and the output
 	 * that was written is committed. */

@@ -247,8 +247,15 @@ static int decide(struct run *r)
 		}
 		if (!(where = recent_find(r, k))) {
 			key_bytes(k, key);
-			if (seen_has(s, key, &where) < 0)
+			if (o->mode == MODE_COMMIT) {
+				/* Added now, counted below: one B-tree walk. */
+				bool inserted;
+				if (seen_insert(s, key, &inserted) < 0)
+					return -1;
+				where = inserted ? NOWHERE : IN_SET;
+			} else if (seen_has(s, key, &where) < 0) {
 				return -1;
+			}
 			if (where)
 				recent_put(r, k, where);
 		}
@@ -286,7 +293,7 @@ static int decide(struct run *r)
 		return -1;
 	/* Key order again: this run's set grows in order. */
 	for (size_t i = 0; i < n; i++) {
-		if (!r->cand[r->order[i].index].fresh)
+		if (o->mode == MODE_COMMIT || !r->cand[r->order[i].index].fresh)
 			continue;
 		key_bytes(&r->order[i], key);
 		if (seen_add(s, key) < 0)
