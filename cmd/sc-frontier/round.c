@@ -130,8 +130,8 @@ static int emit(struct run *r, const struct cand *k)
 
 	buf_add(r, "{\"url\":", 7);
 	buf_json_string(r, url, strlen(url));
-	buf_add(r, depth,
-	        (size_t)snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth));
+	int n = snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth);
+	buf_add(r, depth, (size_t)n);
 	if (p->seed)
 		buf_json_string(r, p->seed, strlen(p->seed));
 	else
