@@ -22,8 +22,8 @@
 #include "util.h"
 
 /* Page caches, in KiB (negative cache_size is KiB in SQLite). */
-#define MAIN_CACHE_KIB 16384
-#define RUN_CACHE_KIB 8192
+#define MAIN_CACHE_KIB 8192
+#define RUN_CACHE_KIB 4096
 
 /* 'scFR': marks a database as a seen set, so another file is refused. */
 #define APPLICATION_ID 0x73634652
