@@ -407,4 +407,9 @@ http://h/m http://h/2"
 	[ "$(cat rss-probe)" -lt 65536 ] || fail "probe used $(cat rss-probe) KiB"
 	# the cache is bounded: ten times the set is not ten times the memory
 	[ "$(cat rss-probe)" -lt $(($(cat rss-small) + 20000)) ] || fail "grew: $(cat rss-small) -> $(cat rss-probe) KiB"
+	# a batch is bounded in bytes too: 120 MB of 8 KB URLs
+	long=$(printf 'x%.0s' $(seq 1 8000))
+	seq 1 15000 | awk -v l="$long" '{print "http://h/" l $1}' >long
+	/usr/bin/time -f %M -o rss-long sc-frontier -q --seeds <long >/dev/null
+	[ "$(cat rss-long)" -lt 65536 ] || fail "long URLs used $(cat rss-long) KiB"
 }
