@@ -88,7 +88,7 @@ setup() {
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
 	sc_server_reset
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
-	[ "$(sc_server_stats .requests)" = 0 ]
+	[ "$(requested_urls | wc -l)" = 0 ]
 }
 
 @test "make -j 4 over 8 hosts: the same pages, each host's in-flight maximum within PER_HOST" {
@@ -218,7 +218,7 @@ killed_crawl() {
 	assert_line "round 1: 5 urls, 1 chunks, 0 done, 1 pending; pages 0 ok, 0 failed (running)"
 	sc_server_reset
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
-	[ "$(sc_server_stats .requests)" = 5 ]
+	[ "$(requested_urls | wc -l)" = 5 ]
 }
 
 @test "retry: the failures of every round fetched again in place, pages.jsonl remade" {
@@ -234,7 +234,7 @@ killed_crawl() {
 	[ "$(jq -s 'map(select(.url | contains("flaky")))[0].attempts' c/pages.jsonl)" = 2 ]
 	# Only the failure was asked for again.
 	[ "$(sc_server_stats '.paths["/flaky/crawl-retry"]')" = 2 ]
-	[ "$(sc_server_stats .requests)" = 8 ]
+	[ "$(requested_urls | wc -l)" = 8 ]
 }
 
 @test "recrawl: every page again into DIR/recrawl, conditional on the ETag and Last-Modified of its record" {
@@ -245,7 +245,7 @@ killed_crawl() {
 		c/round-0/chunk-0-0000.jsonl >tmp && mv tmp c/round-0/chunk-0-0000.jsonl
 	sc_server_reset
 	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
-	[ "$(sc_server_stats .requests)" = 6 ]
+	[ "$(requested_urls | wc -l)" = 6 ]
 	diff <(jq -r .url c/pages.jsonl | sort) <(jq -r .url c/recrawl/pages.jsonl | sort)
 	run -0 jq -c 'select(.request) | .request.headers' c/recrawl/pages.jsonl
 	assert_output '{"If-None-Match":"\"v1\"","If-Modified-Since":"Sat, 28 Nov 2026 10:00:00 GMT"}'
@@ -253,5 +253,5 @@ killed_crawl() {
 	[ "$(jq -s 'map(.depth) | add' c/recrawl/pages.jsonl)" = 5 ]
 	sc_server_reset
 	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
-	[ "$(sc_server_stats .requests)" = 0 ]
+	[ "$(requested_urls | wc -l)" = 0 ]
 }
