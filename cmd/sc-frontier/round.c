@@ -511,7 +511,8 @@ static int add_seed(struct run *r, const char *url)
 /* ---- the input loop ---- */
 
 /* True when the next read would wait for a slow producer: the batch so far
- * is decided first, so that the output is not held back. */
+ * is decided first, so that the output is not held back (--commit writes
+ * no output, and keeps its batches whole). */
 static bool would_block(const struct sc_lines *in)
 {
 	struct pollfd pfd = { .fd = sc_lines_fd(in), .events = POLLIN };
@@ -572,7 +573,8 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
 			break;
-		if (r.ncand && would_block(in) && (rc = run_batch(&r)) < 0)
+		if (r.ncand && o->mode != MODE_COMMIT && would_block(in) &&
+		    (rc = run_batch(&r)) < 0)
 			break;
 	}
 	if (got < 0) {
