@@ -7,6 +7,7 @@ VERSION   = 0.1.0
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+SHAREDIR ?= $(PREFIX)/share/sc
 DESTDIR  ?=
 
 CC       ?= cc
@@ -16,7 +17,8 @@ PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1g-dev \
             libpsl-dev libidn2-dev libxxhash-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
-            mandoc python3 cppcheck clang-tidy clang-format shellcheck
+            mandoc python3 cppcheck clang-tidy clang-format shellcheck \
+            openssh-server openssh-client parallel
 
 ifeq ($(SANITIZE),1)
 OUT       = build/asan
@@ -55,6 +57,8 @@ TESTSERVER = build/test/sc-testserver
 MAN1 = $(wildcard man/*.1)
 MAN5 = $(wildcard man/*.5)
 MAN7 = $(wildcard man/*.7)
+# crawl.mk and the files it uses, installed to $(SHAREDIR) (sc-crawl(7)).
+SHARE_SC = share/sc/crawl.mk share/sc/crawl-split.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
 
 .PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke
 
@@ -122,12 +126,17 @@ install: all
 	for m in $(MAN1); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done
 	for m in $(MAN5); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man5/; done
 	for m in $(MAN7); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man7/; done
+	mkdir -p $(DESTDIR)$(SHAREDIR)
+	for f in $(SHARE_SC); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/; done
+	chmod 755 $(DESTDIR)$(SHAREDIR)/*.sh
 
 uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
 	for m in $(MAN1); do rm -f $(DESTDIR)$(MANDIR)/man1/$${m#man/}; done
 	for m in $(MAN5); do rm -f $(DESTDIR)$(MANDIR)/man5/$${m#man/}; done
 	for m in $(MAN7); do rm -f $(DESTDIR)$(MANDIR)/man7/$${m#man/}; done
+	for f in $(SHARE_SC); do rm -f $(DESTDIR)$(SHAREDIR)/$${f#share/sc/}; done
+	-rmdir $(DESTDIR)$(SHAREDIR) 2>/dev/null
 
 clean:
 	rm -rf bin build sc-*.tar.gz

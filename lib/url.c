@@ -1,6 +1,7 @@
 #include "url.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <curl/curl.h>
 #include <idn2.h>
 #include <libpsl.h>
@@ -30,6 +31,8 @@ static void out_reserve(struct out *o, size_t more)
 static void out_add(struct out *o, const char *s, size_t n)
 {
 	out_reserve(o, n);
+	if (n == 0 || !o->s)
+		return;
 	memcpy(o->s + o->len, s, n);
 	o->len += n;
 	o->s[o->len] = '\0';
@@ -274,7 +277,7 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	}
 	out->host_off = o.len;
 	for (const char *c = host; *c; c++) {
-		char lower = (*c >= 'A' && *c <= 'Z') ? (char)(*c + 32) : *c;
+		char lower = (char)tolower((unsigned char)*c); /* ASCII: curl allows no other */
 		if (zone && *c == ']') {
 			out_str(&o, "%25");
 			out_str(&o, zone);

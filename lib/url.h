@@ -8,7 +8,9 @@
  * registrable domains are the Public Suffix List's, through libpsl.  What
  * is written here is only what those lack: percent-encoding normalisation
  * (curl 7.88 neither decodes %41 nor upper-cases hex), lower-casing the
- * host, and removing query parameters by name.
+ * host, removing query parameters by name, and a cheap check that a URL is
+ * canonical already, which most links are (test-url.c holds it to curl's
+ * answer).
  *
  * Strings returned are malloced and the caller frees them; arguments are
  * borrowed.  Error messages are static strings. */

@@ -215,6 +215,16 @@ http://h/m http://h/2"
 	assert_equal "$(jq -c '[.links, .emitted, .duplicates, .reasons.repeated, .committed]' <<<"$stderr")" "[6,3,3,3,null]"
 }
 
+@test "a URL repeated batches apart is emitted once and counted as repeated, not seen" {
+	seq 1 40000 | awk '{print "http://h/p" $1}' >urls
+	printf '%s\n' http://h/p1 http://h/p39999 >>urls
+	printf 'http://h/old\n' | sc-frontier -q --seeds --seen s.db >/dev/null
+	echo http://h/old >>urls
+	run -0 --separate-stderr bash -c "sc-frontier --seeds --seen s.db <urls | wc -l"
+	assert_output 40000
+	assert_equal "$(jq -c '[.reasons.repeated, .reasons.seen, .committed]' <<<"$stderr")" "[2,1,40000]"
+}
+
 @test "--seen: a later run emits only what no earlier run emitted" {
 	jq -cn '{url: "http://h/", links: ["http://h/a", "http://h/b"]}' >r1.jsonl
 	jq -cn '{url: "http://h/a", links: ["http://h/b", "http://h/c", "http://H:80/a"]}' >r2.jsonl
@@ -397,4 +407,9 @@ http://h/m http://h/2"
 	[ "$(cat rss-probe)" -lt 65536 ] || fail "probe used $(cat rss-probe) KiB"
 	# the cache is bounded: ten times the set is not ten times the memory
 	[ "$(cat rss-probe)" -lt $(($(cat rss-small) + 20000)) ] || fail "grew: $(cat rss-small) -> $(cat rss-probe) KiB"
+	# a batch is bounded in bytes too: 120 MB of 8 KB URLs
+	long=$(printf 'x%.0s' $(seq 1 8000))
+	seq 1 15000 | awk -v l="$long" '{print "http://h/" l $1}' >long
+	/usr/bin/time -f %M -o rss-long sc-frontier -q --seeds <long >/dev/null
+	[ "$(cat rss-long)" -lt 65536 ] || fail "long URLs used $(cat rss-long) KiB"
 }

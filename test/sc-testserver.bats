@@ -353,8 +353,31 @@ EOF
 	run -0 curl -s "$SC_BASE/stats/reset"
 	assert_output '{}'
 	assert_equal "$(sc_server_stats)" \
-		'{"max_connections":0,"connections":0,"max_inflight":0,"inflight":0,"requests":0,"paths":{}}'
+		'{"max_connections":0,"connections":0,"max_inflight":0,"inflight":0,"requests":0,"paths":{},"hosts":{}}'
 	assert_equal "$(sc_server_log)" '[]'
+}
+
+@test "--loopback 3 serves 127.0.0.2 and 127.0.0.3 too; /stats hosts and /log agent tell them apart" {
+	local dir=$BATS_TEST_TMPDIR/lo
+	mkdir -p "$dir"
+	"$SC_TESTSERVER" --loopback 3 --port-file "$dir/port" >/dev/null 2>&1 3>&- &
+	local pid=$! tries
+	for ((tries = 0; tries < 100; tries++)); do [[ -s $dir/port ]] && break; sleep 0.05; done
+	local port
+	port=$(<"$dir/port")
+	curl -s -A one "http://127.0.0.2:$port/page/1" >/dev/null
+	curl -s -A two "http://127.0.0.3:$port/delay/300" >/dev/null &
+	curl -s -A two "http://127.0.0.3:$port/delay/300" >/dev/null
+	wait %2 2>/dev/null || true
+	run -0 curl -s "http://127.0.0.1:$port/stats"
+	assert_equal "$(jq -c '.hosts | to_entries | map([.key, .value.max_inflight]) | sort' <<<"$output")" \
+		"[[\"127.0.0.2:$port\",1],[\"127.0.0.3:$port\",2]]"
+	run -0 curl -s "http://127.0.0.1:$port/log"
+	assert_equal "$(jq -c 'map(.agent) | sort' <<<"$output")" '["one","two","two"]'
+	run -2 "$SC_TESTSERVER" --loopback 33
+	assert_output --partial 'not a number from 1 to 32'
+	kill "$pid"
+	wait "$pid"
 }
 
 @test "/log records time, Host, method, path with query and status" {

@@ -73,11 +73,22 @@ void seen_close(struct seen *s);
 /* The messages of the calls below, after one failed. */
 const char *seen_error(struct seen *s);
 
+/* --commit: keys go straight into the persistent set (seen_insert), all
+ * in one transaction that seen_commit commits; batches share it. */
+void seen_direct(struct seen *s);
+/* Adds key to the persistent set; *inserted: it was not there. */
+int seen_insert(struct seen *s, const uint8_t key[KEY_LEN], bool *inserted);
+
 /* A batch's work is one transaction: begin, then any of the calls, end. */
 int seen_begin(struct seen *s);
 int seen_end(struct seen *s);
-/* *found: key is in the set, from an earlier run or this one. */
-int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found);
+enum where {
+	NOWHERE,
+	IN_SET, /* emitted by an earlier run (the persistent set) */
+	IN_RUN  /* emitted by this run */
+};
+/* *where: whether key is in the set, and which part. */
+int seen_has(struct seen *s, const uint8_t key[KEY_LEN], enum where *where);
 /* Adds key to this run's URLs (not yet the persistent set). */
 int seen_add(struct seen *s, const uint8_t key[KEY_LEN]);
 /* URLs of host emitted so far, by earlier runs and this one. */

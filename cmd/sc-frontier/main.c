@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 			filters = true;
 			break;
 		case OPT_LINKS:
-			o.links = optarg;
+			o.links = optarg ? optarg : "";
 			break;
 		case 'd':
 			o.max_depth = sc_parse_long("--max-depth", optarg, 0, 1000000);
@@ -209,15 +209,17 @@ int main(int argc, char **argv)
 	if (o.mode == MODE_COMMIT && filters)
 		sc_usage_error("--commit adds every URL it reads; it takes no scope, depth, "
 		               "--allow, --deny or --max-per-host");
-	if (o.mode != MODE_LINKS && strcmp(o.links, "links") != 0)
+	if (!o.links || (o.mode != MODE_LINKS && strcmp(o.links, "links") != 0))
 		sc_usage_error("--links: a seed or a URL record has no links");
-	if (!*o.links)
+	if (!o.links || !*o.links)
 		sc_usage_error("--links: empty name");
 
 	sc_signals_install(NULL);
 	struct seen *s = seen_open(o.seen, err, sizeof(err));
 	if (!s)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
+	if (o.mode == MODE_COMMIT)
+		seen_direct(s);
 	/* The first signal does not stop the run: the input is read to its
 	 * end, as the other later stages of a pipeline do, and the output
 	 * that was written is committed. */

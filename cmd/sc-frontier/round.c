@@ -24,10 +24,12 @@
 #include "url.h"
 #include "util.h"
 
-/* Candidates per batch: large enough that probes in key order touch each
- * B-tree page once, small enough to keep memory low (about 200 bytes
- * each). */
-#define BATCH_MAX 32768
+/* Candidates per batch: the larger the batch, the more its probes in key
+ * order share B-tree pages (131,072 halves the CPU time of 32,768 against
+ * a set of millions), the more memory it takes (about 150 bytes each, and
+ * at most BATCH_BYTES of URLs, however long they are). */
+#define BATCH_MAX 131072
+#define BATCH_BYTES (12u << 20)
 /* Output is written when this much has piled up, and at each batch's end. */
 #define OUT_FLUSH (64 * 1024)
 
@@ -59,7 +61,9 @@ struct run {
 	size_t ncand;
 	struct page *pages;
 	size_t npages, cap_pages;
+	size_t bytes; /* of the strings the batch holds */
 	struct keyed *order;
+	struct recent *recent; /* RECENT_SLOTS of them */
 	char *buf;
 	size_t len, cap;
 };
@@ -129,8 +133,8 @@ static int emit(struct run *r, const struct cand *k)
 
 	buf_add(r, "{\"url\":", 7);
 	buf_json_string(r, url, strlen(url));
-	buf_add(r, depth,
-	        (size_t)snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth));
+	int n = snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth);
+	buf_add(r, depth, (size_t)n);
 	if (p->seed)
 		buf_json_string(r, p->seed, strlen(p->seed));
 	else
@@ -148,6 +152,29 @@ static int emit(struct run *r, const struct cand *k)
 }
 
 /* ---- a batch through the seen set ---- */
+
+/* A cache of keys known to be in the set, so that the links every page
+ * has (the navigation, the index) cost no lookup after the first: exact,
+ * as only keys found in the set or added to it are cached, and the set
+ * only grows during a run.  Direct-mapped by the key's low bits. */
+#define RECENT_SLOTS (1u << 16)
+
+struct recent {
+	uint64_t hi, lo;
+	enum where where; /* NOWHERE: an empty slot */
+};
+
+static enum where recent_find(const struct run *r, const struct keyed *k)
+{
+	const struct recent *slot = &r->recent[k->lo & (RECENT_SLOTS - 1)];
+
+	return slot->hi == k->hi && slot->lo == k->lo ? slot->where : NOWHERE;
+}
+
+static void recent_put(struct run *r, const struct keyed *k, enum where where)
+{
+	r->recent[k->lo & (RECENT_SLOTS - 1)] = (struct recent){ k->hi, k->lo, where };
+}
 
 static int by_key(const void *a, const void *b)
 {
@@ -183,6 +210,7 @@ static void free_batch(struct run *r)
 		free(r->pages[i].seed);
 	}
 	r->ncand = r->npages = 0;
+	r->bytes = 0;
 }
 
 /* The URLs emitted for one host, added to its count in one step when the
@@ -207,7 +235,7 @@ static int decide(struct run *r)
 	const struct options *o = r->o;
 	struct seen *s = r->seen;
 	size_t n = r->ncand;
-	bool found;
+	enum where where;
 
 	uint8_t key[KEY_LEN];
 
@@ -216,16 +244,28 @@ static int decide(struct run *r)
 		return -1;
 	/* Key order: each key once, against the set. */
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && same_key(&r->order[i], &r->order[i - 1])) {
+		const struct keyed *k = &r->order[i];
+		if (i > 0 && same_key(k, k - 1)) {
 			r->c->reason[R_REPEATED]++;
 			continue;
 		}
-		key_bytes(&r->order[i], key);
-		if (seen_has(s, key, &found) < 0)
-			return -1;
-		r->cand[r->order[i].index].fresh = !found;
-		if (found)
-			r->c->reason[R_SEEN]++;
+		if (!(where = recent_find(r, k))) {
+			key_bytes(k, key);
+			if (o->mode == MODE_COMMIT) {
+				/* Added now, counted below: one B-tree walk. */
+				bool inserted;
+				if (seen_insert(s, key, &inserted) < 0)
+					return -1;
+				where = inserted ? NOWHERE : IN_SET;
+			} else if (seen_has(s, key, &where) < 0) {
+				return -1;
+			}
+			if (where)
+				recent_put(r, k, where);
+		}
+		r->cand[k->index].fresh = where == NOWHERE;
+		if (where)
+			r->c->reason[where == IN_SET ? R_SEEN : R_REPEATED]++;
 	}
 	/* Input order: the per-host limit, and the output. */
 	struct tally t = { 0 };
@@ -257,11 +297,12 @@ static int decide(struct run *r)
 		return -1;
 	/* Key order again: this run's set grows in order. */
 	for (size_t i = 0; i < n; i++) {
-		if (!r->cand[r->order[i].index].fresh)
+		if (o->mode == MODE_COMMIT || !r->cand[r->order[i].index].fresh)
 			continue;
 		key_bytes(&r->order[i], key);
 		if (seen_add(s, key) < 0)
 			return -1;
+		recent_put(r, &r->order[i], IN_RUN);
 	}
 	return seen_end(s);
 }
@@ -360,9 +401,17 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 	r->order[r->ncand] = (struct keyed){ h.high64, h.low64, (uint32_t)r->ncand };
 	k->page = (uint32_t)(r->npages - 1);
 	k->fresh = false;
-	if (++r->ncand == BATCH_MAX)
+	r->bytes += strlen(k->url.url);
+	if (++r->ncand == BATCH_MAX || r->bytes >= BATCH_BYTES)
 		return run_batch(r);
 	return 0;
+}
+
+/* Pages whose links were all refused hold no candidate, but their strings
+ * count too: a batch is decided before it outgrows its bounds. */
+static bool full(const struct run *r)
+{
+	return r->npages >= BATCH_MAX || r->bytes >= BATCH_BYTES;
 }
 
 static struct page *new_page(struct run *r)
@@ -432,11 +481,15 @@ static int add_page(struct run *r, const struct sc_lines *in, const struct sc_li
 		/* The page's entry, made again when a batch decided in the
 		 * middle of its links took the earlier one. */
 		if (!have_page || r->npages == 0) {
+			if (full(r) && (rc = run_batch(r)) < 0)
+				break;
 			struct page *p = new_page(r);
 			have_page = true;
 			p->depth = depth;
 			p->from = url ? sc_strdup(url) : NULL;
 			p->seed = seed_url.url ? sc_strdup(seed_url.url) : NULL;
+			r->bytes +=
+			        (url ? strlen(url) : 0) + (seed_url.url ? strlen(seed_url.url) : 0);
 		}
 		if ((rc = add_link(r, json_string_value(link), base ? base : url, key)) < 0)
 			break;
@@ -449,6 +502,8 @@ static int add_page(struct run *r, const struct sc_lines *in, const struct sc_li
 /* A seed, or in --commit mode a URL record: the URL, at depth 0. */
 static int add_seed(struct run *r, const char *url)
 {
+	if (full(r) && run_batch(r) < 0)
+		return -1;
 	new_page(r); /* no from, its own seed, depth 0 */
 	return add_link(r, url, NULL, NULL);
 }
@@ -456,7 +511,8 @@ static int add_seed(struct run *r, const char *url)
 /* ---- the input loop ---- */
 
 /* True when the next read would wait for a slow producer: the batch so far
- * is decided first, so that the output is not held back. */
+ * is decided first, so that the output is not held back (--commit writes
+ * no output, and keeps its batches whole). */
 static bool would_block(const struct sc_lines *in)
 {
 	struct pollfd pfd = { .fd = sc_lines_fd(in), .events = POLLIN };
@@ -513,10 +569,12 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 		sc_die(1, "out of memory");
 	r.cand = sc_calloc(BATCH_MAX, sizeof(*r.cand));
 	r.order = sc_calloc(BATCH_MAX, sizeof(*r.order));
+	r.recent = sc_calloc(RECENT_SLOTS, sizeof(*r.recent));
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
 			break;
-		if (r.ncand && would_block(in) && (rc = run_batch(&r)) < 0)
+		if (r.ncand && o->mode != MODE_COMMIT && would_block(in) &&
+		    (rc = run_batch(&r)) < 0)
 			break;
 	}
 	if (got < 0) {
@@ -530,6 +588,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	sc_lines_close(in);
 	free(r.cand);
 	free(r.order);
+	free(r.recent);
 	free(r.pages);
 	free(r.buf);
 	return rc;

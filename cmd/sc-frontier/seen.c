@@ -22,8 +22,8 @@
 #include "util.h"
 
 /* Page caches, in KiB (negative cache_size is KiB in SQLite). */
-#define MAIN_CACHE_KIB 16384
-#define RUN_CACHE_KIB 8192
+#define MAIN_CACHE_KIB 8192
+#define RUN_CACHE_KIB 4096
 
 /* 'scFR': marks a database as a seen set, so another file is refused. */
 #define APPLICATION_ID 0x73634652
@@ -34,6 +34,8 @@ enum stmt {
 	S_ADD,
 	S_HOST_COUNT,
 	S_HOST_ADD,
+	S_INSERT_MAIN,
+	S_HOST_ADD_MAIN,
 	S_COUNT
 };
 
@@ -45,12 +47,18 @@ static const char *const stmt_sql[S_COUNT] = {
 	                 " + coalesce((SELECT n FROM run.hosts WHERE host = ?1), 0)",
 	[S_HOST_ADD] = "INSERT INTO run.hosts(host, n) VALUES (?1, ?2)"
 	               " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n",
+	[S_INSERT_MAIN] = "INSERT OR IGNORE INTO main.seen(k) VALUES (?1)",
+	[S_HOST_ADD_MAIN] = "INSERT INTO main.hosts(host, n) VALUES (?1, ?2)"
+	                    " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n",
 };
 
 struct seen {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[S_COUNT];
 	bool persistent;
+	bool direct;    /* --commit: straight into main, in one transaction */
+	bool in_direct; /* that transaction is open */
+	uint64_t inserted;
 	char msg[512];
 };
 
@@ -160,14 +168,24 @@ void seen_close(struct seen *s)
 	free(s);
 }
 
+void seen_direct(struct seen *s)
+{
+	s->direct = true;
+}
+
 int seen_begin(struct seen *s)
 {
-	return exec(s, "BEGIN");
+	if (!s->direct)
+		return exec(s, "BEGIN");
+	if (s->in_direct)
+		return 0;
+	s->in_direct = true;
+	return exec(s, "BEGIN IMMEDIATE");
 }
 
 int seen_end(struct seen *s)
 {
-	return exec(s, "COMMIT");
+	return s->direct ? 0 : exec(s, "COMMIT");
 }
 
 /* Runs a statement that returns at most one row; 1 for a row, 0 for none. */
@@ -183,10 +201,23 @@ static int step_once(struct seen *s, sqlite3_stmt *st, sqlite3_int64 *value)
 	return row;
 }
 
-int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
+int seen_insert(struct seen *s, const uint8_t key[KEY_LEN], bool *inserted)
+{
+	sqlite3_stmt *st = s->stmt[S_INSERT_MAIN];
+
+	sqlite3_bind_blob(st, 1, key, KEY_LEN, SQLITE_STATIC);
+	if (step_once(s, st, NULL) < 0)
+		return -1;
+	*inserted = sqlite3_changes(s->db) > 0;
+	s->inserted += *inserted;
+	return 0;
+}
+
+int seen_has(struct seen *s, const uint8_t key[KEY_LEN], enum where *where)
 {
 	int rc;
 
+	*where = NOWHERE;
 	for (int i = S_HAS_MAIN; i <= S_HAS_RUN; i++) {
 		/* A run without --seen has nothing in main to look at. */
 		if (i == S_HAS_MAIN && !s->persistent)
@@ -195,11 +226,10 @@ int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
 		if ((rc = step_once(s, s->stmt[i], NULL)) < 0)
 			return -1;
 		if (rc) {
-			*found = true;
+			*where = i == S_HAS_MAIN ? IN_SET : IN_RUN;
 			return 0;
 		}
 	}
-	*found = false;
 	return 0;
 }
 
@@ -225,7 +255,7 @@ int seen_host_count(struct seen *s, const char *host, size_t host_len, long *n)
 
 int seen_host_add(struct seen *s, const char *host, size_t host_len, long n)
 {
-	sqlite3_stmt *st = s->stmt[S_HOST_ADD];
+	sqlite3_stmt *st = s->stmt[s->direct ? S_HOST_ADD_MAIN : S_HOST_ADD];
 
 	sqlite3_bind_text(st, 1, host, (int)host_len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, n);
@@ -241,6 +271,16 @@ int seen_commit(struct seen *s, uint64_t *added)
 	*added = 0;
 	if (!s->persistent)
 		return 0;
+	if (s->direct) {
+		*added = s->inserted;
+		if (!s->in_direct)
+			return 0;
+		s->in_direct = false;
+		if (exec(s, "COMMIT") == 0)
+			return 0;
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
 	if (exec(s, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	if (exec(s, "INSERT OR IGNORE INTO main.seen(k) SELECT k FROM run.seen ORDER BY k") < 0)

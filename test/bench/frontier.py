@@ -15,7 +15,8 @@ the shell way, and sc-frontier's memory with a large seen set.
 Runs alone (python3 test/bench/frontier.py, SC_BIN=bin by default) or from
 test/bench/run.  Writes markdown on stdout and to build/bench/frontier.md.
 SC_BENCH_SMOKE=1 makes it seconds long; SC_BENCH_ONLY, when set, must
-name "frontier" for it to run."""
+name "frontier" for it to run; SC_BENCH_FRONTIER="SEEN LINKS BIG" sets the
+three sizes."""
 import os
 import random
 import statistics
@@ -30,9 +31,10 @@ SC_BIN = os.environ.get("SC_BIN", os.path.join(ROOT, "bin"))
 SMOKE = os.environ.get("SC_BENCH_SMOKE") == "1"
 REPS = int(os.environ.get("SC_BENCH_REPS", "1" if SMOKE else "3"))
 ONLY = set(os.environ.get("SC_BENCH_ONLY", "").split())
-N_SEEN = 50_000 if SMOKE else 5_000_000
-N_LINKS = 20_000 if SMOKE else 1_000_000
-N_BIG = 200_000 if SMOKE else 10_000_000
+# The sizes; SC_BENCH_FRONTIER="SEEN LINKS BIG" sets them for a quicker look.
+N_SEEN, N_LINKS, N_BIG = ((50_000, 20_000, 200_000) if SMOKE else (5_000_000, 1_000_000, 10_000_000))
+if os.environ.get("SC_BENCH_FRONTIER"):
+    N_SEEN, N_LINKS, N_BIG = map(int, os.environ["SC_BENCH_FRONTIER"].split())
 LINKS_PER_PAGE = 50
 NEW_SHARE = 0.10
 OUT = os.path.join(ROOT, "build", "bench")
@@ -77,29 +79,59 @@ def measure(cmd, cwd):
     return float(wall), float(user) + float(sys_), int(rss) / 1024
 
 
+def write_pages(path, rng, pick_seen):
+    """Page records of LINKS_PER_PAGE links each, NEW_SHARE of them new."""
+    new_pool = max(1, int(N_LINKS * NEW_SHARE / 2))  # each new URL linked about twice
+    with open(path, "w") as f:
+        for _ in range(N_LINKS // LINKS_PER_PAGE):
+            links = [url(N_SEEN + rng.randrange(new_pool)) if rng.random() < NEW_SHARE
+                     else pick_seen() for _ in range(LINKS_PER_PAGE)]
+            rec = {"url": url(rng.randrange(N_SEEN)), "ok": True, "status": 200, "depth": 1,
+                   "seed": "https://docs.python.org/3.0/", "title": "Python docs", "links": links}
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
 def make_round(tmp):
     rng = random.Random(11)
-    note(f"writing a seen set of {N_SEEN} URLs and a round of {N_LINKS} links")
+    note(f"writing a seen set of {N_SEEN} URLs and rounds of {N_LINKS} links")
     with open(os.path.join(tmp, "seen.unsorted"), "w") as f:
         for i in range(N_SEEN):
             f.write(url(i) + "\n")
     subprocess.check_call("LC_ALL=C sort -o seen.txt seen.unsorted && rm seen.unsorted",
                           shell=True, cwd=tmp)
-    new_pool = max(1, int(N_LINKS * NEW_SHARE / 2))  # each new URL linked about twice
-    with open(os.path.join(tmp, "pages.jsonl"), "w") as f:
-        for p in range(N_LINKS // LINKS_PER_PAGE):
-            links = []
-            for _ in range(LINKS_PER_PAGE):
-                if rng.random() < NEW_SHARE:
-                    links.append(url(N_SEEN + rng.randrange(new_pool)))
-                else:
-                    links.append(url(rng.randrange(N_SEEN)))
-            rec = {"url": url(rng.randrange(N_SEEN)), "ok": True, "status": 200, "depth": 1,
-                   "seed": "https://docs.python.org/3.0/", "title": "Python docs", "links": links}
-            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    # Worst case for any index: every seen link anywhere in the set.
+    write_pages(os.path.join(tmp, "pages-uniform.jsonl"), rng, lambda: url(rng.randrange(N_SEEN)))
+    # A site: 40 links that every page has (navigation, indexes), the rest
+    # within the part of the site the round's pages belong to (100,000 URLs
+    # spread over the whole set), as real docs pages link (python3.11-doc:
+    # 170,000 links on its 530 pages, 4,000 distinct).
+    nav = [url(rng.randrange(N_SEEN)) for _ in range(40)]
+    hood = [rng.randrange(N_SEEN) for _ in range(min(N_SEEN, 100_000))]
+    write_pages(os.path.join(tmp, "pages-site.jsonl"), rng,
+                lambda: rng.choice(nav) if rng.random() < 0.45 else url(rng.choice(hood)))
     fr = os.path.join(SC_BIN, "sc-frontier")
-    wall, cpu, rss = measure(f"'{fr}' -q --commit --seen seen.db < seen.txt", tmp)
-    return wall, cpu, rss
+    return measure(f"'{fr}' -q --commit --seen seen.db < seen.txt", tmp)
+
+
+def compare(tmp, kind, fr):
+    """The shell way and sc-frontier side by side on pages-KIND.jsonl."""
+    pages = f"pages-{kind}.jsonl"
+    shell = f"jq -r '.links[]' {pages} | LC_ALL=C sort -u | LC_ALL=C comm -13 seen.txt - > new.txt"
+    ours = f"'{fr}' -q --seen seen.db --no-commit < {pages} > next.jsonl"
+    runs = {"shell": [], "sc-frontier": []}
+    for r in range(REPS):
+        note(f"{kind}: rep {r + 1}/{REPS}")
+        runs["shell"].append(measure(shell, tmp))
+        runs["sc-frontier"].append(measure(ours, tmp))
+    got = subprocess.check_output("jq -r .url next.jsonl | LC_ALL=C sort | cmp - new.txt && wc -l < new.txt",
+                                  shell=True, cwd=tmp).decode().strip()
+    distinct = subprocess.check_output(f"jq -r '.links[]' {pages} | LC_ALL=C sort -u | wc -l",
+                                       shell=True, cwd=tmp).decode().strip()
+    shutil.copy(os.path.join(tmp, "seen.db"), os.path.join(tmp, "seen2.db"))
+    commit = measure(f"'{fr}' -q --seen seen2.db < {pages} > next2.jsonl", tmp)
+    os.remove(os.path.join(tmp, "seen2.db"))
+    med = {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in runs.items()}
+    return shell, med, commit, int(got), int(distinct)
 
 
 def scenario():
@@ -107,50 +139,46 @@ def scenario():
     fr = os.path.join(SC_BIN, "sc-frontier")
     try:
         build = make_round(tmp)
-        shell = "jq -r '.links[]' pages.jsonl | LC_ALL=C sort -u | LC_ALL=C comm -13 seen.txt - > new.txt"
-        ours = f"'{fr}' -q --seen seen.db --no-commit < pages.jsonl > next.jsonl"
-        runs = {"shell": [], "sc-frontier": []}
-        for r in range(REPS):
-            note(f"rep {r + 1}/{REPS}")
-            runs["shell"].append(measure(shell, tmp))
-            runs["sc-frontier"].append(measure(ours, tmp))
-        got = subprocess.check_output("jq -r .url next.jsonl | LC_ALL=C sort | cmp - new.txt && wc -l < new.txt",
-                                      shell=True, cwd=tmp).decode().strip()
-        shutil.copy(os.path.join(tmp, "seen.db"), os.path.join(tmp, "seen2.db"))
-        commit = measure(f"'{fr}' -q --seen seen2.db < pages.jsonl > next2.jsonl", tmp)
-
-        med = {k: tuple(statistics.median(x[i] for x in v) for i in range(3)) for k, v in runs.items()}
-        ratio = med["shell"][0] / med["sc-frontier"][0]
         say(f"### Frontier: a round of {N_LINKS:,} links against {N_SEEN:,} seen URLs")
         say()
         say(f"{N_LINKS // LINKS_PER_PAGE:,} page records of {LINKS_PER_PAGE} pydocs-like links, "
-            f"{NEW_SHARE:.0%} of them to new URLs; both ways find the same {int(got):,} new URLs (checked). "
-            f"Median of {REPS}, interleaved.")
+            f"{NEW_SHARE:.0%} of them to new URLs. *uniform*: every other link anywhere in the seen set "
+            f"(the worst case for an index); *site*: 45% of them among 40 links every page has, the rest "
+            f"among 100,000 URLs of the set. Both ways find the same new URLs (checked). Median of {REPS}, "
+            f"interleaved; CPU is user + system of every process.")
         say()
-        say("| way | wall s | CPU s | peak RSS MiB |")
-        say("|---|--:|--:|--:|")
-        say(f"| `{shell.replace('|', chr(92) + '|')}` | {med['shell'][0]:.2f} | {med['shell'][1]:.2f} | {med['shell'][2]:.0f} |")
-        say(f"| `sc-frontier --seen seen.db --no-commit` | {med['sc-frontier'][0]:.2f} | "
-            f"{med['sc-frontier'][1]:.2f} | {med['sc-frontier'][2]:.0f} |")
-        say(f"| `sc-frontier --seen seen.db` (commits; once) | {commit[0]:.2f} | {commit[1]:.2f} | {commit[2]:.0f} |")
+        say("| links | way | wall s | CPU s | peak RSS MiB |")
+        say("|---|---|--:|--:|--:|")
+        ratios = []
+        for kind in ("uniform", "site"):
+            shell, med, commit, got, distinct = compare(tmp, kind, fr)
+            sh = shell.replace("|", chr(92) + "|").replace(f"pages-{kind}.jsonl", "pages.jsonl")
+            say(f"| {kind} ({distinct:,} distinct, {got:,} new) | `{sh}` | {med['shell'][0]:.2f} | "
+                f"{med['shell'][1]:.2f} | {med['shell'][2]:.0f} |")
+            say(f"| {kind} | `sc-frontier --seen seen.db --no-commit` | {med['sc-frontier'][0]:.2f} | "
+                f"{med['sc-frontier'][1]:.2f} | {med['sc-frontier'][2]:.0f} |")
+            say(f"| {kind} | `sc-frontier --seen seen.db` (commits; once) | {commit[0]:.2f} | "
+                f"{commit[1]:.2f} | {commit[2]:.0f} |")
+            ratios.append((kind, med["shell"][0] / med["sc-frontier"][0], med["shell"][1] / med["sc-frontier"][1]))
         say()
-        say(f"Throughput ratio (shell wall / sc-frontier wall): **{ratio:.2f}x** (target >= 2x). "
-            f"Building the {N_SEEN:,}-URL seen set with `sc-frontier --commit`: {build[0]:.1f} s wall, "
-            f"{build[1]:.1f} CPU s, {build[2]:.0f} MiB.")
+        for kind, wall, cpu in ratios:
+            say(f"- {kind}: shell / sc-frontier = **{wall:.2f}x** wall, {cpu:.2f}x CPU (target >= 2x)")
+        say(f"- Building the {N_SEEN:,}-URL seen set with `sc-frontier --commit`: {build[0]:.1f} s wall, "
+            f"{build[1]:.1f} CPU s, {build[2]:.0f} MiB peak RSS.")
         say()
 
         note(f"building a seen set of {N_BIG} URLs")
         gen = (f"/usr/bin/python3 -c 'import sys; sys.path.insert(0, \"{os.path.dirname(__file__)}\"); "
                f"import frontier; w = sys.stdout.write\nfor i in range({N_BIG}): w(frontier.url(i) + \"\\n\")'")
         big = measure(f"{gen} | '{fr}' -q --commit --seen big.db", tmp)
-        probe = measure(f"'{fr}' -q --seen big.db --no-commit < pages.jsonl > /dev/null", tmp)
+        probe = measure(f"'{fr}' -q --seen big.db --no-commit < pages-uniform.jsonl > /dev/null", tmp)
         size = os.path.getsize(os.path.join(tmp, "big.db")) / 2**20
         say(f"### Frontier: memory with {N_BIG:,} seen URLs")
         say()
         say("| run | wall s | CPU s | peak RSS MiB |")
         say("|---|--:|--:|--:|")
         say(f"| build the set (`--commit`, {N_BIG:,} URLs; RSS of the largest process) | {big[0]:.1f} | {big[1]:.1f} | {big[2]:.0f} |")
-        say(f"| a round of {N_LINKS:,} links against it | {probe[0]:.2f} | {probe[1]:.2f} | {probe[2]:.0f} |")
+        say(f"| a round of {N_LINKS:,} links (uniform) against it | {probe[0]:.2f} | {probe[1]:.2f} | {probe[2]:.0f} |")
         say()
         say(f"Seen set on disk: {size:.0f} MiB. Peak RSS target <= 64 MiB: "
             f"{'met' if max(big[2], probe[2]) <= 64 else 'NOT met'} ({max(big[2], probe[2]):.0f} MiB).")

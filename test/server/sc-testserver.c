@@ -492,14 +492,16 @@ static struct {
 	int64_t connections, max_connections;
 	int64_t inflight, max_inflight;
 	int64_t requests;
-	strmap_t paths;     /* path (no query) -> count */
-	strmap_t flaky;     /* flaky ID -> requests seen */
-	strmap_t ratelimit; /* ratelimit ID -> window end, ns on the monotonic clock */
+	strmap_t paths;             /* path (no query) -> count */
+	strmap_t flaky;             /* flaky ID -> requests seen */
+	strmap_t ratelimit;         /* ratelimit ID -> window end, ns on the monotonic clock */
+	strmap_t host_inflight;     /* Host header -> requests in flight now */
+	strmap_t host_max_inflight; /* Host header -> most in flight at once */
 } stats;
 
 typedef struct {
 	double t_ms;
-	char *host, *method, *target;
+	char *host, *method, *target, *agent;
 	int status; /* 0 until the response status is known (e.g. /hang) */
 } log_entry_t;
 
@@ -516,10 +518,12 @@ static void log_entry_free(log_entry_t *e)
 	free(e->host);
 	free(e->method);
 	free(e->target);
+	free(e->agent);
 	memset(e, 0, sizeof *e);
 }
 
-static uint64_t log_append(const char *host, const char *method, const char *target)
+static uint64_t log_append(const char *host, const char *method, const char *target,
+                           const char *agent)
 {
 	if (!log_ring)
 		log_ring = xcalloc(LOG_CAPACITY, sizeof *log_ring);
@@ -530,6 +534,7 @@ static uint64_t log_append(const char *host, const char *method, const char *tar
 	e->host = xstrdup(host ? host : "");
 	e->method = xstrdup(method);
 	e->target = xstrdup(target);
+	e->agent = xstrdup(agent ? agent : "");
 	e->status = 0;
 	return log_next++;
 }
@@ -613,9 +618,10 @@ struct conn {
 	bool peer_closed;
 
 	request_t req;
-	bool counted;  /* included in stats.connections */
-	bool inflight; /* included in stats.inflight */
-	bool logged;   /* log_seq is this request's log entry */
+	bool counted;        /* included in stats.connections */
+	bool inflight;       /* included in stats.inflight */
+	char *inflight_host; /* NULL or malloced: its key in stats.host_inflight */
+	bool logged;         /* log_seq is this request's log entry */
 	uint64_t log_seq;
 	bool close_after; /* close once the current response is sent */
 	bool reset_after; /* ... and do it with an RST */
@@ -640,7 +646,11 @@ struct conn {
 };
 
 static int epoll_fd = -1;
-static int listen_fd = -1;
+/* listen_fds[0] is 127.0.0.1; --loopback N adds 127.0.0.2 ... 127.0.0.N on
+ * the same port, each a separate origin for multi-host crawls. */
+#define MAX_LISTENERS 32
+static int listen_fds[MAX_LISTENERS];
+static int listen_count;
 static int listen_port;
 static int reserve_fd = -1; /* spare fd, sacrificed to shed connections on EMFILE */
 static const char *root_dir;
@@ -648,7 +658,7 @@ static conn_t *live_conns;
 static conn_t *graveyard; /* killed this loop iteration, freed after it */
 
 /* epoll data.ptr tags for the non-connection descriptors */
-static int listen_tag, signal_tag;
+static int signal_tag;
 
 /* ------------------------------------------------------------------ */
 /* Timer heap                                                          */
@@ -759,6 +769,12 @@ static void conn_end_inflight(conn_t *c)
 	if (c->inflight) {
 		c->inflight = false;
 		stats.inflight--;
+	}
+	if (c->inflight_host) {
+		bool inserted;
+		--*strmap_value(&stats.host_inflight, c->inflight_host, &inserted);
+		free(c->inflight_host);
+		c->inflight_host = NULL;
 	}
 }
 
@@ -2023,6 +2039,18 @@ static void handle_stats(conn_t *c)
 		json_string(&b, stats.paths.slots[i].key);
 		buf_printf(&b, ":%" PRId64, stats.paths.slots[i].value);
 	}
+	buf_puts(&b, "},\"hosts\":{");
+	first = true;
+	for (size_t i = 0; i < stats.host_max_inflight.cap; i++) {
+		const strmap_slot_t *slot = &stats.host_max_inflight.slots[i];
+		if (!slot->key)
+			continue;
+		if (!first)
+			buf_putc(&b, ',');
+		first = false;
+		json_string(&b, slot->key);
+		buf_printf(&b, ":{\"max_inflight\":%" PRId64 "}", slot->value);
+	}
 	buf_puts(&b, "}}\n");
 	respond_buf(c, 200, "application/json", &b, NULL);
 	buf_free(&b);
@@ -2039,6 +2067,13 @@ static void handle_stats_reset(conn_t *c)
 	strmap_clear(&stats.paths);
 	strmap_clear(&stats.flaky);
 	strmap_clear(&stats.ratelimit);
+	strmap_clear(&stats.host_max_inflight);
+	for (size_t i = 0; i < stats.host_inflight.cap; i++) {
+		const strmap_slot_t *slot = &stats.host_inflight.slots[i];
+		bool inserted;
+		if (slot->key && slot->value > 0)
+			*strmap_value(&stats.host_max_inflight, slot->key, &inserted) = slot->value;
+	}
 	log_clear();
 	respond(c, 200, "application/json", "{}\n", 3, NULL);
 }
@@ -2056,6 +2091,8 @@ static void handle_log(conn_t *c)
 		json_string(&b, e->method);
 		buf_puts(&b, ",\"path\":");
 		json_string(&b, e->target);
+		buf_puts(&b, ",\"agent\":");
+		json_string(&b, e->agent);
 		buf_printf(&b, ",\"status\":%d}", e->status);
 	}
 	buf_puts(&b, "]\n");
@@ -2334,6 +2371,18 @@ static void route_request(conn_t *c)
 		respond_not_found(c);
 }
 
+/* Per-host in-flight accounting, keyed by the Host header, so that a
+ * crawl over 127.0.0.x origins can check each host's concurrency cap. */
+static void host_inflight_begin(conn_t *c, const char *host)
+{
+	c->inflight_host = xstrdup(host ? host : "");
+	bool inserted;
+	int64_t now = ++*strmap_value(&stats.host_inflight, c->inflight_host, &inserted);
+	int64_t *max = strmap_value(&stats.host_max_inflight, c->inflight_host, &inserted);
+	if (now > *max)
+		*max = now;
+}
+
 /* A complete request arrived: account for it, then answer it. */
 static void dispatch_request(conn_t *c)
 {
@@ -2351,7 +2400,9 @@ static void dispatch_request(conn_t *c)
 		stats.requests++;
 		bool inserted;
 		++*strmap_value(&stats.paths, r->path, &inserted);
-		c->log_seq = log_append(request_header(r, "Host"), r->method, r->target);
+		host_inflight_begin(c, request_header(r, "Host"));
+		c->log_seq = log_append(request_header(r, "Host"), r->method, r->target,
+		                        request_header(r, "User-Agent"));
 		c->logged = true;
 	}
 	route_request(c);
@@ -2501,7 +2552,7 @@ static void run_due_timers(void)
 
 /* Sheds a pending connection when out of descriptors, so the listening
  * socket doesn't stay readable forever. */
-static void shed_connection(void)
+static void shed_connection(int listen_fd)
 {
 	if (reserve_fd >= 0) {
 		close(reserve_fd);
@@ -2512,7 +2563,7 @@ static void shed_connection(void)
 	}
 }
 
-static void accept_connections(void)
+static void accept_connections(int listen_fd)
 {
 	for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
 		// cppcheck-suppress nullPointer ; accept4(2) takes NULL when the address is unwanted
@@ -2521,7 +2572,7 @@ static void accept_connections(void)
 			if (errno == EMFILE || errno == ENFILE) {
 				fprintf(stderr, "sc-testserver: out of file descriptors, dropping "
 				                "a connection\n");
-				shed_connection();
+				shed_connection(listen_fd);
 			} else if (errno == EINTR || errno == ECONNABORTED) {
 				continue;
 			}
@@ -2553,10 +2604,13 @@ static void accept_connections(void)
 static void usage(FILE *out)
 {
 	fputs("usage: sc-testserver [--root DIR] [--robots-dir DIR] [--port N] [--port-file FILE]\n"
+	      "                     [--loopback N]\n"
 	      "\n"
 	      "Fixture HTTP/1.1 server for the sc test suites. Listens on 127.0.0.1 only,\n"
 	      "on port N (default 0: the OS picks one), prints the port on stdout and, with\n"
 	      "--port-file, writes it to FILE atomically. Exits 0 on SIGTERM or SIGINT.\n"
+	      "--loopback N also listens on 127.0.0.2 ... 127.0.0.N (same port, N <= 32),\n"
+	      "each a separate origin; /stats \"hosts\" has each Host's max_inflight.\n"
 	      "\n"
 	      "Endpoints:\n"
 	      "  /page/N[?size=BYTES]      generated HTML page with links\n"
@@ -2604,7 +2658,7 @@ static void raise_fd_limit(void)
 		fprintf(stderr, "sc-testserver: cannot raise RLIMIT_NOFILE: %s\n", strerror(errno));
 }
 
-static int open_listener(int port)
+static int open_listener(uint32_t address, int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -2612,9 +2666,9 @@ static int open_listener(int port)
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.sin_addr.s_addr = htonl(address);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0)
-		die("bind 127.0.0.1:%d: %s", port, strerror(errno));
+		die("bind 127.0.0.%d:%d: %s", (int)(address & 0xff), port, strerror(errno));
 	if (listen(fd, LISTEN_BACKLOG) != 0)
 		die("listen: %s", strerror(errno));
 	socklen_t len = sizeof addr;
@@ -2676,8 +2730,11 @@ static void shutdown_server(int signal_fd)
 	strmap_clear(&stats.paths);
 	strmap_clear(&stats.flaky);
 	strmap_clear(&stats.ratelimit);
+	strmap_clear(&stats.host_inflight);
+	strmap_clear(&stats.host_max_inflight);
 	close(signal_fd);
-	close(listen_fd);
+	for (int i = 0; i < listen_count; i++)
+		close(listen_fds[i]);
 	close(epoll_fd);
 	if (reserve_fd >= 0)
 		close(reserve_fd);
@@ -2690,11 +2747,12 @@ int main(int argc, char **argv)
 		{ "robots-dir", required_argument, NULL, 'R' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "port-file", required_argument, NULL, 'f' },
+		{ "loopback", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *port_file = NULL;
-	int port = 0;
+	int port = 0, loopback = 1;
 	opterr = 0;
 	for (;;) {
 		int opt = getopt_long(argc, argv, ":h", options, NULL);
@@ -2721,6 +2779,11 @@ int main(int argc, char **argv)
 		case 'f':
 			port_file = optarg;
 			break;
+		case 'l':
+			if (!parse_u64_str(optarg, &value) || value < 1 || value > MAX_LISTENERS)
+				usage_error("--loopback: not a number from 1 to 32: %s", optarg);
+			loopback = (int)value;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2740,11 +2803,15 @@ int main(int argc, char **argv)
 	server_start_ns = clock_ns();
 	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int signal_fd = open_signalfd();
-	listen_fd = open_listener(port);
+	listen_fds[0] = open_listener(INADDR_LOOPBACK, port);
+	for (listen_count = 1; listen_count < loopback; listen_count++)
+		listen_fds[listen_count] =
+		        open_listener(INADDR_LOOPBACK + (uint32_t)listen_count, listen_port);
 	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (epoll_fd < 0)
 		die("epoll_create1: %s", strerror(errno));
-	epoll_add(listen_fd, &listen_tag);
+	for (int i = 0; i < listen_count; i++)
+		epoll_add(listen_fds[i], &listen_fds[i]);
 	epoll_add(signal_fd, &signal_tag);
 
 	if (port_file)
@@ -2760,8 +2827,8 @@ int main(int argc, char **argv)
 			die("epoll_wait: %s", strerror(errno));
 		for (int i = 0; i < n; i++) {
 			void *tag = events[i].data.ptr;
-			if (tag == &listen_tag)
-				accept_connections();
+			if ((int *)tag >= listen_fds && (int *)tag < listen_fds + listen_count)
+				accept_connections(*(int *)tag);
 			else if (tag == &signal_tag)
 				running = false;
 			else

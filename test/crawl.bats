@@ -1,0 +1,257 @@
+#!/usr/bin/env bats
+# share/sc/crawl.mk (sc-crawl(7)): a crawl of the fixture server's /page/N
+# link graph in rounds, checked against the graph worked out by hand
+# (test/lib/page-graph.awk) and against the server's own log: the exact
+# page set at each depth, each URL requested once, resume after kills at
+# random moments, make -j with the per-host cap held, status and retry.
+#
+# ROBOTS is left at its default (1): with an sc-fetch that has no --robots
+# the crawl says so and goes on; with one, robots.txt requests are left out
+# of the server-side counts (requested_urls).
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+load 'lib/crawl'
+
+bats_require_minimum_version 1.5.0
+
+HOSTS=(127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9)
+
+setup_file() {
+	sc_server_start --loopback 9
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# ---- failures first ----
+
+@test "a missing seeds file fails the crawl and leaves no round behind" {
+	run -2 crawl_make SEEDS=nope.txt DEPTH=1 DIR=c
+	[[ $output == *"nope.txt"* ]] || fail "$output"
+	[ ! -e c/round-0/urls.jsonl ]
+	[ ! -e c/pages.jsonl ]
+}
+
+@test "a setting that is not a number is refused by name before anything runs" {
+	run -2 crawl_make DEPTH=two DIR=c
+	[[ $output == *"DEPTH=two is not a number"* ]] || fail "$output"
+	run -2 crawl_make CHUNK=0 DIR=c
+	[[ $output == *"CHUNK must be at least 1"* ]] || fail "$output"
+	[ ! -e c ]
+}
+
+@test "pages.jsonl of a crawl that has not run says so instead of crawling" {
+	run -2 crawl_make DEPTH=1 DIR=c c/pages.jsonl
+	[[ $output == *"round 1 is not finished: run make crawl first"* ]] || fail "$output"
+}
+
+# ---- the crawl ----
+
+@test "depths 0 to 3: exactly the pages of the link graph, each URL requested once" {
+	seeds_for 127.0.0.1 >seeds.txt
+	for depth in 0 1 2 3; do
+		sc_server_reset
+		run -0 crawl_make SEEDS=seeds.txt DEPTH=$depth DIR=c$depth CHUNK=4
+		expected_pages "http://127.0.0.1:$SC_PORT" $depth >expected
+		crawled_pages c$depth >crawled
+		diff -u expected crawled || fail "depth $depth: pages differ"
+		# Server side: every page requested exactly once, nothing else.
+		cut -d' ' -f2 expected | sort >expected.urls
+		requested_urls >requested
+		diff -u expected.urls requested || fail "depth $depth: requests differ"
+		[ "$(jq -s 'map(select(.ok != true)) | length' c$depth/pages.jsonl)" = 0 ]
+	done
+	# The rounds are on disk as sc-crawl(7) says.
+	[ "$(wc -l <c3/round-2/urls.jsonl)" = "$(grep -c '^2 ' expected)" ]
+	[ -e c3/round-3/done ]
+}
+
+@test "CSV=1 also writes pages.csv, one row per page and a header" {
+	seeds_for 127.0.0.1 >seeds.txt
+	# FIELDS replaces sc-parse's default fields: links[] is what is followed.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c CSV=1 FIELDS="-f heading=h1 -f 'links[]=a::attr(href)'"
+	[ "$(wc -l <c/pages.csv)" = 7 ]
+	head -1 c/pages.csv | grep -q ',heading,links$'
+	[ "$(jq -r .heading c/pages.jsonl | sort | head -1)" = "Page 0" ]
+}
+
+@test "a second make is a no-op: no request is made again" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	sc_server_reset
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(requested_urls | wc -l)" = 0 ]
+}
+
+@test "make -j 4 over 8 hosts: the same pages, each host's in-flight maximum within PER_HOST" {
+	seeds_for "${HOSTS[@]}" >seeds.txt
+	run -0 crawl_make -j 4 SEEDS=seeds.txt DEPTH=3 DIR=c CHUNK=20 C=16 PER_HOST=2
+	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 3; done | LC_ALL=C sort >expected
+	crawled_pages c >crawled
+	diff -u expected crawled
+	cut -d' ' -f2 expected | sort >expected.urls
+	requested_urls >requested
+	diff -u expected.urls requested
+	# Chunks ran side by side (more than one chunk in a round), and every
+	# host of a round is in exactly one of them.
+	[ "$(ls c/round-2/chunk-*.urls | wc -l)" -gt 1 ]
+	for f in c/round-2/chunk-*.urls; do jq -r .host "$f" | sort -u; done | sort | uniq -d >split
+	[ ! -s split ] || fail "hosts split over chunks: $(cat split)"
+	max=$(sc_server_stats '[.hosts[].max_inflight] | max')
+	[ "$max" -ge 1 ] && [ "$max" -le 2 ] || fail "per-host in-flight max $max > PER_HOST 2"
+	[ "$(sc_server_stats '.hosts | length')" = 8 ]
+}
+
+# Runs the crawl of "${args[@]}" into DIR=c, killing make's whole process
+# group at random moments (mixed SIGINT and SIGKILL) and starting the same
+# make again each time, 11 times at most, then lets it finish.  Leaves kills.N (the kills of this
+# crawl), and per kill K: log-length.K (server log entries at that moment)
+# and done.K (the chunk files finished by then).
+killed_crawl() {
+	local pid sig ms tries runs=0
+	kills=0
+	while ((runs < 80)); do
+		runs=$((runs + 1))
+		# A background job starts with SIGINT ignored (no job control
+		# here), which make and its children would keep: restore it.
+		setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
+			>>make.log 2>&1 3>&- &
+		pid=$!
+		if ((kills < 11 && RANDOM % 2)); then
+			# A moment inside a chunk's fetch: once sc-sink's temporary
+			# file is there (bounded wait), then 0-150 ms more.
+			for ((tries = 0; tries < 150; tries++)); do
+				compgen -G 'c/round-*/.*chunk-*' >/dev/null && break
+				kill -0 "$pid" 2>/dev/null || break
+				sleep 0.02
+			done
+			ms=$((RANDOM % 150))
+		else
+			ms=$((RANDOM % 700))
+		fi
+		((kills < 11)) && sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+		if ((kills < 11)) && kill -0 "$pid" 2>/dev/null; then
+			compgen -G 'c/round-*/.*chunk-*' >/dev/null && in_chunk=$((in_chunk + 1))
+			sig=KILL
+			((RANDOM % 2)) && sig=INT
+			# (it may have finished in between)
+			kill -s "$sig" -- "-$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+			# Every process of the group is gone before looking.
+			for ((tries = 0; tries < 200; tries++)); do
+				kill -0 -- "-$pid" 2>/dev/null || break
+				sleep 0.05
+			done
+			kills=$((kills + 1))
+			echo "kill $kills: SIG$sig after $ms ms" >>kills.log
+			sc_server_log length >"log-length.$kills"
+			ls c/round-*/chunk-*.jsonl >"done.$kills" 2>/dev/null || true
+			continue
+		fi
+		wait "$pid" || fail "make failed after $kills kills: $(tail -20 make.log)"
+		return 0
+	done
+	fail "the crawl did not finish in $runs runs"
+}
+
+# The crawl ends with the uninterrupted crawl's pages, and after each kill
+# no URL of a chunk that was finished at that kill is requested again.
+# Crawls are repeated (afresh) until 20 kills have landed in all.
+@test "interrupted at 20+ random moments and resumed: same pages, no finished chunk fetched again" {
+	local seed=${SC_CRAWL_KILL_SEED:-$((($(date +%s%N) / 1000) % 32768))}
+	echo "# kill seed $seed (SC_CRAWL_KILL_SEED=$seed to repeat)" >&3
+	RANDOM=$seed
+	seeds_for "${HOSTS[@]}" >seeds.txt
+	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 2; done | sort >expected
+	cut -d' ' -f2 expected | sort >expected.urls
+	local args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 50")
+	local total=0 crawls=0 kills k n in_chunk=0
+	while ((total < 20)); do
+		crawls=$((crawls + 1))
+		rm -rf c log-length.* done.*
+		sc_server_reset
+		killed_crawl
+		total=$((total + kills))
+
+		crawled_pages c >crawled
+		diff -u expected crawled || fail "pages differ (seed $seed, crawl $crawls)"
+		requested_urls | sort -u >requested
+		diff -u expected.urls requested || fail "requests differ (seed $seed, crawl $crawls)"
+
+		# URL -> chunk file, from the (deterministic) split.
+		for f in c/round-*/chunk-*.urls; do
+			jq -r --arg c "${f%.urls}.jsonl" '"\(.url) \($c)"' "$f"
+		done | sort >chunk-of
+		sc_server_log '.[] | select(.path != "/robots.txt") | "http://\(.host)\(.path)"' |
+			jq -r . >log.urls
+		for ((k = 1; k <= kills; k++)); do
+			n=$(cat "log-length.$k")
+			# Requests after kill k whose chunk was finished at kill k.
+			tail -n +$((n + 1)) log.urls | sort | join - chunk-of | awk '{ print $2 }' | sort -u >chunks-after
+			sort "done.$k" | comm -12 chunks-after - >refetched
+			[ ! -s refetched ] || fail "after kill $k (seed $seed), finished chunks fetched again: $(cat refetched)"
+		done
+		echo "# crawl $crawls: $kills kills ($in_chunk so far during a chunk), $(sort log.urls | uniq -d | wc -l) URLs requested again (all in interrupted chunks)" >&3
+	done
+}
+
+@test "status: rounds, chunks done and pending, pages ok and failed" {
+	{ seeds_for 127.0.0.1; echo "http://127.0.0.1:$SC_PORT/status/404"; } >seeds.txt
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=1 DIR=c
+	assert_line "round 0: not started"
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=1 DIR=c
+	assert_line "round 0: 2 urls, 1 chunks, 1 done, 0 pending; pages 1 ok, 1 failed (done)"
+	assert_line "round 1: 5 urls, 1 chunks, 1 done, 0 pending; pages 5 ok, 0 failed (done)"
+	assert_line "total: 2 chunks, 2 done, 0 pending; pages 6 ok, 1 failed"
+	# A chunk lost (or never finished) is pending, and make redoes it alone.
+	rm c/round-1/chunk-*.jsonl c/round-1/done c/pages.jsonl
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=1 DIR=c
+	assert_line "round 1: 5 urls, 1 chunks, 0 done, 1 pending; pages 0 ok, 0 failed (running)"
+	sc_server_reset
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(requested_urls | wc -l)" = 5 ]
+}
+
+@test "retry: the failures of every round fetched again in place, pages.jsonl remade" {
+	{ seeds_for 127.0.0.1; echo "http://127.0.0.1:$SC_PORT/flaky/crawl-retry?fail=1"; } >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c FETCH_ARGS='--retries 0'
+	[ "$(jq -s 'map(select(.ok == false)) | length' c/pages.jsonl)" = 1 ]
+	run -0 crawl_make retry SEEDS=seeds.txt DEPTH=1 DIR=c RETRY_ARGS='--retry-base 10'
+	[ ! -e c/pages.jsonl ]
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=1 DIR=c
+	assert_line "total: 2 chunks, 2 done, 0 pending; pages 7 ok, 0 failed"
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(jq -s 'map(select(.ok == true)) | length' c/pages.jsonl)" = 7 ]
+	[ "$(jq -s 'map(select(.url | contains("flaky")))[0].attempts' c/pages.jsonl)" = 2 ]
+	# Only the failure was asked for again.
+	[ "$(sc_server_stats '.paths["/flaky/crawl-retry"]')" = 2 ]
+	[ "$(requested_urls | wc -l)" = 8 ]
+}
+
+@test "recrawl: every page again into DIR/recrawl, conditional on the ETag and Last-Modified of its record" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	# Validators as sc-fetch --headers records them, on one page.
+	jq -c 'if .url | endswith("/page/1") then .headers = {"etag": "\"v1\"", "last-modified": "Sat, 28 Nov 2026 10:00:00 GMT"} else . end' \
+		c/round-0/chunk-0-0000.jsonl >tmp && mv tmp c/round-0/chunk-0-0000.jsonl
+	sc_server_reset
+	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(requested_urls | wc -l)" = 6 ]
+	diff <(jq -r .url c/pages.jsonl | sort) <(jq -r .url c/recrawl/pages.jsonl | sort)
+	run -0 jq -c 'select(.request) | .request.headers' c/recrawl/pages.jsonl
+	assert_output '{"If-None-Match":"\"v1\"","If-Modified-Since":"Sat, 28 Nov 2026 10:00:00 GMT"}'
+	# Depth and seed travel on; a second recrawl into the same folder is a no-op.
+	[ "$(jq -s 'map(.depth) | add' c/recrawl/pages.jsonl)" = 5 ]
+	sc_server_reset
+	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
+	[ "$(requested_urls | wc -l)" = 0 ]
+}

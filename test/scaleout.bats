@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# Scale-out (sc-crawl(7), WORKERS): each round's chunks fetched and parsed
+# on remote workers through GNU parallel -S over a real sshd started here
+# (test/lib/sshd.bash), workers being Host aliases w1, w2, w3 of it, each
+# sending SC_WORKER=wN; the fixture server serves 8 origins (127.0.0.2-9)
+# and logs each request's User-Agent, which carries the worker's name.
+# Also the Hadoop Streaming shape run locally: mapper | partition | sort |
+# reducer, with KeyFieldBasedPartitioner's hash.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+load 'lib/crawl'
+load 'lib/sshd'
+
+bats_require_minimum_version 1.5.0
+
+HOSTS=(127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9)
+
+setup_file() {
+	sc_server_start --loopback 9
+	if ! sshd_start w1 w2 w3; then
+		export SSHD_SKIP
+	fi
+}
+
+teardown_file() {
+	sshd_stop
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+	seeds_for "${HOSTS[@]}" >seeds.txt
+	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 2; done | sort >expected
+	cut -d' ' -f2 expected | sort >expected.urls
+}
+
+need_sshd() {
+	[[ -z ${SSHD_SKIP:-} ]] || skip "$SSHD_SKIP"
+}
+
+# "HOST AGENT" of every page request the server saw.
+host_agents() {
+	sc_server_log '.[] | select(.path != "/robots.txt") | "\(.host) \(.agent)"' | jq -r . | sort -u
+}
+
+# Checks a finished crawl in c: the local crawl's pages (the link graph),
+# each URL requested once (unless $1 = again), each host served by exactly
+# one worker, $2 workers used, the per-host cap held.
+check_worker_crawl() {
+	crawled_pages c >crawled
+	diff -u expected crawled
+	requested_urls | sort -u >requested
+	diff -u expected.urls requested
+	if [[ $1 != again ]]; then
+		requested_urls | uniq -d >twice
+		[ ! -s twice ] || fail "requested twice: $(cat twice)"
+	fi
+	host_agents >agents
+	awk '{ print $1 }' agents | uniq -d >shared
+	[ ! -s shared ] || fail "hosts served by more than one worker: $(cat shared)"
+	[ "$(wc -l <agents)" = 8 ]
+	[ "$(awk '{ print $2 }' agents | sort -u | wc -l)" = "$2" ]
+	! grep -v ' sc-worker/w[123]$' agents || fail "a request not made by a worker"
+	local max
+	max=$(sc_server_stats '[.hosts[].max_inflight] | max')
+	[ "$max" -le 2 ] || fail "per-host in flight $max > PER_HOST 2"
+}
+
+ARGS=(SEEDS=seeds.txt DEPTH=2 DIR=c PER_HOST=2 'FETCH_ARGS=-A sc-worker/$$SC_WORKER')
+
+@test "2 workers: the local crawl's pages, each host on one worker, per-host cap held" {
+	need_sshd
+	run -0 crawl_make -j 2 "${ARGS[@]}" WORKERS="w1 w2"
+	check_worker_crawl once 2
+	# The mapping is the documented one: chunk S-NNNN runs on worker S.
+	[ -n "$(ls c/round-2/chunk-0-*.jsonl)" ] && [ -n "$(ls c/round-2/chunk-1-*.jsonl)" ]
+}
+
+@test "3 workers, sshlogin syntax N/host: the same pages, each host on one worker" {
+	need_sshd
+	run -0 crawl_make -j 3 "${ARGS[@]}" WORKERS="w1 2/w2 w3"
+	check_worker_crawl once 3
+}
+
+# The remote sc-fetch of worker $1, and the sshd session process above it.
+session_of_worker() {
+	local p q comm
+	for p in $(pgrep -x sc-fetch); do
+		{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SC_WORKER=$1" || continue
+		q=$p
+		while [[ $q -gt 1 ]]; do
+			q=$(awk '{ print $4 }' "/proc/$q/stat" 2>/dev/null) || break
+			comm=$(cat "/proc/$q/comm" 2>/dev/null)
+			if [[ $comm == sshd ]]; then
+				echo "$q"
+				return 0
+			fi
+		done
+	done
+	return 1
+}
+
+@test "a worker killed mid-round: make fails, make again finishes with the same pages, only the killed chunk fetched again" {
+	need_sshd
+	local args=("${ARGS[@]}" WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
+	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
+		>make.log 2>&1 3>&- &
+	local pid=$! session= tries
+	# Wait (bounded) for w1 to be fetching round 1, then drop its session.
+	for ((tries = 0; tries < 600; tries++)); do
+		if [[ -e c/round-1/chunks.mk && ! -e c/round-1/done ]] && session=$(session_of_worker w1) &&
+			kill -KILL "$session" 2>/dev/null; then
+			break
+		fi
+		session=
+		sleep 0.05
+	done
+	[ -n "$session" ] || fail "w1 never fetched round 1: $(cat make.log)"
+	local status=0
+	wait "$pid" || status=$?
+	[ "$status" -ne 0 ] || fail "make succeeded although a worker died: $(cat make.log)"
+	grep -q 'not finished' make.log
+	local n
+	n=$(sc_server_log length)
+	ls c/round-*/chunk-*.jsonl >done-at-kill
+	[ ! -e c/round-1/done ]
+	# No half-written chunk: every chunk file has a record per URL.
+	for f in $(cat done-at-kill); do
+		[ "$(wc -l <"$f")" = "$(wc -l <"${f%.jsonl}.urls")" ]
+	done
+
+	run -0 crawl_make -j 2 "${args[@]}"
+	check_worker_crawl again 2
+	# After the kill, no URL of a chunk finished before it was asked for.
+	for f in c/round-*/chunk-*.urls; do
+		jq -r --arg c "${f%.urls}.jsonl" '"\(.url) \($c)"' "$f"
+	done | sort >chunk-of
+	sc_server_log '.[] | select(.path != "/robots.txt") | "http://\(.host)\(.path)"' | jq -r . >log.urls
+	tail -n +$((n + 1)) log.urls | sort | join - chunk-of | awk '{ print $2 }' | sort -u >chunks-after
+	sort done-at-kill | comm -12 chunks-after - >refetched
+	[ ! -s refetched ] || fail "finished chunks fetched again: $(cat refetched)"
+	# What was asked for twice is all in w1's (shard 0) round-1 chunk.
+	sort log.urls | uniq -d | join - chunk-of | awk '{ print $2 }' | sort -u >twice
+	[ ! -s twice ] || [ "$(cat twice)" = "$(ls c/round-1/chunk-0-*.jsonl)" ] || fail "$(cat twice)"
+}
+
+# Hadoop Streaming's KeyFieldBasedPartitioner on field 1: Java's
+# h = 31 * h + byte over the key (int arithmetic), (h & MAX_INT) % R.
+partition() {
+	awk -F '\t' -v R="$1" -v dir="$2" '
+		BEGIN { for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+		{
+			h = 0
+			for (i = 1; i <= length($1); i++)
+				h = (h * 31 + ord[substr($1, i, 1)]) % 4294967296
+			print >(dir "/part-" ((h % 2147483648) % R))
+		}'
+}
+
+@test "Hadoop Streaming shape, locally: mapper | partition | sort -k1,1 | reducer: every URL once, each host in one reducer" {
+	cut -d' ' -f2 expected | sc-frontier -q --seeds >urls.jsonl
+	[ "$(wc -l <urls.jsonl)" = "$(wc -l <expected)" ]
+	mkdir parts
+	sh "$SC_REPO_ROOT/share/sc/hadoop-map.sh" <urls.jsonl | partition 3 parts
+	local p pids=()
+	for p in parts/part-*; do
+		LC_ALL=C sort -t "$(printf '\t')" -k1,1 "$p" |
+			sh "$SC_REPO_ROOT/share/sc/hadoop-reduce.sh" -c 8 --per-host 2 >"$p.out" 2>"$p.err" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	[ "$(ls parts/*.out | wc -l)" -ge 2 ]
+	cat parts/*.out | jq -r .url | sort >fetched
+	diff -u expected.urls fetched
+	requested_urls >requested
+	diff -u expected.urls requested
+	# Each host's records all came out of one reducer.
+	for p in parts/*.out; do jq -r .host "$p" | sort -u; done | sort | uniq -d >shared
+	[ ! -s shared ]
+	[ "$(jq -s 'map(select(.ok and .title != null)) | length' parts/*.out)" = "$(wc -l <expected)" ]
+	grep -q '^reporter:status:{' parts/part-0.err
+	! grep -v '^reporter:status:' parts/*.err
+	[ "$(sc_server_stats '[.hosts[].max_inflight] | max')" -le 2 ]
+}
