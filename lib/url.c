@@ -366,7 +366,7 @@ static bool canonical_already(const char *text, const regex_t *strip, struct sc_
 			last_label = i + 1;
 		}
 	/* A host whose last label begins with a digit may be an IPv4 address
-	 * in one of the forms curl rewrites ("1.2.3", "0x7f.1"). */
+	 * in one of the forms curl rewrites (1.2.3 or 0x7f.1). */
 	if (i == host || s[i] != '/' || s[i - 1] == '.' ||
 	    (s[last_label] >= '0' && s[last_label] <= '9'))
 		return false;
