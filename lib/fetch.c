@@ -1530,13 +1530,16 @@ static void job_complete(struct sc_fetch_engine *e, struct job *j, struct transf
 typedef unsigned char v16u8 __attribute__((vector_size(16)));
 
 /* Escapes s as the inside of a JSON string onto b, checking on the way that
- * it is UTF-8 without NUL (jansson's rule for strings).  Returns false, with
+ * it is UTF-8 without NUL (jansson's rule for strings).  The form is
+ * jansson's, so every program writes the same bytes (sc-record(5)): \" \\
+ * \b \f \n \r \t, \u00XX with upper-case hex for the other controls, and
+ * '/' and DEL as they are.  Returns false, with
  * b->len where it was, if it is not.  Bodies are most of the output, so
  * this is one pass that moves sixteen plain bytes at a time and only stops
  * for a quote, a backslash, a control character or a non-ASCII byte. */
 static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
+	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *u = (const unsigned char *)s;
 	size_t start = b->len, i = 0;
 
@@ -1604,6 +1607,14 @@ static bool json_escape_utf8_into(struct buf *b, const char *s, size_t n)
 				break;
 			case '\t':
 				o[1] = 't';
+				b->len += 2;
+				break;
+			case '\b':
+				o[1] = 'b';
+				b->len += 2;
+				break;
+			case '\f':
+				o[1] = 'f';
 				b->len += 2;
 				break;
 			default:
