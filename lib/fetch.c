@@ -828,15 +828,18 @@ static void job_request(struct sc_fetch_engine *e, struct job *j, const json_t *
 	j->req_headers = l;
 }
 
-/* Parses j->url: its origin key into key, or an error.  Returns 0, or the
- * error kind with a message in why. */
+/* Parses url: its origin key into key, or an error.  Returns -1, or the
+ * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
 static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
                       char **metrics_url, char *why, size_t whysize)
 {
 	char *scheme = NULL, *host = NULL, *port = NULL;
 	CURLUcode uc;
-	int rc = 0;
+	int rc = -1;
 
+	/* Cleared first: a handle that holds a URL resolves the next one
+	 * against it, which would make "x" mean "http://last-host/x". */
+	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
 	uc = curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
 	if (uc != CURLUE_OK) {
 		snprintf(why, whysize, "not a valid URL: %s", curl_url_strerror(uc));
@@ -899,7 +902,7 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, j, SC_ERR_BAD_INPUT, problem);
 		return;
 	}
-	if ((kind = url_origin(e, url, key, sizeof(key), &j->metrics_url, why, sizeof(why)))) {
+	if ((kind = url_origin(e, url, key, sizeof(key), &j->metrics_url, why, sizeof(why))) >= 0) {
 		if (kind == SC_ERR_BAD_INPUT && in && line) {
 			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
 			json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);

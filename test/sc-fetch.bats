@@ -138,6 +138,24 @@ EOF2
 	[[ $stderr == *"sc-fetch: <stdin>:5: request.method"* ]] || fail "$stderr"
 }
 
+@test "a URL without a host or a scheme is bad_input, never resolved against the line before" {
+	# Regression: "http://" crashed (a bad_input kind, 0, was taken for
+	# success), and "/x" after a URL was fetched relative to it.
+	fetch --retries 0 --keep-order <<EOF2
+$SC_BASE/page/1
+http://
+{"url":"/page/2"}
+[1,2,3]
+EOF2
+	assert_failure 3
+	assert_equal "$(jq -s -c '[.[] | .error.kind]' <<<"$output")" '[null,"bad_input","bad_input","bad_input"]'
+	jq -e -s '.[1:] | all(.error.message | startswith("not a valid URL: "))' <<<"$output"
+	[[ $stderr == *"sc-fetch: <stdin>:2: not a valid URL"* ]] || fail "$stderr"
+	[[ $stderr == *"sc-fetch: <stdin>:3: not a valid URL"* ]] || fail "$stderr"
+	run -0 sc_server_log '[.[] | .path]'
+	assert_output '["/page/1"]'
+}
+
 @test "JSON input members are carried through; fetch members replace theirs" {
 	fetch <<<'{"id": 42, "tags": ["a"], "status": "stale", "url": "'"$SC_BASE"'/page/1", "ok": "x"}'
 	assert_success
