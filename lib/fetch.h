@@ -4,8 +4,20 @@
  * One thread, libcurl's multi interface driven by curl_multi_socket_action
  * from an epoll set that holds curl's sockets (CURLMOPT_SOCKETFUNCTION), the
  * self-pipe for signals and, while more work is wanted, the input
- * descriptor; curl's timer (CURLMOPT_TIMERFUNCTION) bounds the wait.  The engine pulls input lines itself, only when it wants more
- * work, so read-ahead stays small and memory is flat in the number of URLs.
+ * descriptor; curl's timer (CURLMOPT_TIMERFUNCTION) bounds the wait.  The
+ * engine pulls input lines itself, only when it wants more work, so
+ * read-ahead stays small and memory is flat in the number of URLs.
+ *
+ * The files (each opens with what it owns; lib/fetch_engine.h is their
+ * private header, not for programs):
+ *	fetch.c           the loop: engine new/free, run, epoll, signals, drain
+ *	fetch_origin.c    origins and admission: queues, ring, rates, retry heap
+ *	fetch_submit.c    items in: url and request checked, made into a job
+ *	fetch_transfer.c  the transfer: curl easy set-up, callbacks, error kinds
+ *	fetch_output.c    records out: complete, encode, keep-order, write
+ *	fetch_escape.c    the JSON string escaper of bodies and metrics
+ *	fetch_metrics.c   request lines, summary, progress
+ *	fetch_opts.c      the shared command line
  *
  * Typical use (sc-fetch):
  *
@@ -67,9 +79,9 @@ struct sc_fetch_options {
 };
 
 /* Sets the defaults. */
-void sc_fetch_options_init(struct sc_fetch_options *o);
+void sc_fetch_options_init(struct sc_fetch_options *opts);
 /* Frees what the options own (not o itself). */
-void sc_fetch_options_free(struct sc_fetch_options *o);
+void sc_fetch_options_free(struct sc_fetch_options *opts);
 
 /* The shared part of the command line.  SC_FETCH_SHORTOPTS and
  * sc_fetch_long_options (terminated by a zero entry) are the fetch options;
@@ -80,10 +92,10 @@ extern const struct option sc_fetch_long_options[];
 
 /* Applies one fetch option (opt as getopt_long returned it).  Returns true
  * if opt is a fetch option; a bad argument is a usage error (exit 2). */
-bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg);
+bool sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg);
 
 /* Rejects bad combinations of options by name (usage error, exit 2). */
-void sc_fetch_options_check(const struct sc_fetch_options *o);
+void sc_fetch_options_check(const struct sc_fetch_options *opts);
 
 /* A program's additions to the shared command line. */
 struct sc_fetch_cli {
@@ -99,17 +111,17 @@ struct sc_fetch_cli {
 /* Parses argv: the fetch options, the program's own, -h/--help and
  * -V/--version; then sc_fetch_options_check.  Usage errors exit 2.
  * Returns optind (the first operand). */
-int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
+int sc_fetch_options_parse(struct sc_fetch_options *opts, int argc, char **argv,
                            const struct sc_fetch_cli *cli);
 
 /* The engine. */
 struct sc_fetch_engine;
 
-/* Makes an engine: o is borrowed and must outlive the engine; records go to
- * out (borrowed).  The metrics stream is o->metrics_path or stderr.
+/* Makes an engine: opts is borrowed and must outlive the engine; records go to
+ * out (borrowed).  The metrics stream is opts->metrics_path or stderr.
  * Returns NULL with a reason in err (e.g. "--metrics: FILE: No such file or
  * directory") when it cannot start. */
-struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *o, FILE *out,
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts, FILE *out,
                                             char err[256]);
 void sc_fetch_engine_free(struct sc_fetch_engine *e);
 

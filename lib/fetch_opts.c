@@ -66,27 +66,27 @@ const struct option sc_fetch_long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void sc_fetch_options_init(struct sc_fetch_options *o)
+void sc_fetch_options_init(struct sc_fetch_options *opts)
 {
-	memset(o, 0, sizeof(*o));
-	o->concurrency = 20;
-	o->max_redirs = 5;
-	o->connect_timeout_ms = 10000;
-	o->timeout_ms = 30000;
-	o->low_speed_limit = 1;
-	o->low_speed_time = 30;
-	o->max_bytes = 10LL << 20;
-	o->grace_s = 10;
-	sc_retry_policy_defaults(&o->retry);
+	memset(opts, 0, sizeof(*opts));
+	opts->concurrency = 20;
+	opts->max_redirs = 5;
+	opts->connect_timeout_ms = 10000;
+	opts->timeout_ms = 30000;
+	opts->low_speed_limit = 1;
+	opts->low_speed_time = 30;
+	opts->max_bytes = 10LL << 20;
+	opts->grace_s = 10;
+	sc_retry_policy_defaults(&opts->retry);
 }
 
-void sc_fetch_options_free(struct sc_fetch_options *o)
+void sc_fetch_options_free(struct sc_fetch_options *opts)
 {
-	free(o->user_agent);
-	free(o->metrics_path);
-	curl_slist_free_all(o->headers);
-	o->user_agent = o->metrics_path = NULL;
-	o->headers = NULL;
+	free(opts->user_agent);
+	free(opts->metrics_path);
+	curl_slist_free_all(opts->headers);
+	opts->user_agent = opts->metrics_path = NULL;
+	opts->headers = NULL;
 }
 
 /* Seconds (fractions allowed) as milliseconds. */
@@ -95,7 +95,7 @@ static long parse_secs_ms(const char *option, const char *arg, double min, doubl
 	return (long)llround(sc_parse_double(option, arg, min, max) * 1000.0);
 }
 
-static void add_header(struct sc_fetch_options *o, const char *arg)
+static void add_header(struct sc_fetch_options *opts, const char *arg)
 {
 	const char *colon = strchr(arg, ':');
 	const char *semi = strchr(arg, ';');
@@ -107,10 +107,10 @@ static void add_header(struct sc_fetch_options *o, const char *arg)
 		sc_usage_error("--header: '%s' is not 'Name: value'", arg);
 	if (strpbrk(arg, "\r\n"))
 		sc_usage_error("--header: a header may not contain a line break");
-	struct curl_slist *l = curl_slist_append(o->headers, arg);
+	struct curl_slist *l = curl_slist_append(opts->headers, arg);
 	if (!l)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
-	o->headers = l;
+	opts->headers = l;
 }
 
 static char *replace(char *old, const char *arg)
@@ -119,88 +119,88 @@ static char *replace(char *old, const char *arg)
 	return sc_strdup(arg);
 }
 
-bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg)
+bool sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg)
 {
 	switch (opt) {
 	case 'c':
-		o->concurrency = sc_parse_long("--concurrency", arg, 1, 100000);
+		opts->concurrency = sc_parse_long("--concurrency", arg, 1, 100000);
 		break;
 	case OPT_PER_HOST:
-		o->per_host = sc_parse_long("--per-host", arg, 0, 100000);
+		opts->per_host = sc_parse_long("--per-host", arg, 0, 100000);
 		break;
 	case OPT_RATE:
-		o->rate = sc_parse_double("--rate", arg, 0, 1e6);
+		opts->rate = sc_parse_double("--rate", arg, 0, 1e6);
 		break;
 	case OPT_HOST_RATE:
-		o->host_rate = sc_parse_double("--host-rate", arg, 0, 1e6);
+		opts->host_rate = sc_parse_double("--host-rate", arg, 0, 1e6);
 		break;
 	case OPT_DELAY:
-		o->delay_ms = sc_parse_long("--delay", arg, 0, 86400000);
+		opts->delay_ms = sc_parse_long("--delay", arg, 0, 86400000);
 		break;
 	case OPT_MAX_REDIRS:
-		o->max_redirs = sc_parse_long("--max-redirs", arg, 0, 1000);
+		opts->max_redirs = sc_parse_long("--max-redirs", arg, 0, 1000);
 		break;
 	case OPT_CONNECT_TIMEOUT:
-		o->connect_timeout_ms = parse_secs_ms("--connect-timeout", arg, 0.001, 86400);
+		opts->connect_timeout_ms = parse_secs_ms("--connect-timeout", arg, 0.001, 86400);
 		break;
 	case 'm':
-		o->timeout_ms = parse_secs_ms("--timeout", arg, 0, 86400);
+		opts->timeout_ms = parse_secs_ms("--timeout", arg, 0, 86400);
 		break;
 	case OPT_LOW_SPEED_LIMIT:
-		o->low_speed_limit = sc_parse_long("--low-speed-limit", arg, 1, 1L << 30);
+		opts->low_speed_limit = sc_parse_long("--low-speed-limit", arg, 1, 1L << 30);
 		break;
 	case OPT_LOW_SPEED_TIME:
-		o->low_speed_time = sc_parse_long("--low-speed-time", arg, 0, 86400);
+		opts->low_speed_time = sc_parse_long("--low-speed-time", arg, 0, 86400);
 		break;
 	case OPT_MAX_BYTES:
-		o->max_bytes = sc_parse_long("--max-bytes", arg, 1, 1L << 40);
+		opts->max_bytes = sc_parse_long("--max-bytes", arg, 1, 1L << 40);
 		break;
 	case 'A':
-		o->user_agent = replace(o->user_agent, arg);
+		opts->user_agent = replace(opts->user_agent, arg);
 		break;
 	case 'H':
-		add_header(o, arg);
+		add_header(opts, arg);
 		break;
 	case 'k':
-		o->insecure = true;
+		opts->insecure = true;
 		break;
 	case OPT_KEEP_ORDER:
-		o->keep_order = true;
+		opts->keep_order = true;
 		break;
 	case 'q':
-		o->quiet = true;
+		opts->quiet = true;
 		break;
 	case OPT_PROGRESS:
-		o->progress = true;
+		opts->progress = true;
 		break;
 	case OPT_STATS_EVERY:
-		o->stats_every_s = sc_parse_double("--stats-every", arg, 0, 86400);
+		opts->stats_every_s = sc_parse_double("--stats-every", arg, 0, 86400);
 		break;
 	case OPT_METRICS:
 		if (!*arg)
 			sc_usage_error("--metrics: the file name is empty");
-		o->metrics_path = replace(o->metrics_path, arg);
+		opts->metrics_path = replace(opts->metrics_path, arg);
 		break;
 	case OPT_GRACE:
-		o->grace_s = sc_parse_double("--grace", arg, 0, 86400);
+		opts->grace_s = sc_parse_double("--grace", arg, 0, 86400);
 		break;
 	case OPT_RETRIES:
-		o->retry.retries = (int)sc_parse_long("--retries", arg, 0, 100);
+		opts->retry.retries = (int)sc_parse_long("--retries", arg, 0, 100);
 		break;
 	case OPT_RETRY_BASE:
-		o->retry.base_ms = sc_parse_long("--retry-base", arg, 1, 3600000);
+		opts->retry.base_ms = sc_parse_long("--retry-base", arg, 1, 3600000);
 		break;
 	case OPT_RETRY_MAX:
-		o->retry.max_ms = sc_parse_long("--retry-max", arg, 1, 86400000);
+		opts->retry.max_ms = sc_parse_long("--retry-max", arg, 1, 86400000);
 		break;
 	case OPT_RETRY_MAX_WAIT:
-		o->retry.max_wait_ms = parse_secs_ms("--retry-max-wait", arg, 0, 86400);
+		opts->retry.max_wait_ms = parse_secs_ms("--retry-max-wait", arg, 0, 86400);
 		break;
 	case OPT_RETRY_BUDGET:
-		o->retry.budget_pct = sc_parse_double("--retry-budget", arg, 0, 1000);
+		opts->retry.budget_pct = sc_parse_double("--retry-budget", arg, 0, 1000);
 		break;
 	case OPT_SEED:
-		o->retry.seed = (uint64_t)sc_parse_long("--seed", arg, 0, 0x7fffffffffffffffL);
+		opts->retry.seed = (uint64_t)sc_parse_long("--seed", arg, 0, 0x7fffffffffffffffL);
 		break;
 	default:
 		return false;
@@ -208,11 +208,11 @@ bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg)
 	return true;
 }
 
-void sc_fetch_options_check(const struct sc_fetch_options *o)
+void sc_fetch_options_check(const struct sc_fetch_options *opts)
 {
-	if (o->retry.max_ms < o->retry.base_ms)
-		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)", o->retry.max_ms,
-		               o->retry.base_ms);
+	if (opts->retry.max_ms < opts->retry.base_ms)
+		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)",
+		               opts->retry.max_ms, opts->retry.base_ms);
 }
 
 static size_t count_options(const struct option *l)
@@ -224,7 +224,7 @@ static size_t count_options(const struct option *l)
 	return n;
 }
 
-int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
+int sc_fetch_options_parse(struct sc_fetch_options *opts, int argc, char **argv,
                            const struct sc_fetch_cli *cli)
 {
 	static const struct option common[] = {
@@ -243,8 +243,8 @@ int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
 	memcpy(longs + nf + nx, common, sizeof(common));
 	snprintf(shorts, sizeof(shorts), "%shV%s", SC_FETCH_SHORTOPTS,
 	         cli->extra_short ? cli->extra_short : "");
-	if (!o->user_agent)
-		o->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
+	if (!opts->user_agent)
+		opts->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
 
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		if (opt == 'h')
@@ -253,13 +253,13 @@ int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
 			sc_print_version();
 		if (opt == '?' || opt == ':')
 			sc_usage_hint();
-		if (sc_fetch_option(o, opt, optarg))
+		if (sc_fetch_option(opts, opt, optarg))
 			continue;
 		if (cli->extra && cli->extra(cli->ctx, opt, optarg))
 			continue;
 		sc_usage_hint();
 	}
 	free(longs);
-	sc_fetch_options_check(o);
+	sc_fetch_options_check(opts);
 	return optind;
 }
