@@ -178,8 +178,9 @@ struct sc_fetch_engine {
 	sc_fetch_line_fn on_line;
 	void *line_ctx;
 	bool input_eof, input_wait, input_error;
-	int in_flags;  /* the input's file status flags before the run */
-	bool stopping; /* a signal or a fatal error: draining */
+	int in_flags;    /* the input's file status flags before the run */
+	bool stopping;   /* a signal or a fatal error: draining */
+	char error[256]; /* the fatal error that started the drain, if any */
 	double grace_deadline;
 
 	/* origins and admission (fetch_origin.c) */

@@ -79,7 +79,8 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 	else
 		rc = fetch_write_json_line(e->out, job->rec);
 	if (rc != 0) {
-		sc_warn("error writing standard output:");
+		snprintf(e->error, sizeof(e->error), "error writing standard output: %s",
+		         strerror(errno));
 		e->out_error = true;
 	}
 }

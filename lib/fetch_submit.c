@@ -1,16 +1,13 @@
 /* fetch_submit: items into the engine.  Checks a record's url and request
  * member, makes the job (its request headers, method and body, its
  * origin's key and a URL for metrics without credentials) and queues it on
- * its origin; an item that cannot be fetched is finished at once.  Also
- * sc-fetch's own input rules (sc_fetch_submit_line). */
+ * its origin; an item that cannot be fetched is finished at once. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
 #include "fetch_engine.h"
-#include "input.h"
-#include "utf8.h"
 
 /* Finishes a job that never reached the network. */
 static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
@@ -23,7 +20,7 @@ static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_e
 }
 
 /* Why a "request" member cannot be sent, or NULL when it can. */
-static const char *request_problem(const json_t *req)
+const char *sc_fetch_request_problem(const json_t *req)
 {
 	const char *key;
 	json_t *v;
@@ -169,15 +166,16 @@ out:
 	return rc;
 }
 
-/* Submits rec; line, when given, is its input line, for the warning and
- * the bad_input record of a URL that does not parse. */
-static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
-                   const struct sc_lines *in, const struct sc_line *line)
+/* Submits rec; line, when given, is its input line, for the bad_input
+ * record of a URL that does not parse.  Returns false when it made that
+ * record, with the reason in why. */
+static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
+                   const struct sc_line *line, char why[256])
 {
 	struct job *job = fetch_job_new(e);
 	const char *url = json_string_value(json_object_get(rec, "url"));
 	const char *problem;
-	char key[1024], why[256];
+	char key[1024];
 	int kind;
 	double now = sc_now_ms();
 
@@ -186,30 +184,28 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	job->max_attempts = job->attempts + 1 + e->opts->retry.retries;
 	if (!url) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
-		return;
+		return true;
 	}
-	if ((problem = request_problem(json_object_get(rec, "request")))) {
+	if ((problem = sc_fetch_request_problem(json_object_get(rec, "request")))) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
-		return;
+		return true;
 	}
-	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, sizeof(why))) >=
-	    0) {
-		if (kind == SC_ERR_BAD_INPUT && in && line) {
-			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
+	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, 256)) >= 0) {
+		if (kind == SC_ERR_BAD_INPUT && line) {
 			json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
 			json_object_set(bad, "url", json_object_get(rec, "url"));
 			json_decref(rec);
 			job->rec = bad;
 			job->failed = true;
 			fetch_job_finish(e, job);
-			return;
+			return false;
 		}
 		job_fail_early(e, job, kind, why);
-		return;
+		return true;
 	}
 	if (e->stopping) {
 		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
-		return;
+		return true;
 	}
 	job->url = sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
@@ -217,66 +213,18 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	job->origin->refs++;
 	job->queued_at = now;
 	fetch_origin_push(e, job->origin, job, false);
+	return true;
 }
 
 void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts)
 {
-	submit(e, rec, prior_attempts, NULL, NULL);
+	char why[256];
+
+	submit(e, rec, prior_attempts, NULL, why);
 }
 
-int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
-                         const struct sc_line *line, void *ctx)
+bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
+                           char why[256])
 {
-	const char *s = line->text;
-	size_t n = line->len;
-	struct sc_input_item item;
-
-	(void)ctx;
-	while (n > 0 && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	if (!line->too_long && (n == 0 || *s == '#'))
-		return 0;
-	if (line->too_long || *s == '{') {
-		/* A JSON object (or something malformed): the shared rules. */
-		if (!sc_input_item_from_line(in, line, NULL, &item))
-			return 0;
-		if (item.bad) {
-			sc_fetch_submit_final(e, item.rec, true);
-			return 0;
-		}
-		const char *problem = NULL;
-		const char *url = json_string_value(json_object_get(item.rec, "url"));
-		if (!url)
-			problem = "no string member \"url\"";
-		else if (!*url)
-			problem = "\"url\" is empty";
-		else
-			problem = request_problem(json_object_get(item.rec, "request"));
-		if (problem) {
-			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, problem);
-			json_t *bad =
-			        sc_record_bad_input(line->number, line->text, line->len, problem);
-			json_object_set(bad, "url",
-			                url ? json_object_get(item.rec, "url") : json_null());
-			json_decref(item.rec);
-			sc_fetch_submit_final(e, bad, true);
-			return 0;
-		}
-		submit(e, item.rec, 0, in, line);
-		return 0;
-	}
-	if (memchr(s, '\0', n) || !sc_utf8_valid((const unsigned char *)s, n) ||
-	    strcspn(s, " \t") < n) {
-		const char *why = "not a URL";
-		sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
-		sc_fetch_submit_final(
-		        e, sc_record_bad_input(line->number, line->text, line->len, why), true);
-		return 0;
-	}
-	json_t *rec = json_object();
-	json_object_set_new(rec, "url", json_stringn(s, n));
-	submit(e, rec, 0, in, line);
-	return 0;
+	return submit(e, rec, 0, line, why);
 }

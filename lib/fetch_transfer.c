@@ -104,8 +104,8 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 		xfer = sc_calloc(1, sizeof(*xfer));
 		xfer->engine = e;
 		xfer->easy = curl_easy_init();
-		if (!xfer->easy)
-			sc_die(SC_EXIT_FAILURE, "cannot make a curl handle");
+		if (!xfer->easy) /* curl_easy_init fails only for want of memory */
+			sc_die(SC_EXIT_FAILURE, "out of memory");
 	}
 	xfer->body.len = 0;
 	xfer->too_large = xfer->has_location = xfer->encoded = xfer->redirecting = false;
@@ -211,9 +211,14 @@ void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now)
 	if (e->active)
 		e->active->aprev = xfer;
 	e->active = xfer;
+	/* Should curl refuse the handle, the attempt ends at once, as an
+	 * internal error with curl's reason, and the run goes on. */
 	CURLMcode mc = curl_multi_add_handle(e->multi, xfer->easy);
-	if (mc != CURLM_OK)
-		sc_die(SC_EXIT_FAILURE, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
+	if (mc != CURLM_OK) {
+		snprintf(xfer->errbuf, sizeof(xfer->errbuf), "curl_multi_add_handle: %s",
+		         curl_multi_strerror(mc));
+		fetch_transfer_done(e, xfer, CURLE_FAILED_INIT);
+	}
 }
 
 static enum sc_error_kind kind_of(CURLcode rc, bool too_large)
