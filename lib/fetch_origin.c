@@ -226,6 +226,11 @@ struct job *fetch_heap_pop(struct sc_fetch_engine *e)
 	return top;
 }
 
+/* Whether the head of origin's queue may start now; if not, *wake is
+ * lowered to when it may.  Every gate that holds an origin's whole queue
+ * is checked here, and only here: a robots.txt gate ("not admissible until
+ * its robots.txt is known", struct origin) goes first, returning false
+ * without a time, and the loop is woken when the file arrives. */
 static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
                               double *wake)
 {
