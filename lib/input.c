@@ -5,7 +5,7 @@
 
 #include "record.h"
 
-static bool is_blank(const char *s, size_t len)
+bool sc_input_blank(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
 		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
@@ -13,8 +13,8 @@ static bool is_blank(const char *s, size_t len)
 	return true;
 }
 
-bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
-                             struct sc_jsonscan *fast, struct sc_input_item *item)
+void sc_input_item_make(const struct sc_line *line, size_t max_line, struct sc_jsonscan *fast,
+                        struct sc_input_item *item)
 {
 	json_error_t err;
 
@@ -22,18 +22,23 @@ bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *lin
 	item->line = line;
 	item->bad = false;
 	if (line->too_long) {
-		snprintf(item->why, sizeof(item->why), "line longer than %zu bytes",
-		         sc_lines_max(r));
+		snprintf(item->why, sizeof(item->why), "line longer than %zu bytes", max_line);
 	} else {
-		if (is_blank(line->text, line->len))
-			return false;
 		item->rec = sc_record_parse(line->text, line->len, fast, &err);
 		if (item->rec)
-			return true;
+			return;
 		snprintf(item->why, sizeof(item->why), "%s", err.text);
 	}
 	item->rec = sc_record_bad_input(line->number, line->text, line->len, item->why);
 	item->bad = true;
+}
+
+bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
+                             struct sc_jsonscan *fast, struct sc_input_item *item)
+{
+	if (!line->too_long && sc_input_blank(line->text, line->len))
+		return false;
+	sc_input_item_make(line, sc_lines_max(r), fast, item);
 	return true;
 }
 

@@ -39,4 +39,12 @@ int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx);
 bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
                              struct sc_jsonscan *fast, struct sc_input_item *item);
 
+/* The same for a line read elsewhere (sc-parse's workers get lines that
+ * its reader thread read): always makes an item; max_line is the limit
+ * named in a too-long line's reason.  Blank lines are the caller's to
+ * skip first (sc_input_blank: only spaces, tabs and CRs). */
+void sc_input_item_make(const struct sc_line *line, size_t max_line, struct sc_jsonscan *fast,
+                        struct sc_input_item *item);
+bool sc_input_blank(const char *s, size_t len);
+
 #endif
