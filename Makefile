@@ -11,9 +11,9 @@ DESTDIR  ?=
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-PKGS      = libcurl libxml-2.0 jansson sqlite3
+PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib
 # Debian packages that `make deps` installs; the first column is what dpkg knows.
-DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev \
+DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1g-dev \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck
 

@@ -495,3 +495,129 @@ sel() {
 	assert_equal "$(jq -c 'select(.h1 == "H b" and .canonical != null and .links != []) | [.title, .lang, .description, .canonical, .links]' <<<"$output" | sort -u)" \
 		'["T","en","d","http://ex.com/c",["http://ex.com/a"]]'
 }
+
+# ---- sitemaps ----
+
+# A sitemap with what a real one holds: a declaration, a stylesheet, a
+# comment, an image extension, entities and CDATA, and <loc>s to drop.
+write_sitemap() {
+	cat <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>
+<!-- generated -->
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc>
+     https://ex.com/a
+  </loc><lastmod>2024-01-01</lastmod></url>
+  <url><loc>https://ex.com/b?x=1&amp;y=2</loc>
+    <image:image><image:loc>https://ex.com/picture.png</image:loc></image:image></url>
+  <url><loc>/relative</loc></url>
+  <url><loc>ftp://ex.com/f</loc></url>
+  <url><loc>https://ex.com/a</loc></url>
+  <url><loc><![CDATA[HTTP://ex.com/c]]></loc></url>
+  <url><loc>http://</loc></url>
+</urlset>
+XML
+}
+
+@test "sitemap: <loc> URLs into links (absolute http/https, trimmed, deduplicated, in order), other fields null" {
+	write_sitemap >sm.xml
+	want='["https://ex.com/a","https://ex.com/b?x=1&y=2","HTTP://ex.com/c"]'
+	# Whatever the content type says, or none.
+	for ct in application/xml text/xml text/plain text/html ""; do
+		run -0 --separate-stderr sc-parse < <(rec "$(cat sm.xml)" "$ct" https://ex.com/sitemap.xml)
+		assert_equal "$(jq -c .links <<<"$output")" "$want"
+		assert_equal "$(jq -c '[.sitemap, .title, .h1, .canonical, has("body")]' <<<"$output")" '["urlset",null,null,null,false]'
+		[ -z "$stderr" ]
+	done
+	# From body_base64 too, with --keep-body, -f and --each.
+	run -0 sc-parse --keep-body -f t=title --each li < <(rec64 sm.xml application/xml)
+	assert_equal "$(jq -c '[.links, .sitemap, .t, .index, (.body_base64 | @base64d | startswith("<?xml"))]' <<<"$output")" \
+		"[$want,\"urlset\",null,null,true]"
+	# --require sees the links.
+	run -0 sc-parse --require links < <(rec "$(cat sm.xml)" application/xml)
+	assert_equal "$(jq -c .ok <<<"$output")" true
+}
+
+@test "sitemap: a sitemap index gives its sitemaps' URLs" {
+	rec '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://ex.com/s1.xml</loc><lastmod>2024</lastmod></sitemap><sitemap><loc>https://ex.com/s2.xml.gz</loc></sitemap></sitemapindex>' application/xml >in.jsonl
+	run -0 sc-parse <in.jsonl
+	assert_equal "$(jq -c '[.sitemap, .links]' <<<"$output")" '["sitemapindex",["https://ex.com/s1.xml","https://ex.com/s2.xml.gz"]]'
+}
+
+@test "sitemap: gzip-compressed (.xml.gz bytes in body_base64), also two gzip members" {
+	write_sitemap | gzip -c >sm.xml.gz
+	run -0 sc-parse < <(rec64 sm.xml.gz application/x-gzip)
+	assert_equal "$(jq -c '[.sitemap, .links]' <<<"$output")" '["urlset",["https://ex.com/a","https://ex.com/b?x=1&y=2","HTTP://ex.com/c"]]'
+	# A stream of two members is one document (gzip's own rule).
+	{ printf '<urlset><url><loc>https://ex.com/1</loc></url>' | gzip -c
+	  printf '<url><loc>https://ex.com/2</loc></url></urlset>' | gzip -c; } >two.gz
+	run -0 sc-parse < <(rec64 two.gz "")
+	assert_equal "$(jq -c .links <<<"$output")" '["https://ex.com/1","https://ex.com/2"]'
+	# gzip that is not a sitemap is left alone: not HTML, fields null.
+	printf '<html><title>x</title></html>' | gzip -c >page.gz
+	run -0 sc-parse < <(rec64 page.gz application/gzip)
+	assert_equal "$(jq -c '[.sitemap, .links, .title]' <<<"$output")" '[null,null,null]'
+}
+
+@test "sitemap: malformed ones give what the parser recovers; other XML and failed records are not sitemaps" {
+	rec '<urlset><url><loc>https://ex.com/1</loc></url><url><loc>https://ex.com/2</loc></url><url><loc>https://ex.com/cut' application/xml >in.jsonl
+	rec '<urlset><url><loc>https://ex.com/1</loc></url><url><loc>https://ex.com/2</oops></url><url><loc>https://ex.com/3</loc></url></urlset>' application/xml >>in.jsonl
+	rec '<urlset></urlset>' application/xml >>in.jsonl
+	rec '<rss><channel><link>https://ex.com/feed</link></channel></rss>' application/xml >>in.jsonl
+	rec '<urlsetx><url><loc>https://ex.com/1</loc></url></urlsetx>' application/xml >>in.jsonl
+	jq -nc '{url: "https://ex.com/s.xml", ok: false, status: 503, body: "<urlset><url><loc>https://ex.com/1</loc></url></urlset>"}' >>in.jsonl
+	write_sitemap | gzip -c | head -c 200 >cut.gz
+	rec64 cut.gz application/gzip >>in.jsonl
+	run -0 --separate-stderr sc-parse <in.jsonl
+	assert_equal "${#lines[@]}" 7
+	assert_equal "$(jq -c '[.sitemap, .links]' <<<"$output" | tr '\n' ' ')" \
+		'["urlset",["https://ex.com/1","https://ex.com/2"]] ["urlset",["https://ex.com/1","https://ex.com/2","https://ex.com/3"]] ["urlset",[]] [null,null] [null,null] [null,null] ["urlset",[]] '
+	[ -z "$stderr" ]
+}
+
+@test "sitemap: 50,000 URLs (the sitemaps.org maximum) plain and gzip; a gzip bomb is cut at 50 MiB with a warning" {
+	python3 -c '
+import sys
+sys.stdout.write("<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n")
+for i in range(50000):
+    sys.stdout.write("<url><loc>https://ex.com/page/%d</loc><lastmod>2024-01-01</lastmod></url>\n" % i)
+sys.stdout.write("</urlset>\n")' >big.xml
+	gzip -c big.xml >big.xml.gz
+	for f in big.xml big.xml.gz; do
+		run -0 --separate-stderr sc-parse < <(rec64 "$f" "")
+		assert_equal "$(jq -c '[(.links | length), .links[0], .links[-1]]' <<<"$output")" \
+			'[50000,"https://ex.com/page/0","https://ex.com/page/49999"]'
+		[ -z "$stderr" ]
+	done
+	# 60 MiB of whitespace between two URLs, compressed to a few KiB.
+	{ printf '<urlset><url><loc>https://ex.com/early</loc></url>'
+	  head -c 62914560 /dev/zero | tr '\0' ' '
+	  printf '<url><loc>https://ex.com/late</loc></url></urlset>'; } | gzip -c >bomb.gz
+	run -0 --separate-stderr sc-parse < <(rec64 bomb.gz application/gzip)
+	assert_equal "$(jq -c .links <<<"$output")" '["https://ex.com/early"]'
+	assert_equal "$stderr" "sc-parse: <stdin>:1: sitemap larger than 50 MiB uncompressed; read its start"
+}
+
+@test "sitemap: entities are not expanded and nothing outside is read" {
+	cat >xxe.xml <<'XML'
+<?xml version="1.0"?>
+<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd"><!ENTITY a "aaaaaaaaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>
+<urlset><url><loc>https://ex.com/&x;</loc></url><url><loc>https://ex.com/&e;&e;&e;&e;&e;&e;&e;&e;</loc></url></urlset>
+XML
+	run -0 sc-parse < <(rec "$(cat xxe.xml)" application/xml)
+	assert_equal "$(jq -c .sitemap <<<"$output")" '"urlset"'
+	refute_output --partial 'root:'
+	refute_output --partial 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+}
+
+@test "sitemap: under valgrind, plain, gzip and malformed" {
+	command -v valgrind >/dev/null || skip "valgrind is not installed"
+	[[ "${SANITIZE-}" != 1 && "$SC_BIN" != */asan/* ]] || skip "an ASan build does not run under valgrind"
+	write_sitemap >sm.xml
+	gzip -c sm.xml >sm.xml.gz
+	{ rec "$(cat sm.xml)" application/xml; rec64 sm.xml.gz ""; rec '<urlset><url><loc>https://ex.com/cut' ""
+	  head -c 100 sm.xml.gz >cut.gz; rec64 cut.gz ""; } >in.jsonl
+	run -0 memcheck sc-parse -j 2 <in.jsonl
+	assert_equal "${#lines[@]}" 4
+}

@@ -22,7 +22,9 @@ setup_file() {
 	printf 'from a file\n' >"$root/page/1"
 	printf 'secret\n' >"$BATS_FILE_TMPDIR/secret.txt"
 	export SC_FIXTURE_ROOT=$root
-	sc_server_start --root "$root"
+	mkdir -p "$BATS_FILE_TMPDIR/robots"
+	export SC_ROBOTS_DIR=$BATS_FILE_TMPDIR/robots
+	sc_server_start --root "$root" --robots-dir "$SC_ROBOTS_DIR"
 }
 
 teardown_file() {
@@ -421,4 +423,56 @@ EOF
 	assert_line --index 0 --partial 'HTTP/1.1 505'
 	# and the server is still fine
 	assert_equal "$(http_code "$SC_BASE/page/1")" 200
+}
+
+@test "--robots-dir: /robots.txt per Host, status and redirect files, default, 404, in /log" {
+	dir=$SC_ROBOTS_DIR
+	printf 'User-agent: *\nDisallow: /a\n' >"$dir/127.0.0.1"
+	printf 'User-agent: *\nDisallow: /other\n' >"$dir/other.test"
+	printf '503\n' >"$dir/down.test.status"
+	printf '404' >"$dir/gone.test.status"
+	printf '301\n' >"$dir/moved.test.status"
+	printf 'http://other.test/robots.txt\n' >"$dir/moved.test.location"
+	: >"$dir/empty.test"
+
+	run -0 curl -s -D "$BATS_TEST_TMPDIR/h" "$SC_BASE/robots.txt"
+	assert_output "$(printf 'User-agent: *\nDisallow: /a')"
+	grep -qi '^Content-Type: text/plain' "$BATS_TEST_TMPDIR/h"
+	run -0 curl -s -H "Host: other.test:8080" "$SC_BASE/robots.txt"
+	assert_output "$(printf 'User-agent: *\nDisallow: /other')"
+	assert_equal "$(http_code -H 'Host: down.test' "$SC_BASE/robots.txt")" 503
+	assert_equal "$(http_code -H 'Host: gone.test' "$SC_BASE/robots.txt")" 404
+	run -0 curl -s -o /dev/null -w '%{http_code} %{redirect_url}' -H 'Host: moved.test' "$SC_BASE/robots.txt"
+	assert_output '301 http://other.test/robots.txt'
+	run -0 curl -s -w '%{http_code} %{size_download}' -H 'Host: empty.test' "$SC_BASE/robots.txt"
+	assert_output '200 0'
+	# No file for the host and no default: 404; then a default serves it.
+	assert_equal "$(http_code -H 'Host: unknown.test' "$SC_BASE/robots.txt")" 404
+	assert_equal "$(http_code -H 'Host: ../etc' "$SC_BASE/robots.txt")" 404
+	printf 'User-agent: *\nAllow: /\n' >"$dir/default"
+	run -0 curl -s -H "Host: unknown.test" "$SC_BASE/robots.txt"
+	assert_output "$(printf 'User-agent: *\nAllow: /')"
+	rm "$dir/default"
+	# Only /robots.txt is served from the folder.
+	assert_equal "$(http_code -H 'Host: other.test' "$SC_BASE/robots.txt.bak")" 404
+
+	run -0 sc_server_log
+	assert_equal "$(jq -c 'map([.host, .path, .status])' <<<"$output")" \
+		"[[\"127.0.0.1:$SC_PORT\",\"/robots.txt\",200],[\"other.test:8080\",\"/robots.txt\",200],[\"down.test\",\"/robots.txt\",503],[\"gone.test\",\"/robots.txt\",404],[\"moved.test\",\"/robots.txt\",301],[\"empty.test\",\"/robots.txt\",200],[\"unknown.test\",\"/robots.txt\",404],[\"../etc\",\"/robots.txt\",404],[\"unknown.test\",\"/robots.txt\",200],[\"other.test\",\"/robots.txt.bak\",404]]"
+}
+
+@test "--robots-dir: H.delay holds the answer that many ms (a client timeout sees none)" {
+	dir=$SC_ROBOTS_DIR
+	printf 'User-agent: *\nDisallow: /\n' >"$dir/slow.test"
+	printf '400\n' >"$dir/slow.test.delay"
+	run -0 curl -s -o /dev/null -w '%{http_code} %{time_total}' -H 'Host: slow.test' "$SC_BASE/robots.txt"
+	read -r code secs <<<"$output"
+	assert_equal "$code" 200
+	assert_at_least "$secs" 0.39
+	run -28 curl -s -m 0.1 -H 'Host: slow.test' "$SC_BASE/robots.txt"
+	# Other hosts are not held meanwhile.
+	run -0 curl -s -o /dev/null -w '%{http_code}' "$SC_BASE/page/1"
+	assert_output 200
+	run -0 sc_server_log '[.[] | select(.host == "slow.test") | .status]'
+	assert_equal "$(jq -c . <<<"$output")" '[200,0]'
 }

@@ -260,6 +260,33 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 	json_decref(rec);
 }
 
+/* A sitemap or sitemap index: its <loc> URLs are the links, every other
+ * field is null, and its record is never split by --each.  Returns false,
+ * leaving rec alone, when the body is not one. */
+static bool process_sitemap(struct worker *w, json_t *rec, size_t lineno, struct output *out)
+{
+	const struct config *cfg = w->cfg;
+	json_t *links;
+	bool truncated;
+	const char *kind = sitemap_links(rec, &links, &truncated);
+
+	if (!kind)
+		return false;
+	if (truncated)
+		set_warning(out, "%s:%zu: sitemap larger than %zu MiB uncompressed; read its start",
+		            cfg->input_name, lineno, SITEMAP_MAX_BYTES >> 20);
+	drop_body(cfg, rec);
+	null_fields(cfg, rec);
+	if (cfg->has_each)
+		json_object_set_new(rec, "index", json_null());
+	json_object_set_new(rec, "links", links);
+	json_object_set_new(rec, "sitemap", json_string(kind));
+	validate(cfg, rec, out);
+	add_output(out, rec);
+	json_decref(rec);
+	return true;
+}
+
 void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
                     struct output *out)
 {
@@ -271,6 +298,8 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 
 	memset(out, 0, sizeof(*out));
 	rec = read_record(w, line, len, lineno, too_long, out);
+	if (out->not_ok == 0 && process_sitemap(w, rec, lineno, out))
+		return;
 	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
 		process_defaults(w, rec, lineno, out);
 		return;

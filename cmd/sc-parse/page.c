@@ -125,7 +125,7 @@ static int b64_value(unsigned char c)
 
 /* Decodes base64 (padding optional, whitespace ignored).  Returns a
  * malloced buffer and its length, or NULL if s is not base64. */
-static unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
+unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
 {
 	unsigned char *out = sc_malloc(len / 4 * 3 + 4);
 	size_t o = 0;

@@ -9,6 +9,7 @@
  *              SC_PARSE_TREE=1 in the environment forces the tree, for tests)
  *   encode.c   records to JSON text, as jansson writes them
  *   select.c   selectors (CSS via css.c, or XPath) and the values of matches
+ *   sitemap.c  the <loc> URLs of sitemaps and sitemap indexes (plain or gzip)
  *
  * The configuration is built once in main and only read afterwards, by
  * every thread.  Each worker thread owns a struct worker: its parser
@@ -115,6 +116,10 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
               size_t whysize);
 void page_free(struct page *page);
 
+/* Decodes base64 (padding optional, whitespace ignored): a malloced
+ * buffer and its length, or NULL if s is not base64. */
+unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
+
 /* The absolute form of ref against the page's base URL, or NULL when it
  * cannot be made one.  strip_fragment removes "#...".  Malloced. */
 char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
@@ -145,6 +150,19 @@ json_t *links_json(const struct scan_result *r);
 int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
                        struct strbuf *scratch, char *why, size_t whysize);
 extern const size_t default_field_count;
+
+/* sitemap.c */
+
+/* The most a gzip-compressed sitemap is inflated to (sitemaps.org's limit
+ * on a sitemap's size). */
+#define SITEMAP_MAX_BYTES ((size_t)50 * 1024 * 1024)
+
+/* When rec is ok (or has no ok) and its body is a sitemap or a sitemap
+ * index, returns "urlset" or "sitemapindex" and sets *links to a new array
+ * of its <loc> URLs (absolute http/https, trimmed, deduplicated, in
+ * order); *truncated when it was inflated only up to SITEMAP_MAX_BYTES.
+ * Otherwise NULL, and the body is left to the HTML path. */
+const char *sitemap_links(const json_t *rec, json_t **links, bool *truncated);
 
 /* handle.c */
 

@@ -564,6 +564,7 @@ enum timer_kind {
 	TIMER_DRIP,   /* /slow: send one more body byte */
 	TIMER_RESET,  /* /reset: abort the connection with RST */
 	TIMER_LINGER, /* give up waiting for the peer's FIN */
+	TIMER_ROBOTS, /* --robots-dir: answer /robots.txt when it fires */
 };
 
 enum generator {
@@ -2170,6 +2171,98 @@ static bool serve_root_file(conn_t *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Per-host robots.txt (--robots-dir)                                  */
+/* ------------------------------------------------------------------ */
+
+/* With --robots-dir DIR, GET /robots.txt with "Host: H[:port]" is answered
+ * from DIR/H (200 with its bytes), or DIR/H.status (that status instead;
+ * a 3xx goes to the URL in DIR/H.location), after DIR/H.delay milliseconds
+ * when that file is there.  A host with none of these files is answered as
+ * the host "default"; with no default files either, 404.  The files are
+ * read at each request, so a test can change them between requests. */
+static const char *robots_dir;
+
+/* The name robots files of this request's host start with, in name[]. */
+static void robots_name(conn_t *c, char *name, size_t size)
+{
+	const char *host = request_header(&c->req, "Host");
+	size_t n = host ? strlen(host) : 0;
+	const char *bracket = host ? strrchr(host, ']') : NULL;
+	const char *colon = host ? strrchr(host, ':') : NULL;
+	if (colon && (!bracket || colon > bracket))
+		n = (size_t)(colon - host);
+	bool safe = n > 0 && n < size && host[0] != '.' && !memchr(host, '/', n);
+	if (safe) {
+		snprintf(name, size, "%.*s", (int)n, host);
+		static const char *const suffixes[] = { "", ".status", ".delay" };
+		for (size_t i = 0; i < 3; i++) {
+			buf_t path = { 0 };
+			buf_printf(&path, "%s/%s%s", robots_dir, name, suffixes[i]);
+			bool there = access(path.data, F_OK) == 0;
+			buf_free(&path);
+			if (there)
+				return;
+		}
+	}
+	snprintf(name, size, "default");
+}
+
+/* The contents of DIR/name+suffix, NUL-terminated, or false. */
+static bool robots_file(const char *name, const char *suffix, buf_t *out)
+{
+	buf_t path = { 0 };
+	buf_printf(&path, "%s/%s%s", robots_dir, name, suffix);
+	bool ok = read_whole_file(path.data, out);
+	buf_free(&path);
+	if (ok)
+		buf_putc(out, '\0');
+	return ok;
+}
+
+static void finish_robots(conn_t *c)
+{
+	char name[256];
+	buf_t status = { 0 }, body = { 0 };
+	robots_name(c, name, sizeof name);
+	if (robots_file(name, ".status", &status)) {
+		uint64_t code = 0;
+		status.data[strcspn(status.data, " \t\r\n")] = '\0';
+		if (!parse_u64_str(status.data, &code) || code < 100 || code > 599) {
+			respond_html_message(c, 500, "bad robots .status file");
+		} else if (code >= 300 && code <= 399 && robots_file(name, ".location", &body)) {
+			body.data[strcspn(body.data, "\r\n")] = '\0';
+			respond_redirect(c, (int)code, body.data);
+		} else {
+			char text[64];
+			snprintf(text, sizeof text, "%d %s\n", (int)code, reason_phrase((int)code));
+			respond_text(c, (int)code, text);
+		}
+	} else if (robots_file(name, "", &body)) {
+		respond(c, 200, "text/plain", body.data, body.len - 1, NULL);
+	} else {
+		respond_not_found(c);
+	}
+	buf_free(&status);
+	buf_free(&body);
+}
+
+static void handle_robots(conn_t *c)
+{
+	char name[256];
+	buf_t delay = { 0 };
+	uint64_t ms = 0;
+	robots_name(c, name, sizeof name);
+	bool delayed = robots_file(name, ".delay", &delay);
+	if (delayed)
+		delay.data[strcspn(delay.data, " \t\r\n")] = '\0';
+	if (delayed && parse_u64_str(delay.data, &ms) && ms > 0 && ms <= MAX_DELAY_MS)
+		timer_arm(c, TIMER_ROBOTS, (int64_t)ms);
+	else
+		finish_robots(c);
+	buf_free(&delay);
+}
+
+/* ------------------------------------------------------------------ */
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -2199,6 +2292,8 @@ static void route_request(conn_t *c)
 		handle_stats_reset(c);
 	else if (strcmp(path, "/log") == 0)
 		handle_log(c);
+	else if (robots_dir && strcmp(path, "/robots.txt") == 0)
+		handle_robots(c);
 	else if ((arg = path_arg(path, "/page/")))
 		handle_page(c, arg);
 	else if ((arg = path_arg(path, "/status/")))
@@ -2375,6 +2470,9 @@ static void conn_on_timer(conn_t *c, enum timer_kind kind)
 	case TIMER_DRIP:
 		drip_one_byte(c);
 		break;
+	case TIMER_ROBOTS:
+		finish_robots(c);
+		break;
 	case TIMER_RESET:
 		conn_kill(c, true);
 		return;
@@ -2454,7 +2552,7 @@ static void accept_connections(void)
 
 static void usage(FILE *out)
 {
-	fputs("usage: sc-testserver [--root DIR] [--port N] [--port-file FILE]\n"
+	fputs("usage: sc-testserver [--root DIR] [--robots-dir DIR] [--port N] [--port-file FILE]\n"
 	      "\n"
 	      "Fixture HTTP/1.1 server for the sc test suites. Listens on 127.0.0.1 only,\n"
 	      "on port N (default 0: the OS picks one), prints the port on stdout and, with\n"
@@ -2478,6 +2576,9 @@ static void usage(FILE *out)
 	      "  /echo                     the request as JSON\n"
 	      "  /latin1                   ISO-8859-1 HTML page\n"
 	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
+	      "  /robots.txt               with --robots-dir DIR, per Host H: DIR/H, or\n"
+	      "                            DIR/H.status (+ DIR/H.location for 3xx), after\n"
+	      "                            DIR/H.delay ms; else DIR/default*; else 404\n"
 	      "  anything else             a file under --root DIR, or 404\n",
 	      out);
 }
@@ -2586,6 +2687,7 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "robots-dir", required_argument, NULL, 'R' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "port-file", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -2605,6 +2707,11 @@ int main(int argc, char **argv)
 			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
 				usage_error("--root: not a directory: %s", optarg);
 			root_dir = optarg;
+			break;
+		case 'R':
+			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+				usage_error("--robots-dir: not a directory: %s", optarg);
+			robots_dir = optarg;
 			break;
 		case 'p':
 			if (!parse_u64_str(optarg, &value) || value > 65535)
