@@ -74,6 +74,11 @@ struct sc_fetch_options {
 	                              pass through what the stage before it drains);
 	                              lines submitted then start no fetch
 	                              (sc_fetch_submit makes them cancelled records) */
+	bool robots;                  /* --robots: obey each origin's robots.txt */
+	char *robots_agent;           /* --robots-agent TOKEN (owned); NULL: -A's product token */
+	long max_crawl_delay_ms;      /* --max-crawl-delay SECS (30 s): Crawl-delay's cap */
+	char *robots_cache_path;      /* --robots-cache FILE (owned), or NULL */
+	bool response_headers;        /* --headers: the final response's header fields */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
 	                                 --retry-max-wait, --retry-budget, --seed */
 };

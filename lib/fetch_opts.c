@@ -34,6 +34,11 @@ enum {
 	OPT_RETRY_MAX_WAIT,
 	OPT_RETRY_BUDGET,
 	OPT_SEED,
+	OPT_ROBOTS,
+	OPT_ROBOTS_AGENT,
+	OPT_MAX_CRAWL_DELAY,
+	OPT_ROBOTS_CACHE,
+	OPT_HEADERS,
 };
 
 const struct option sc_fetch_long_options[] = {
@@ -63,6 +68,11 @@ const struct option sc_fetch_long_options[] = {
 	{ "retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT },
 	{ "retry-budget", required_argument, NULL, OPT_RETRY_BUDGET },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "robots", no_argument, NULL, OPT_ROBOTS },
+	{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
+	{ "max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY },
+	{ "robots-cache", required_argument, NULL, OPT_ROBOTS_CACHE },
+	{ "headers", no_argument, NULL, OPT_HEADERS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -77,6 +87,7 @@ void sc_fetch_options_init(struct sc_fetch_options *opts)
 	opts->low_speed_time = 30;
 	opts->max_bytes = 10LL << 20;
 	opts->grace_s = 10;
+	opts->max_crawl_delay_ms = 30000;
 	sc_retry_policy_defaults(&opts->retry);
 }
 
@@ -84,8 +95,11 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 {
 	free(opts->user_agent);
 	free(opts->metrics_path);
+	free(opts->robots_agent);
+	free(opts->robots_cache_path);
 	curl_slist_free_all(opts->headers);
 	opts->user_agent = opts->metrics_path = NULL;
+	opts->robots_agent = opts->robots_cache_path = NULL;
 	opts->headers = NULL;
 }
 
@@ -202,6 +216,29 @@ bool sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg)
 	case OPT_SEED:
 		opts->retry.seed = (uint64_t)sc_parse_long("--seed", arg, 0, 0x7fffffffffffffffL);
 		break;
+	case OPT_ROBOTS:
+		opts->robots = true;
+		break;
+	case OPT_ROBOTS_AGENT:
+		/* A product token: RFC 9309 section 2.2.1. */
+		if (!*arg ||
+		    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-") !=
+		            strlen(arg))
+			sc_usage_error("--robots-agent: '%s' is not a product token ([A-Za-z_-]+)",
+			               arg);
+		opts->robots_agent = replace(opts->robots_agent, arg);
+		break;
+	case OPT_MAX_CRAWL_DELAY:
+		opts->max_crawl_delay_ms = parse_secs_ms("--max-crawl-delay", arg, 0, 86400);
+		break;
+	case OPT_ROBOTS_CACHE:
+		if (!*arg)
+			sc_usage_error("--robots-cache: the file name is empty");
+		opts->robots_cache_path = replace(opts->robots_cache_path, arg);
+		break;
+	case OPT_HEADERS:
+		opts->response_headers = true;
+		break;
 	default:
 		return false;
 	}
@@ -213,6 +250,9 @@ void sc_fetch_options_check(const struct sc_fetch_options *opts)
 	if (opts->retry.max_ms < opts->retry.base_ms)
 		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)",
 		               opts->retry.max_ms, opts->retry.base_ms);
+	if (!opts->robots && (opts->robots_agent || opts->robots_cache_path))
+		sc_usage_error("--%s needs --robots",
+		               opts->robots_agent ? "robots-agent" : "robots-cache");
 }
 
 static size_t count_options(const struct option *l)

@@ -251,7 +251,7 @@ static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, 
 			*wake = at;
 		return false;
 	}
-	return true;
+	return fetch_robots_admissible(e, origin, now, wake);
 }
 
 /* Starts what may start now.  Returns the time of the next possible start
