@@ -254,8 +254,9 @@ bool fetch_robots_admissible(struct sc_fetch_engine *e, struct origin *origin, d
 				*wake = en->next_start;
 			return false;
 		}
-		/* Admissible means started now (fetch_admit). */
-		en->next_start = now + en->delay_ms;
+		/* Admissible means started now (fetch_admit); now may be the
+		 * loop's reading from a while ago, the clock is not. */
+		en->next_start = sc_now_ms() + en->delay_ms;
 	}
 	return true;
 }
@@ -276,7 +277,15 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 		status = oc->status;
 	const char *body = xfer && xfer->body.p ? xfer->body.p : "";
 	size_t len = xfer && status >= 200 && status <= 299 ? xfer->body.len : 0;
-	entry_know(e, en, status, body, len, xfer ? xfer->started : sc_now_ms());
+	/* The request went out when the connection was ready, not when the
+	 * transfer was added: the gap is counted from then. */
+	double sent = sc_now_ms();
+	if (xfer) {
+		curl_off_t us = 0;
+		curl_easy_getinfo(xfer->easy, CURLINFO_PRETRANSFER_TIME_T, &us);
+		sent = xfer->started + (double)us / 1000.0;
+	}
+	entry_know(e, en, status, body, len, sent);
 	if (e->robots->cache && status != 0) {
 		char *err = NULL;
 		if (sc_robots_cache_put(e->robots->cache, en->key, sc_wall_ms(), status, body, len,
