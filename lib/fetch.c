@@ -180,6 +180,7 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	}
 	e = sc_calloc(1, sizeof(*e));
 	e->opts = opts;
+	e->epfd = -1;
 	e->out = out;
 	e->metrics = stderr;
 	if (opts->metrics_path) {
@@ -194,8 +195,10 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	}
 	e->multi = curl_multi_init();
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (e->epfd < 0)
-		sc_die(SC_EXIT_FAILURE, "epoll_create1:");
+	if (e->epfd < 0) {
+		snprintf(err, 256, "epoll_create1: %s", strerror(errno));
+		goto fail;
+	}
 	e->curl_timer_at = INFINITY;
 	e->urlh = curl_url();
 	e->retry = sc_retry_state_new(&opts->retry);
@@ -219,16 +222,21 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	}
 	e->tokens = 1;
 	e->total_lines = -1;
-	if (!fetch_robots_init(e, err)) {
-		sc_fetch_engine_free(e);
-		return NULL;
+	if (!fetch_robots_init(e, err))
+		goto fail;
+	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+		snprintf(err, 256, "pipe: %s", strerror(errno));
+		goto fail;
 	}
-	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0)
-		sc_die(SC_EXIT_FAILURE, "pipe:");
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = wake_pipe[0] };
-	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0)
-		sc_die(SC_EXIT_FAILURE, "epoll_ctl:");
+	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0) {
+		snprintf(err, 256, "epoll_ctl: %s", strerror(errno));
+		goto fail;
+	}
 	return e;
+fail:
+	sc_fetch_engine_free(e);
+	return NULL;
 }
 
 void sc_fetch_engine_free(struct sc_fetch_engine *e)
@@ -244,7 +252,8 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	free(e->mline.p);
 	free(e->window);
 	curl_multi_cleanup(e->multi);
-	close(e->epfd);
+	if (e->epfd >= 0)
+		close(e->epfd);
 	curl_url_cleanup(e->urlh);
 	sc_retry_state_free(e->retry);
 	/* Metrics lines are flushed as they are written and their errors
@@ -290,7 +299,8 @@ static void read_input(struct sc_fetch_engine *e, double now)
 				e->input_wait = true;
 				break;
 			}
-			sc_warn("%s: read error:", sc_lines_name(e->in));
+			snprintf(e->error, sizeof(e->error), "%s: read error: %s",
+			         sc_lines_name(e->in), strerror(errno));
 			e->input_error = true;
 			break;
 		}
@@ -340,13 +350,13 @@ static void process_messages(struct sc_fetch_engine *e)
 }
 
 int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
-                 void *ctx)
+                 void *ctx, char err[256])
 {
 	int fd = sc_lines_fd(in);
 	bool aborted = false;
 
 	e->in = in;
-	e->on_line = on_line ? on_line : sc_fetch_submit_line;
+	e->on_line = on_line;
 	e->line_ctx = ctx;
 	e->start_ms = e->last_stats = sc_now_ms();
 	e->tokens_at = e->start_ms;
@@ -439,7 +449,9 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 	poll_input(e, fd, false);
 	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, e->in_flags);
-	if (e->out_error || e->input_error)
+	if (e->out_error || e->input_error) {
+		snprintf(err, 256, "%s", e->error);
 		return SC_EXIT_FAILURE;
+	}
 	return e->records_failed ? SC_EXIT_PARTIAL : SC_EXIT_OK;
 }

@@ -126,10 +126,12 @@ struct transfer {
 	struct fetch_buf body;
 	bool too_large;
 	/* Of the response whose headers are arriving: */
-	bool has_location; /* a Location header */
-	bool encoded;      /* a Content-Encoding: its length is not the body's */
-	bool redirecting;  /* a redirect being followed: its body is not ours */
-	char *retry_after; /* of the latest response (owned) */
+	bool has_location;  /* a Location header */
+	bool encoded;       /* a Content-Encoding: its length is not the body's */
+	bool redirecting;   /* a redirect being followed: its body is not ours */
+	bool in_head;       /* its status line came, the blank line not yet */
+	bool head_complete; /* its header block ended with the blank line */
+	char *retry_after;  /* of the latest response (owned) */
 	double started;
 	char errbuf[CURL_ERROR_SIZE];
 	struct transfer *next_free;
@@ -185,8 +187,9 @@ struct sc_fetch_engine {
 	sc_fetch_line_fn on_line;
 	void *line_ctx;
 	bool input_eof, input_wait, input_error;
-	int in_flags;  /* the input's file status flags before the run */
-	bool stopping; /* a signal or a fatal error: draining */
+	int in_flags;    /* the input's file status flags before the run */
+	bool stopping;   /* a signal or a fatal error: draining */
+	char error[256]; /* the fatal error that started the drain, if any */
 	double grace_deadline;
 
 	/* origins and admission (fetch_origin.c) */
@@ -248,6 +251,10 @@ void fetch_ring_remove(struct sc_fetch_engine *e, struct origin *origin);
 void fetch_heap_push(struct sc_fetch_engine *e, struct job *job);
 struct job *fetch_heap_pop(struct sc_fetch_engine *e);
 double fetch_admit(struct sc_fetch_engine *e, double now, bool *host_blocked);
+
+/* fetch_submit.c: url without its userinfo (user, password, options), as
+ * metrics and final_url show it (malloced). */
+char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url);
 
 /* fetch_transfer.c */
 void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now);

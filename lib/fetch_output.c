@@ -79,7 +79,8 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 	else
 		rc = fetch_write_json_line(e->out, job->rec);
 	if (rc != 0) {
-		sc_warn("error writing standard output:");
+		snprintf(e->error, sizeof(e->error), "error writing standard output: %s",
+		         strerror(errno));
 		e->out_error = true;
 	}
 }
@@ -175,13 +176,20 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 	char ts[SC_RFC3339_LEN];
 	char *final_url = NULL, *ctype = NULL;
 
-	(void)e;
 	if (xfer) {
 		curl_easy_getinfo(xfer->easy, CURLINFO_EFFECTIVE_URL, &final_url);
 		curl_easy_getinfo(xfer->easy, CURLINFO_CONTENT_TYPE, &ctype);
 	}
 	sc_rfc3339(sc_wall_ms(), ts);
-	json_object_set_new(r, "final_url", json_string(final_url ? final_url : job->url));
+	/* The user's url stays as given (sc-retry needs it); the URL the
+	 * response came from is shown without userinfo, as metrics are. */
+	if (final_url) {
+		char *shown = fetch_url_without_userinfo(e, final_url);
+		json_object_set_new(r, "final_url", json_string(shown));
+		free(shown);
+	} else {
+		json_object_set_new(r, "final_url", json_string(job->metrics_url));
+	}
 	json_object_set_new(r, "status", oc->status ? json_integer(oc->status) : json_null());
 	json_object_set_new(r, "ok", json_boolean(oc->kind < 0));
 	json_object_set_new(r, "content_type", ctype ? json_string(ctype) : json_null());

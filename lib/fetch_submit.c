@@ -1,16 +1,13 @@
 /* fetch_submit: items into the engine.  Checks a record's url and request
  * member, makes the job (its request headers, method and body, its
  * origin's key and a URL for metrics without credentials) and queues it on
- * its origin; an item that cannot be fetched is finished at once.  Also
- * sc-fetch's own input rules (sc_fetch_submit_line). */
+ * its origin; an item that cannot be fetched is finished at once. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
 #include "fetch_engine.h"
-#include "input.h"
-#include "utf8.h"
 
 /* Finishes a job that never reached the network. */
 static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
@@ -22,8 +19,23 @@ static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_e
 	fetch_job_finish(e, job);
 }
 
+/* Whether a JSON string holds a control character (U+0000-U+001F, DEL):
+ * none can be in a URL, a method or a header name, and a NUL would cut the
+ * C string curl is given, so a different request would go out.  tab_ok
+ * allows HTAB, which a header value may hold (RFC 9110 5.5). */
+static bool has_control(const json_t *str, bool tab_ok)
+{
+	const unsigned char *p = (const unsigned char *)json_string_value(str);
+	size_t n = json_string_length(str);
+
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && !(tab_ok && p[i] == '\t')) || p[i] == 0x7f)
+			return true;
+	return false;
+}
+
 /* Why a "request" member cannot be sent, or NULL when it can. */
-static const char *request_problem(const json_t *req)
+const char *sc_fetch_request_problem(const json_t *req)
 {
 	const char *key;
 	json_t *v;
@@ -37,7 +49,7 @@ static const char *request_problem(const json_t *req)
 		const char *m = json_string_value(v);
 		if (!m)
 			return "request.method is not a string";
-		if (!*m || strcspn(m, " \t\r\n") != strlen(m))
+		if (!*m || strchr(m, ' ') || has_control(v, false))
 			return "request.method is not a method name";
 	}
 	v = json_object_get(req, "headers");
@@ -49,8 +61,11 @@ static const char *request_problem(const json_t *req)
 		{
 			if (!json_is_string(hv))
 				return "request.headers has a value that is not a string";
-			if (!*key || strpbrk(key, ": \t\r\n") ||
-			    strpbrk(json_string_value(hv), "\r\n"))
+			bool bad_name = !*key || strpbrk(key, ": ");
+			for (const unsigned char *k = (const unsigned char *)key; *k && !bad_name;
+			     k++)
+				bad_name = *k < 0x20 || *k == 0x7f;
+			if (bad_name || has_control(hv, true))
 				return "request.headers has a malformed header";
 		}
 	}
@@ -118,6 +133,25 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 	job->req_headers = l;
 }
 
+char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url)
+{
+	char *clean = NULL, *copy;
+
+	if (!strchr(url, '@'))
+		return sc_strdup(url);
+	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
+	if (curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+		return sc_strdup(url); /* an '@' that is not userinfo: no URL parses without it */
+	curl_url_set(e->urlh, CURLUPART_USER, NULL, 0);
+	curl_url_set(e->urlh, CURLUPART_PASSWORD, NULL, 0);
+	curl_url_set(e->urlh, CURLUPART_OPTIONS, NULL, 0);
+	if (curl_url_get(e->urlh, CURLUPART_URL, &clean, 0) != CURLUE_OK || !clean)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	copy = sc_strdup(clean);
+	curl_free(clean);
+	return copy;
+}
+
 /* Parses url: its origin key into key, or an error.  Returns -1, or the
  * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
 static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
@@ -151,17 +185,8 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, siz
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
 	snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
-	if (strchr(url, '@')) {
-		/* Metrics never show credentials. */
-		char *clean = NULL;
-		curl_url_set(e->urlh, CURLUPART_USER, NULL, 0);
-		curl_url_set(e->urlh, CURLUPART_PASSWORD, NULL, 0);
-		curl_url_get(e->urlh, CURLUPART_URL, &clean, 0);
-		*metrics_url = sc_strdup(clean ? clean : key);
-		curl_free(clean);
-	} else {
-		*metrics_url = sc_strdup(url);
-	}
+	/* Metrics never show credentials. */
+	*metrics_url = fetch_url_without_userinfo(e, url);
 out:
 	curl_free(scheme);
 	curl_free(host);
@@ -169,15 +194,35 @@ out:
 	return rc;
 }
 
-/* Submits rec; line, when given, is its input line, for the warning and
- * the bad_input record of a URL that does not parse. */
-static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
-                   const struct sc_lines *in, const struct sc_line *line)
+/* Finishes a job whose url cannot be fetched as bad_input: with line, the
+ * bad_input record of that line (returns false: the caller warns), else
+ * rec with the error set. */
+static bool fail_bad_url(struct sc_fetch_engine *e, struct job *job, json_t *rec,
+                         const struct sc_line *line, const char *why)
+{
+	if (!line) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, why);
+		return true;
+	}
+	json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
+	json_object_set(bad, "url", json_object_get(rec, "url"));
+	json_decref(rec);
+	job->rec = bad;
+	job->failed = true;
+	fetch_job_finish(e, job);
+	return false;
+}
+
+/* Submits rec; line, when given, is its input line, for the bad_input
+ * record of a URL that does not parse.  Returns false when it made that
+ * record, with the reason in why. */
+static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
+                   const struct sc_line *line, char why[256])
 {
 	struct job *job = fetch_job_new(e);
 	const char *url = json_string_value(json_object_get(rec, "url"));
 	const char *problem;
-	char key[1024], why[256];
+	char key[1024];
 	int kind;
 	double now = sc_now_ms();
 
@@ -186,30 +231,26 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	job->max_attempts = job->attempts + 1 + e->opts->retry.retries;
 	if (!url) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
-		return;
+		return true;
 	}
-	if ((problem = request_problem(json_object_get(rec, "request")))) {
+	if (has_control(json_object_get(rec, "url"), false)) {
+		/* Made the line's bad_input record, like a url that does not parse. */
+		snprintf(why, 256, "not a valid URL: it holds a control character");
+		return fail_bad_url(e, job, rec, line, why);
+	}
+	if ((problem = sc_fetch_request_problem(json_object_get(rec, "request")))) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
-		return;
+		return true;
 	}
-	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, sizeof(why))) >=
-	    0) {
-		if (kind == SC_ERR_BAD_INPUT && in && line) {
-			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
-			json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
-			json_object_set(bad, "url", json_object_get(rec, "url"));
-			json_decref(rec);
-			job->rec = bad;
-			job->failed = true;
-			fetch_job_finish(e, job);
-			return;
-		}
+	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, 256)) >= 0) {
+		if (kind == SC_ERR_BAD_INPUT)
+			return fail_bad_url(e, job, rec, line, why);
 		job_fail_early(e, job, kind, why);
-		return;
+		return true;
 	}
 	if (e->stopping) {
 		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
-		return;
+		return true;
 	}
 	job->url = sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
@@ -217,68 +258,20 @@ static void submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	job->origin->refs++;
 	job->queued_at = now;
 	if (fetch_robots_refuse(e, job))
-		return;
+		return true;
 	fetch_origin_push(e, job->origin, job, false);
+	return true;
 }
 
 void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts)
 {
-	submit(e, rec, prior_attempts, NULL, NULL);
+	char why[256];
+
+	submit(e, rec, prior_attempts, NULL, why);
 }
 
-int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_lines *in,
-                         const struct sc_line *line, void *ctx)
+bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
+                           char why[256])
 {
-	const char *s = line->text;
-	size_t n = line->len;
-	struct sc_input_item item;
-
-	(void)ctx;
-	while (n > 0 && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	if (!line->too_long && (n == 0 || *s == '#'))
-		return 0;
-	if (line->too_long || *s == '{') {
-		/* A JSON object (or something malformed): the shared rules. */
-		if (!sc_input_item_from_line(in, line, NULL, &item))
-			return 0;
-		if (item.bad) {
-			sc_fetch_submit_final(e, item.rec, true);
-			return 0;
-		}
-		const char *problem = NULL;
-		const char *url = json_string_value(json_object_get(item.rec, "url"));
-		if (!url)
-			problem = "no string member \"url\"";
-		else if (!*url)
-			problem = "\"url\" is empty";
-		else
-			problem = request_problem(json_object_get(item.rec, "request"));
-		if (problem) {
-			sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, problem);
-			json_t *bad =
-			        sc_record_bad_input(line->number, line->text, line->len, problem);
-			json_object_set(bad, "url",
-			                url ? json_object_get(item.rec, "url") : json_null());
-			json_decref(item.rec);
-			sc_fetch_submit_final(e, bad, true);
-			return 0;
-		}
-		submit(e, item.rec, 0, in, line);
-		return 0;
-	}
-	if (memchr(s, '\0', n) || !sc_utf8_valid((const unsigned char *)s, n) ||
-	    strcspn(s, " \t") < n) {
-		const char *why = "not a URL";
-		sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
-		sc_fetch_submit_final(
-		        e, sc_record_bad_input(line->number, line->text, line->len, why), true);
-		return 0;
-	}
-	json_t *rec = json_object();
-	json_object_set_new(rec, "url", json_stringn(s, n));
-	submit(e, rec, 0, in, line);
-	return 0;
+	return submit(e, rec, 0, line, why);
 }

@@ -76,7 +76,12 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		xfer->retry_after = NULL;
 		xfer->body.len = 0;
 		xfer->has_location = xfer->encoded = xfer->redirecting = false;
+		xfer->in_head = true;
+		xfer->head_complete = false;
 	} else if (n <= 2 && (data[0] == '\r' || data[0] == '\n')) {
+		/* The blank line: this response's header block is whole. */
+		xfer->in_head = false;
+		xfer->head_complete = true;
 		return headers_end(xfer, n);
 	} else if (header_is(data, n, "location", 8)) {
 		xfer->has_location = true;
@@ -106,11 +111,12 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 		xfer = sc_calloc(1, sizeof(*xfer));
 		xfer->engine = e;
 		xfer->easy = curl_easy_init();
-		if (!xfer->easy)
-			sc_die(SC_EXIT_FAILURE, "cannot make a curl handle");
+		if (!xfer->easy) /* curl_easy_init fails only for want of memory */
+			sc_die(SC_EXIT_FAILURE, "out of memory");
 	}
 	xfer->body.len = 0;
 	xfer->too_large = xfer->has_location = xfer->encoded = xfer->redirecting = false;
+	xfer->in_head = xfer->head_complete = false;
 	free(xfer->retry_after);
 	xfer->retry_after = NULL;
 	xfer->errbuf[0] = '\0';
@@ -218,9 +224,14 @@ void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now)
 	if (e->active)
 		e->active->aprev = xfer;
 	e->active = xfer;
+	/* Should curl refuse the handle, the attempt ends at once, as an
+	 * internal error with curl's reason, and the run goes on. */
 	CURLMcode mc = curl_multi_add_handle(e->multi, xfer->easy);
-	if (mc != CURLM_OK)
-		sc_die(SC_EXIT_FAILURE, "curl_multi_add_handle: %s", curl_multi_strerror(mc));
+	if (mc != CURLM_OK) {
+		snprintf(xfer->errbuf, sizeof(xfer->errbuf), "curl_multi_add_handle: %s",
+		         curl_multi_strerror(mc));
+		fetch_transfer_done(e, xfer, CURLE_FAILED_INIT);
+	}
 }
 
 static enum sc_error_kind kind_of(CURLcode rc, bool too_large)
@@ -274,6 +285,75 @@ static enum sc_error_kind kind_of(CURLcode rc, bool too_large)
 	}
 }
 
+/* Whether curl refused a response's header block for its size.  libcurl
+ * buffers one header line up to CURL_MAX_HTTP_HEADER (100 KiB) and, from
+ * 8.x, a whole block up to 300 KiB; past that 7.88 fails with
+ * CURLE_OUT_OF_MEMORY (its errbuf empty), later versions with
+ * CURLE_TOO_LARGE or CURLE_RECV_ERROR ("Too large response headers").
+ * What tells it from an allocation that truly failed is what the header
+ * callback saw: a status line, and no blank line after it, so the failure
+ * came in the middle of a header block (where a real out-of-memory is
+ * vanishingly unlikely next to a line curl refuses to buffer).  A giant
+ * status line, which never reaches the callback, stays internal. */
+static bool head_too_large(const struct transfer *xfer, CURLcode rc)
+{
+	if (!xfer->in_head)
+		return false;
+	if (rc == CURLE_OUT_OF_MEMORY)
+		return true;
+#if LIBCURL_VERSION_NUM >= 0x080600
+	if (rc == CURLE_TOO_LARGE)
+		return true;
+#endif
+	return rc == CURLE_RECV_ERROR && strcasestr(xfer->errbuf, "header") != NULL;
+}
+
+/* The outcome of an attempt that curl ended with rc: status, kind and
+ * message.  A response is ok only if its whole header block arrived (the
+ * blank line that ends it) and its body is complete by its framing (curl
+ * checks Content-Length and the chunked terminator: CURLE_PARTIAL_FILE; a
+ * body delimited by the close is complete at the close).  Its status is
+ * reported only when the header block was received whole. */
+static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+                       struct outcome *oc)
+{
+	long code = 0;
+
+	curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &code);
+	oc->status = xfer->head_complete ? code : 0;
+	oc->bytes = xfer->body.len;
+	oc->kind = -1;
+	if (head_too_large(xfer, rc)) {
+		oc->kind = SC_ERR_TOO_LARGE;
+		snprintf(oc->message, sizeof(oc->message),
+		         "the response header block was too large (over libcurl's limit)");
+		oc->bytes = 0;
+	} else if (xfer->too_large) {
+		oc->kind = SC_ERR_TOO_LARGE;
+		snprintf(oc->message, sizeof(oc->message), "body larger than --max-bytes (%lld)",
+		         e->opts->max_bytes);
+		oc->bytes = 0;
+	} else if (rc == CURLE_OK && !xfer->head_complete) {
+		/* A head cut short by a FIN: curl 7.88 calls it done. */
+		oc->kind = SC_ERR_NETWORK;
+		snprintf(oc->message, sizeof(oc->message), "incomplete response");
+	} else if (rc == CURLE_PARTIAL_FILE) {
+		oc->kind = SC_ERR_NETWORK;
+		snprintf(oc->message, sizeof(oc->message), "incomplete response: %s",
+		         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
+	} else if (rc != CURLE_OK) {
+		oc->kind = kind_of(rc, false);
+		snprintf(oc->message, sizeof(oc->message), "%s",
+		         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
+		if (oc->kind == SC_ERR_TOO_LARGE)
+			oc->bytes = 0;
+	} else if ((oc->status < 200 || oc->status > 299) &&
+	           !fetch_not_modified(e, xfer->job, oc->status)) {
+		oc->kind = SC_ERR_HTTP;
+		snprintf(oc->message, sizeof(oc->message), "HTTP %ld", oc->status);
+	}
+}
+
 void fetch_transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc)
 {
 	struct job *job = xfer->job;
@@ -283,25 +363,9 @@ void fetch_transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLc
 	e->inflight--;
 	job->origin->inflight--;
 	fetch_ring_update(e, job->origin);
-	curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc.status);
 	curl_easy_getinfo(xfer->easy, CURLINFO_TOTAL_TIME_T, &total_us);
 	oc.latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
-	oc.bytes = xfer->body.len;
-	oc.kind = -1;
-	if (rc != CURLE_OK || xfer->too_large) {
-		oc.kind = kind_of(rc, xfer->too_large);
-		if (oc.kind == SC_ERR_TOO_LARGE)
-			snprintf(oc.message, sizeof(oc.message),
-			         "body larger than --max-bytes (%lld)", e->opts->max_bytes);
-		else
-			snprintf(oc.message, sizeof(oc.message), "%s",
-			         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
-		if (oc.kind == SC_ERR_TOO_LARGE)
-			oc.bytes = 0;
-	} else if ((oc.status < 200 || oc.status > 299) && !fetch_not_modified(e, job, oc.status)) {
-		oc.kind = SC_ERR_HTTP;
-		snprintf(oc.message, sizeof(oc.message), "HTTP %ld", oc.status);
-	}
+	outcome_of(e, xfer, rc, &oc);
 	fetch_attempt_ended(e, job, xfer, &oc);
 	xfer_put(e, xfer);
 }
@@ -313,7 +377,8 @@ static void cancel_transfer(struct sc_fetch_engine *e, struct transfer *xfer)
 
 	e->inflight--;
 	job->origin->inflight--;
-	curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc.status);
+	if (xfer->head_complete)
+		curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc.status);
 	oc.latency_ms = sc_now_ms() - xfer->started;
 	oc.bytes = xfer->body.len;
 	oc.kind = SC_ERR_CANCELLED;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "record.h"
-#include "util.h"
 
 static bool is_blank(const char *s, size_t len)
 {
@@ -18,24 +17,29 @@ bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *lin
                              struct sc_jsonscan *fast, struct sc_input_item *item)
 {
 	json_error_t err;
-	char why[256];
+	char *why = item->why;
 
+	item->why[0] = '\0';
 	item->line = line;
 	item->bad = false;
 	if (line->too_long) {
-		snprintf(why, sizeof(why), "line longer than %zu bytes", sc_lines_max(r));
+		snprintf(why, sizeof(item->why), "line longer than %zu bytes", sc_lines_max(r));
 	} else {
 		if (is_blank(line->text, line->len))
 			return false;
 		item->rec = sc_record_parse(line->text, line->len, fast, &err);
 		if (item->rec)
 			return true;
-		snprintf(why, sizeof(why), "%s", err.text);
+		snprintf(why, sizeof(item->why), "%s", err.text);
 	}
-	sc_warn("%s:%zu: %s", sc_lines_name(r), line->number, why);
 	item->rec = sc_record_bad_input(line->number, line->text, line->len, why);
 	item->bad = true;
 	return true;
+}
+
+void sc_input_warning(const struct sc_lines *r, const struct sc_input_item *item, char out[320])
+{
+	snprintf(out, 320, "%s:%zu: %s", sc_lines_name(r), item->line->number, item->why);
 }
 
 int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx)

@@ -64,6 +64,18 @@ fetch() {
 	[[ $stderr == *"unexpected operand"*"standard input"* ]] || fail "$stderr"
 }
 
+@test "a missing option argument or an unknown option is said once, in getopt's words" {
+	run -2 --separate-stderr sc-fetch --rate </dev/null
+	assert_equal "$stderr" "sc-fetch: option '--rate' requires an argument
+Try 'sc-fetch --help' for more information."
+	run -2 --separate-stderr sc-fetch -kZ </dev/null
+	assert_equal "$stderr" "sc-fetch: invalid option -- 'Z'
+Try 'sc-fetch --help' for more information."
+	run -2 --separate-stderr sc-retry -c </dev/null
+	assert_equal "$stderr" "sc-retry: option requires an argument -- 'c'
+Try 'sc-retry --help' for more information."
+}
+
 @test "--help prints the synopsis on stdout; --version names the program" {
 	run -0 --separate-stderr sc-fetch --help
 	[[ $output == "usage: sc-fetch "* ]] || fail "$output"

@@ -321,6 +321,11 @@ static void read_input(struct run *run)
 		 * jansson; sc_record_parse falls back to jansson for the rest. */
 		if (!sc_input_item_from_line(r, &line, &js, &item))
 			continue;
+		if (item.bad) {
+			char where[320];
+			sc_input_warning(r, &item, where);
+			sc_warn("%s", where);
+		}
 		write_record(run, &item);
 		json_decref(item.rec);
 	}

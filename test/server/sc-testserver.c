@@ -1951,6 +1951,71 @@ static void handle_reset(conn_t *c)
 		buf_append(&c->out, partial, sizeof partial - 1);
 }
 
+/* The faults of broken responses (sc-fetch must never call them ok).
+ * Each writes raw bytes, not through begin_response, then ends the
+ * connection with a FIN (?close=fin, the default) or an RST (?close=rst). */
+static void end_faulty(conn_t *c, int status)
+{
+	char *how = query_param(c->req.query, "close");
+	c->close_after = true;
+	c->reset_after = how && strcmp(how, "rst") == 0;
+	free(how);
+	if (c->logged)
+		log_set_status(c->log_seq, status);
+}
+
+/* /cut-head: the header block stops mid-line, never reaching its blank line. */
+static void handle_cut_head(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text");
+	end_faulty(c, 200);
+}
+
+/* /short-body: Content-Length says 100, ten bytes come. */
+static void handle_short_body(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Content-Length: 100\r\n\r\n0123456789");
+	end_faulty(c, 200);
+}
+
+/* /chunked-cut: one chunk, then no terminating zero-size chunk. */
+static void handle_chunked_cut(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Transfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n");
+	end_faulty(c, 200);
+}
+
+/* /close-delimited: a whole head without a length; the body ends at the
+ * close (RFC 9112 6.3): complete, not a fault. */
+static void handle_close_delimited(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Connection: close\r\n\r\nthe body ends at the close\n");
+	end_faulty(c, 200);
+}
+
+/* /huge-header?size=BYTES: a 200 whose X-Huge header value is that long
+ * (default 200 KiB), beyond what clients buffer for one header. */
+static void handle_huge_header(conn_t *c)
+{
+	bool ok = true;
+	uint64_t size = query_u64(c->req.query, "size", 200 * 1024, 16 * 1024 * 1024, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "usage: /huge-header?size=BYTES");
+		return;
+	}
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Huge: ");
+	buf_reserve(&c->out, (size_t)size);
+	memset(c->out.data + c->out.len, 'h', (size_t)size);
+	c->out.len += (size_t)size;
+	buf_puts(&c->out, "\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+	c->close_after = true;
+	if (c->logged)
+		log_set_status(c->log_seq, 200);
+}
+
 static void handle_echo(conn_t *c)
 {
 	const request_t *r = &c->req;
@@ -2376,6 +2441,16 @@ static void route_request(conn_t *c)
 		handle_echo(c);
 	else if (strcmp(path, "/latin1") == 0)
 		handle_latin1(c);
+	else if (strcmp(path, "/cut-head") == 0)
+		handle_cut_head(c);
+	else if (strcmp(path, "/short-body") == 0)
+		handle_short_body(c);
+	else if (strcmp(path, "/chunked-cut") == 0)
+		handle_chunked_cut(c);
+	else if (strcmp(path, "/close-delimited") == 0)
+		handle_close_delimited(c);
+	else if (strcmp(path, "/huge-header") == 0)
+		handle_huge_header(c);
 	else if (serve_root_file(c))
 		;
 	else if (strcmp(path, "/") == 0)
@@ -2628,6 +2703,11 @@ static void usage(FILE *out)
 	      "  /conditional/ID           ETag \"ID-v1\" and a fixed Last-Modified; 304\n"
 	      "                            to If-None-Match / If-Modified-Since\n"
 	      "  /repeat-headers           X-Multi twice, Set-Cookie twice\n"
+	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
+	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
+	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
+	      "  /close-delimited          a whole head, a body ended by the close (ok)\n"
+	      "  /huge-header[?size=N]     a 200 with an N-byte header (200 KiB)\n"
 	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
 	      "  /robots.txt               with --robots-dir DIR, per Host H: DIR/H, or\n"
 	      "                            DIR/H.status (+ DIR/H.location for 3xx), after\n"
