@@ -375,3 +375,26 @@ gaps() {
 	assert_success
 	assert_equal "$(jq -c '[.status, .not_modified]' <<<"$output")" '[304,true]'
 }
+
+# ---- memory ----
+
+@test "memcheck: --robots (rules, refusals, unreachable, cache) and --headers are clean" {
+	[ "${SANITIZE:-}" != 1 ] || skip "valgrind cannot run ASan+UBSan binaries"
+	printf 'User-agent: *\nDisallow: /page/2\nCrawl-delay: 0.05\nSitemap: http://x.test/m.xml\n' >"$ROBOTS/127.0.0.1"
+	echo 503 >"$ROBOTS/localhost.status"
+	{
+		echo "$SC_BASE/page/1"
+		echo "$SC_BASE/page/2"
+		echo "$SC_BASE/repeat-headers"
+		echo "{\"url\":\"$SC_BASE/conditional/m\",\"request\":{\"headers\":{\"If-None-Match\":\"\\\"m-v1\\\"\"}}}"
+		echo "$LOCAL/page/1"
+	} >"$BATS_TEST_TMPDIR/urls"
+	for run in 1 2; do
+		run -3 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+			--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+			"$SC_BIN/sc-fetch" --robots --robots-cache "$BATS_TEST_TMPDIR/c.db" --headers \
+			--retries 1 --retry-base 10 <"$BATS_TEST_TMPDIR/urls"
+		assert_equal "$(wc -l <<<"$output")" 5
+		! grep -q '^==' <<<"$stderr" || fail "valgrind: $(grep '^==' <<<"$stderr" | head -30)"
+	done
+}
