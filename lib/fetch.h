@@ -18,6 +18,8 @@
  *	fetch_escape.c    the JSON string escaper of bodies and metrics
  *	fetch_metrics.c   request lines, summary, progress
  *	fetch_opts.c      the shared command line
+ *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
+ *	fetch_headers.c   --headers, http_version, 304 not_modified
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.

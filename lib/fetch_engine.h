@@ -97,12 +97,13 @@ struct origin {
 	size_t queued;
 	long inflight;
 	size_t refs; /* queued + in flight + waiting to retry */
-	/* Admission gates: each says "not before" for the whole queue.  A
-	 * robots.txt gate goes here too (a state: unknown, being fetched,
-	 * known; "not admissible until known"), checked first in
-	 * origin_admissible(), which holds the queue while it is not known
-	 * and wakes the loop when it is; jobs it refuses are finished from
-	 * the queue's head the way start_stopping() finishes them. */
+	/* Admission gates: each says "not before" for the whole queue.  The
+	 * robots.txt gate (robots, below; fetch_robots.c) is checked last in
+	 * origin_admissible(): it holds the queue but for the robots.txt
+	 * request while the answer is not known, then spaces starts by
+	 * Crawl-delay.  Jobs it refuses never enter the queue (or are taken
+	 * out of it when the answer comes), so the ring is never changed
+	 * while fetch_admit walks it. */
 	double tokens, tokens_at;    /* --host-rate bucket */
 	double next_start;           /* --delay: no start before this (ms) */
 	double paused_until;         /* a 429's Retry-After (ms) */
