@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "fetch_engine.h"
 #include "hash.h"
 #include "robots.h"
@@ -44,7 +43,6 @@ struct fetch_robots {
 	size_t hsize, count;
 	struct robots_entry *head, *tail; /* in order of first use */
 	char *agent;                      /* product token (owned) */
-	CURLU *urlh;                      /* scratch for a URL's path and query */
 	struct sc_robots_cache *cache;    /* --robots-cache, or NULL */
 	uint64_t cache_hits, cache_errors;
 };
@@ -59,9 +57,6 @@ bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 	e->robots = rb;
 	rb->agent = o->robots_agent ? sc_strdup(o->robots_agent)
 	                            : sc_robots_product_token(o->user_agent);
-	rb->urlh = curl_url();
-	if (!rb->urlh)
-		sc_die(SC_EXIT_FAILURE, "out of memory");
 	if (o->robots_cache_path) {
 		char *why = NULL;
 		rb->cache = sc_robots_cache_open(o->robots_cache_path, &why);
@@ -88,7 +83,6 @@ void fetch_robots_free(struct sc_fetch_engine *e)
 	}
 	free(rb->htab);
 	free(rb->agent);
-	curl_url_cleanup(rb->urlh);
 	sc_robots_cache_close(rb->cache);
 	free(rb);
 	e->robots = NULL;
@@ -148,32 +142,23 @@ static void entry_know(struct sc_fetch_engine *e, struct robots_entry *en, long 
 }
 
 /* Whether the job's URL is allowed; why gets the refusal's message. */
-static bool job_allowed(struct fetch_robots *rb, struct robots_entry *en, const struct job *job,
-                        char *why, size_t whysize)
+static bool job_allowed(struct robots_entry *en, const struct job *job, char *why, size_t whysize)
 {
-	char *path = NULL, *query = NULL;
+	char *origin = NULL, *pq = NULL;
 	const char *rule = NULL;
 
 	if (sc_robots_kind(en->rules) == SC_ROBOTS_ALLOW_ALL)
 		return true;
-	curl_url_set(rb->urlh, CURLUPART_URL, NULL, 0);
-	if (curl_url_set(rb->urlh, CURLUPART_URL, job->url, CURLU_NON_SUPPORT_SCHEME) ==
-	    CURLUE_OK) {
-		curl_url_get(rb->urlh, CURLUPART_PATH, &path, 0);
-		curl_url_get(rb->urlh, CURLUPART_QUERY, &query, 0);
-	}
-	size_t n = (path ? strlen(path) : 0) + (query ? strlen(query) + 1 : 0) + 1;
-	char *pq = sc_malloc(n);
-	snprintf(pq, n, "%s%s%s", path ? path : "", query ? "?" : "", query ? query : "");
-	bool ok = sc_robots_match(en->rules, pq, &rule);
+	/* The job's URL parsed when it was submitted: this cannot fail. */
+	sc_robots_split_url(job->url, &origin, &pq);
+	bool ok = sc_robots_match(en->rules, pq ? pq : "/", &rule);
 	if (!ok && rule)
 		snprintf(why, whysize, "disallowed by robots.txt rule \"Disallow: %.*s\"",
 		         (int)(whysize > 80 ? whysize - 80 : 1), rule);
 	else if (!ok)
 		snprintf(why, whysize, "%s", sc_robots_why(en->rules));
+	free(origin);
 	free(pq);
-	curl_free(path);
-	curl_free(query);
 	return ok;
 }
 
@@ -233,7 +218,7 @@ bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
 	}
 	if (en->state == RB_UNKNOWN)
 		request_robots(e, en, job->origin, sc_now_ms());
-	if (en->state != RB_KNOWN || job_allowed(rb, en, job, why, sizeof(why)))
+	if (en->state != RB_KNOWN || job_allowed(en, job, why, sizeof(why)))
 		return false;
 	refuse(e, job, why);
 	return true;
@@ -296,7 +281,7 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 	/* Sort the held queue, in its order. */
 	for (size_t n = origin->queued; n > 0; n--) {
 		struct job *held = fetch_origin_pop(e, origin);
-		if (job_allowed(e->robots, en, held, why, sizeof(why)))
+		if (job_allowed(en, held, why, sizeof(why)))
 			fetch_origin_push(e, origin, held, false);
 		else
 			refuse(e, held, why);

@@ -17,22 +17,22 @@ bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *lin
                              struct sc_jsonscan *fast, struct sc_input_item *item)
 {
 	json_error_t err;
-	char *why = item->why;
 
 	item->why[0] = '\0';
 	item->line = line;
 	item->bad = false;
 	if (line->too_long) {
-		snprintf(why, sizeof(item->why), "line longer than %zu bytes", sc_lines_max(r));
+		snprintf(item->why, sizeof(item->why), "line longer than %zu bytes",
+		         sc_lines_max(r));
 	} else {
 		if (is_blank(line->text, line->len))
 			return false;
 		item->rec = sc_record_parse(line->text, line->len, fast, &err);
 		if (item->rec)
 			return true;
-		snprintf(why, sizeof(item->why), "%s", err.text);
+		snprintf(item->why, sizeof(item->why), "%s", err.text);
 	}
-	item->rec = sc_record_bad_input(line->number, line->text, line->len, why);
+	item->rec = sc_record_bad_input(line->number, line->text, line->len, item->why);
 	item->bad = true;
 	return true;
 }

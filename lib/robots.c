@@ -4,6 +4,9 @@
  * large file costs memory only while it is read. */
 #include "robots.h"
 
+#include <ctype.h>
+#include <curl/curl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -517,4 +520,45 @@ const char *const *sc_robots_sitemaps(const struct sc_robots *r, size_t *count)
 size_t sc_robots_rule_count(const struct sc_robots *r)
 {
 	return r->rules.n;
+}
+
+/* ------------------------------------------------------------------ */
+/* URLs                                                                */
+/* ------------------------------------------------------------------ */
+
+int sc_robots_split_url(const char *url, char **origin, char **path_and_query)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL;
+	int rc = -1;
+
+	*origin = *path_and_query = NULL;
+	if (!u)
+		sc_die(1, "out of memory");
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    (strcasecmp(scheme, "http") == 0 || strcasecmp(scheme, "https") == 0) &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
+		if (curl_url_get(u, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
+			query = NULL;
+		size_t n = strlen(scheme) + strlen(host) + strlen(port) + 5;
+		*origin = sc_malloc(n);
+		snprintf(*origin, n, "%s://%s:%s", scheme, host, port);
+		for (char *c = *origin; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+		const char *p = *path ? path : "/";
+		n = strlen(p) + (query ? strlen(query) + 1 : 0) + 1;
+		*path_and_query = sc_malloc(n);
+		snprintf(*path_and_query, n, "%s%s%s", p, query ? "?" : "", query ? query : "");
+		rc = 0;
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(query);
+	curl_url_cleanup(u);
+	return rc;
 }

@@ -103,6 +103,14 @@ const char *const *sc_robots_sitemaps(const struct sc_robots *r, size_t *count);
 /* The number of rules chosen for the agent (for metrics and tests). */
 size_t sc_robots_rule_count(const struct sc_robots *r);
 
+/* Splits an absolute http or https URL into the origin robots.txt belongs
+ * to, "scheme://host:port" (scheme and host lower-case, the port always
+ * written: the key of the per-origin state and of the cache), and the path
+ * and query to ask sc_robots_allowed about ("/" when the path is empty).
+ * Both malloced.  0, or -1 (not an absolute http/https URL) with both NULL.
+ * The robots.txt URL is then origin + "/robots.txt". */
+int sc_robots_split_url(const char *url, char **origin, char **path_and_query);
+
 /* Normalises a path or pattern's percent-encoding as described above into
  * a malloced string (exposed for tests and the URL canonicaliser). */
 char *sc_robots_normalize(const char *s, size_t len);

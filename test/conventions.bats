@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The command-line conventions the four programs share (sc(7)): --help,
+# The command-line conventions the programs share (sc(7)): --help,
 # --version, usage errors with exit status 2, and a failed write to stdout.
 
 load '/usr/lib/bats/bats-support/load'
@@ -7,7 +7,7 @@ load '/usr/lib/bats/bats-assert/load'
 
 bats_require_minimum_version 1.5.0
 
-PROGRAMS="sc-fetch sc-parse sc-retry sc-sink"
+PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink"
 
 @test "every program is built" {
 	for p in $PROGRAMS; do

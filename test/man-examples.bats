@@ -107,6 +107,13 @@ run_example() {
 	[ -s pages.db ] && [ -s pages.csv ] && [ -s pages.jsonl ] || fail "a sink is missing"
 }
 
+@test "sc-frontier(1) EXAMPLES run as written" {
+	run_examples sc-frontier.1
+	[ -s round-0.jsonl ] && [ -e round-2.jsonl ] || fail "no rounds"
+	[ -z "$(sort round-0.jsonl round-1.jsonl round-2.jsonl | jq -r .url | sort | uniq -d)" ] ||
+		fail "a URL is in two rounds"
+}
+
 @test "sc-record(5) EXAMPLES run as written" {
 	run_examples sc-record.5
 	[ -s out.csv ] || fail "no out.csv"

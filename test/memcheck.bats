@@ -87,3 +87,21 @@ memcheck() {
 	run -0 --separate-stderr memcheck "$SC_BIN/sc-parse" -j 1 --each 'li.c' -f 'link=a::attr(href)' -f 'text=a' <r.jsonl
 	assert_line --index 0 --partial '"link":"http://h/b/x"'
 }
+
+@test "sc-frontier: links, seeds, scopes, the seen set and --commit are clean" {
+	{
+		echo '{"url":"http://www.example.co.uk/a/","links":["b","../c?utm_x=1&id=2","http://shop.example.co.uk/","http://bücher.example/","ftp://x/",1]}'
+		echo '{"url":"http://www.example.co.uk/b","depth":1,"seed":"http://www.example.co.uk/","links":["http://www.example.co.uk/a/%7e%41/./x#f","http://h/ok?q=ツ&x=a b"]}'
+		echo 'not json'
+	} >pages.jsonl
+	run -3 --separate-stderr memcheck "$SC_BIN/sc-frontier" --scope domain --strip-query '^utm_' \
+		--max-per-host 10 --deny 'x$' --seen s.db <pages.jsonl
+	assert_equal "$(wc -l <<<"$output")" 3
+	! grep -q '^==' <<<"$stderr" || fail "valgrind: $(grep '^==' <<<"$stderr" | head -30)"
+	printf '%s\n' 'http://a.example/' '{"url":"http://b.example/"}' >seeds.txt
+	run -0 --separate-stderr memcheck "$SC_BIN/sc-frontier" --seeds --seen s.db --no-commit <seeds.txt
+	assert_equal "$(wc -l <<<"$output")" 2
+	echo "$output" >round.jsonl
+	run -0 --separate-stderr memcheck "$SC_BIN/sc-frontier" --commit --seen s.db <round.jsonl
+	! grep -q '^==' <<<"$stderr" || fail "valgrind: $(grep '^==' <<<"$stderr" | head -30)"
+}

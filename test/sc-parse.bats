@@ -617,7 +617,8 @@ XML
 	write_sitemap >sm.xml
 	gzip -c sm.xml >sm.xml.gz
 	{ rec "$(cat sm.xml)" application/xml; rec64 sm.xml.gz ""; rec '<urlset><url><loc>https://ex.com/cut' ""
-	  head -c 100 sm.xml.gz >cut.gz; rec64 cut.gz ""; } >in.jsonl
+	  head -c 100 sm.xml.gz >cut.gz; rec64 cut.gz ""
+	  rec '<!DOCTYPE urlset [<!ENTITY a "x">]><urlset><url><loc>https://ex.com/&a;</loc></url></urlset>' ""; } >in.jsonl
 	run -0 memcheck sc-parse -j 2 <in.jsonl
-	assert_equal "${#lines[@]}" 4
+	assert_equal "${#lines[@]}" 5
 }

@@ -258,6 +258,10 @@ static json_t *read_locs(const unsigned char *xml, size_t n, const char *url)
 		off += chunk;
 	}
 	xmlParseChunk(ctxt, NULL, 0, 1);
+	/* A doctype's entity declarations make the parser start a document
+	 * of its own to hold them, even with no handler asking for one. */
+	if (ctxt->myDoc)
+		xmlFreeDoc(ctxt->myDoc);
 	xmlFreeParserCtxt(ctxt);
 	xmlFree(l.root_ns);
 	free(l.text.s);

@@ -2,7 +2,7 @@
  * matching random paths against it.
  *
  * Build and run (from the top of the tree; clang from Debian's clang):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib test/fuzz/fuzz-robots.c lib/robots.c lib/util.c -o build/fuzz-robots && build/fuzz-robots -dict=test/fuzz/robots.dict -max_total_time=300 build/fuzz-corpus-robots test/fuzz/seeds-robots
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib test/fuzz/fuzz-robots.c lib/robots.c lib/util.c -lcurl -o build/fuzz-robots && build/fuzz-robots -dict=test/fuzz/robots.dict -max_total_time=300 build/fuzz-corpus-robots test/fuzz/seeds-robots
  * (mkdir -p build/fuzz-corpus-robots first: libFuzzer writes what it finds
  * into the first directory.)
  *

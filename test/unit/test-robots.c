@@ -406,6 +406,34 @@ static void test_outcomes(void)
 	sc_robots_free(r);
 }
 
+static void test_split_url(void)
+{
+	static const struct {
+		const char *url, *origin, *path;
+	} cases[] = {
+		{ "http://Example.COM/a/b?c=d#frag", "http://example.com:80", "/a/b?c=d" },
+		{ "https://example.com", "https://example.com:443", "/" },
+		{ "HTTPS://example.com:8443/x%2Fy?", "https://example.com:8443", "/x%2Fy?" },
+		{ "http://127.0.0.2:8080/robots.txt", "http://127.0.0.2:8080", "/robots.txt" },
+		{ "http://[::1]:81/p", "http://[::1]:81", "/p" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *origin = NULL, *path = NULL;
+		is_int(sc_robots_split_url(cases[i].url, &origin, &path), 0, "split %s",
+		       cases[i].url);
+		is_str(origin, cases[i].origin, "origin of %s", cases[i].url);
+		is_str(path, cases[i].path, "path of %s", cases[i].url);
+		free(origin);
+		free(path);
+	}
+	static const char *const bad[] = { "ftp://example.com/", "/relative", "mailto:a@b", "" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char *origin = (char *)"x", *path = (char *)"x";
+		ok(sc_robots_split_url(bad[i], &origin, &path) == -1 && !origin && !path,
+		   "'%s' refused", bad[i]);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The cache                                                           */
 /* ------------------------------------------------------------------ */
@@ -442,8 +470,11 @@ static void test_cache_expiry(void)
 	struct sc_robots_cache *c = sc_robots_cache_open(path, &err);
 
 	ok(c != NULL, "cache opens (%s)", err ? err : "no error");
-	if (!c)
+	if (!c) {
+		free(err);
+		free(path);
 		return;
+	}
 	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, &err), 0,
 	       "empty cache misses");
 	is_int(sc_robots_cache_put(c, "http://a:80", t0, 200, "User-agent: *\nDisallow: /p\n", 28,
@@ -613,6 +644,7 @@ int main(void)
 	test_sitemaps();
 	test_outcomes();
 	test_deciding_rule();
+	test_split_url();
 	test_cache_expiry();
 	test_cache_two_writers();
 	return tap_done();

@@ -1,0 +1,257 @@
+/* The seen set: every URL a crawl has emitted, as a 128-bit hash of its
+ * canonical form, in SQLite.
+ *
+ * Two databases on one connection.  "main" is the persistent set (the
+ * --seen file, or a private temporary file for a run without one): the
+ * keys in a WITHOUT ROWID table, so a key is stored once, in the B-tree
+ * itself, and the per-host counts.  "run" is always a private temporary
+ * file: the URLs this run has emitted and its per-host counts.  Nothing
+ * is written to "main" until seen_commit(), which the program calls only
+ * once its output is safely written (see main.c and the man page).
+ *
+ * Memory stays flat whatever the size of the set: each database's page
+ * cache is bounded, memory-mapped I/O is off, and temporary storage is a
+ * file.  Both tables are keyed by the hash, and round.c probes and inserts
+ * a batch in key order, so the B-tree pages are visited in order. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontier.h"
+#include "util.h"
+
+/* Page caches, in KiB (negative cache_size is KiB in SQLite). */
+#define MAIN_CACHE_KIB 16384
+#define RUN_CACHE_KIB 8192
+
+/* 'scFR': marks a database as a seen set, so another file is refused. */
+#define APPLICATION_ID 0x73634652
+
+enum stmt {
+	S_HAS_MAIN,
+	S_HAS_RUN,
+	S_ADD,
+	S_HOST_COUNT,
+	S_HOST_ADD,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_HAS_MAIN] = "SELECT 1 FROM main.seen WHERE k = ?1",
+	[S_HAS_RUN] = "SELECT 1 FROM run.seen WHERE k = ?1",
+	[S_ADD] = "INSERT OR IGNORE INTO run.seen(k) VALUES (?1)",
+	[S_HOST_COUNT] = "SELECT coalesce((SELECT n FROM main.hosts WHERE host = ?1), 0)"
+	                 " + coalesce((SELECT n FROM run.hosts WHERE host = ?1), 0)",
+	[S_HOST_ADD] = "INSERT INTO run.hosts(host, n) VALUES (?1, ?2)"
+	               " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n",
+};
+
+struct seen {
+	sqlite3 *db;
+	sqlite3_stmt *stmt[S_COUNT];
+	bool persistent;
+	char msg[512];
+};
+
+static int fail(struct seen *s, const char *what)
+{
+	snprintf(s->msg, sizeof(s->msg), "%s: %s", what, sqlite3_errmsg(s->db));
+	return -1;
+}
+
+const char *seen_error(struct seen *s)
+{
+	return s->msg;
+}
+
+static int exec(struct seen *s, const char *sql)
+{
+	char *e = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &e) != SQLITE_OK) {
+		snprintf(s->msg, sizeof(s->msg), "%s", e ? e : sqlite3_errmsg(s->db));
+		sqlite3_free(e);
+		return -1;
+	}
+	return 0;
+}
+
+static int pragma_int(struct seen *s, const char *sql, long *v)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(s, "reading the seen set");
+	*v = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Creates the tables, or checks that an existing file is a seen set. */
+static int init_main(struct seen *s)
+{
+	long app, tables;
+
+	if (pragma_int(s, "PRAGMA main.application_id", &app) < 0 ||
+	    pragma_int(s, "SELECT count(*) FROM main.sqlite_schema", &tables) < 0)
+		return -1;
+	if (tables > 0 && app != APPLICATION_ID) {
+		snprintf(s->msg, sizeof(s->msg), "not a seen set of sc-frontier");
+		return -1;
+	}
+	if (tables > 0)
+		return 0; /* a seen set already: nothing to write */
+	char sql[512];
+	snprintf(sql, sizeof(sql),
+	         "PRAGMA main.application_id = %d;"
+	         "CREATE TABLE main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
+	         "CREATE TABLE main.hosts("
+	         " host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
+	         APPLICATION_ID);
+	return exec(s, sql);
+}
+
+struct seen *seen_open(const char *path, char *err, size_t errlen)
+{
+	struct seen *s = sc_calloc(1, sizeof(*s));
+	char sql[512];
+
+	s->persistent = path != NULL;
+	/* An empty name is a private temporary database, on disk. */
+	if (sqlite3_open_v2(path ? path : "", &s->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path ? path : "temporary seen set",
+		         s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		seen_close(s);
+		return NULL;
+	}
+	sqlite3_busy_timeout(s->db, 60000);
+	snprintf(sql, sizeof(sql),
+	         "PRAGMA main.cache_size = -%d; PRAGMA mmap_size = 0; PRAGMA temp_store = FILE;"
+	         "PRAGMA main.synchronous = FULL;"
+	         "ATTACH '' AS run; PRAGMA run.cache_size = -%d; PRAGMA run.journal_mode = OFF;"
+	         "CREATE TABLE run.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
+	         "CREATE TABLE run.hosts(host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
+	         MAIN_CACHE_KIB, RUN_CACHE_KIB);
+	if (exec(s, sql) < 0 || init_main(s) < 0)
+		goto fail;
+	for (int i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		                       &s->stmt[i], NULL) != SQLITE_OK) {
+			fail(s, "preparing");
+			goto fail;
+		}
+	return s;
+fail:
+	snprintf(err, errlen, "%s: %s", path ? path : "temporary seen set", s->msg);
+	seen_close(s);
+	return NULL;
+}
+
+void seen_close(struct seen *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(s->stmt[i]);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+int seen_begin(struct seen *s)
+{
+	return exec(s, "BEGIN");
+}
+
+int seen_end(struct seen *s)
+{
+	return exec(s, "COMMIT");
+}
+
+/* Runs a statement that returns at most one row; 1 for a row, 0 for none. */
+static int step_once(struct seen *s, sqlite3_stmt *st, sqlite3_int64 *value)
+{
+	int rc = sqlite3_step(st), row = rc == SQLITE_ROW;
+
+	if (row && value)
+		*value = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail(s, "seen set");
+	return row;
+}
+
+int seen_has(struct seen *s, const uint8_t key[KEY_LEN], bool *found)
+{
+	int rc;
+
+	for (int i = S_HAS_MAIN; i <= S_HAS_RUN; i++) {
+		/* A run without --seen has nothing in main to look at. */
+		if (i == S_HAS_MAIN && !s->persistent)
+			continue;
+		sqlite3_bind_blob(s->stmt[i], 1, key, KEY_LEN, SQLITE_STATIC);
+		if ((rc = step_once(s, s->stmt[i], NULL)) < 0)
+			return -1;
+		if (rc) {
+			*found = true;
+			return 0;
+		}
+	}
+	*found = false;
+	return 0;
+}
+
+int seen_add(struct seen *s, const uint8_t key[KEY_LEN])
+{
+	sqlite3_stmt *st = s->stmt[S_ADD];
+
+	sqlite3_bind_blob(st, 1, key, KEY_LEN, SQLITE_STATIC);
+	return step_once(s, st, NULL) < 0 ? -1 : 0;
+}
+
+int seen_host_count(struct seen *s, const char *host, size_t host_len, long *n)
+{
+	sqlite3_stmt *st = s->stmt[S_HOST_COUNT];
+	sqlite3_int64 v = 0;
+
+	sqlite3_bind_text(st, 1, host, (int)host_len, SQLITE_STATIC);
+	if (step_once(s, st, &v) < 0)
+		return -1;
+	*n = (long)v;
+	return 0;
+}
+
+int seen_host_add(struct seen *s, const char *host, size_t host_len, long n)
+{
+	sqlite3_stmt *st = s->stmt[S_HOST_ADD];
+
+	sqlite3_bind_text(st, 1, host, (int)host_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, n);
+	return step_once(s, st, NULL) < 0 ? -1 : 0;
+}
+
+/* This run's keys were none of them in main when they were looked up, and
+ * its host counts count exactly those keys; so with one writer at a time
+ * the counts stay the number of keys per host.  A second commit of the
+ * same URLs finds every key in main, adds no key and no count. */
+int seen_commit(struct seen *s, uint64_t *added)
+{
+	*added = 0;
+	if (!s->persistent)
+		return 0;
+	if (exec(s, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (exec(s, "INSERT OR IGNORE INTO main.seen(k) SELECT k FROM run.seen ORDER BY k") < 0)
+		goto fail;
+	*added = (uint64_t)sqlite3_changes64(s->db);
+	if (exec(s, "INSERT INTO main.hosts(host, n) SELECT host, n FROM run.hosts WHERE true"
+	            " ON CONFLICT(host) DO UPDATE SET n = n + excluded.n") < 0 ||
+	    exec(s, "COMMIT") < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}

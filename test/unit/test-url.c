@@ -1,0 +1,264 @@
+/* Unit tests for lib/url: every canonicalisation rule, URLs as pasted,
+ * hosts, directories and registrable domains against the PSL. */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "url.h"
+
+/* The canonical form of text, or "ERROR: message"; a static buffer. */
+static const char *canon_base(const char *text, const char *base, const regex_t *strip)
+{
+	static char buf[4096];
+	struct sc_url u;
+	const char *error = NULL;
+
+	if (sc_url_canonical(text, base, strip, &u, &error) != 0) {
+		snprintf(buf, sizeof(buf), "ERROR: %s", error);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "%s", u.url);
+	sc_url_free(&u);
+	return buf;
+}
+
+static const char *canon(const char *text)
+{
+	return canon_base(text, NULL, NULL);
+}
+
+static void test_rfc3986_rules(void)
+{
+	is_str(canon("HTTP://example.com/"), "http://example.com/", "scheme lower-cased");
+	is_str(canon("http://ExAmPle.COM/Path"), "http://example.com/Path",
+	       "host lower-cased, path case kept");
+	is_str(canon("http://example.com:80/"), "http://example.com/", "http default port dropped");
+	is_str(canon("https://example.com:443/"), "https://example.com/",
+	       "https default port dropped");
+	is_str(canon("http://example.com:0080/"), "http://example.com/",
+	       "default port with leading zeros dropped");
+	is_str(canon("https://example.com:80/"), "https://example.com:80/",
+	       "a port that is not the scheme's default is kept");
+	is_str(canon("http://example.com:8080/x"), "http://example.com:8080/x", "other port kept");
+	is_str(canon("http://example.com/a/./b/../c"), "http://example.com/a/c",
+	       "dot segments removed");
+	is_str(canon("http://example.com/a/b/../../../c"), "http://example.com/c",
+	       "dot segments above the root stop at the root");
+	is_str(canon("http://example.com/a/%2E%2E/b"), "http://example.com/b",
+	       "percent-encoded dot segments removed too");
+	is_str(canon("http://example.com/%7euser/%41%62"), "http://example.com/~user/Ab",
+	       "percent-encoded unreserved characters decoded");
+	is_str(canon("http://example.com/a%2fb%3a?x=%c3%a9"),
+	       "http://example.com/a%2Fb%3A?x=%C3%A9",
+	       "other percent-encodings upper-cased, not decoded");
+	is_str(canon("http://example.com/100%"), "http://example.com/100%",
+	       "a stray percent sign is left alone");
+	is_str(canon("http://example.com"), "http://example.com/", "empty path is /");
+	is_str(canon("http://example.com?q=1"), "http://example.com/?q=1",
+	       "empty path before a query is /");
+	is_str(canon("http://example.com/p#section"), "http://example.com/p", "fragment dropped");
+	is_str(canon("http://example.com/p?#x"), "http://example.com/p",
+	       "empty query and fragment dropped");
+	is_str(canon("http://example.com/p?b=2&a=1"), "http://example.com/p?b=2&a=1",
+	       "query order kept (it can mean something)");
+	is_str(canon("http://user:pw@Example.com/"), "http://user:pw@example.com/",
+	       "userinfo kept");
+	is_str(canon("http://[::1]:8080/x"), "http://[::1]:8080/x", "IPv6 host");
+	is_str(canon("http://127.0.0.1:80/x"), "http://127.0.0.1/x", "IPv4 host");
+}
+
+static void test_idn_and_pasted_input(void)
+{
+	is_str(canon("http://bücher.example/"), "http://xn--bcher-kva.example/",
+	       "IDN host in punycode");
+	is_str(canon("http://BÜCHER.Example/"), "http://xn--bcher-kva.example/",
+	       "upper-case IDN host mapped, then punycode");
+	is_str(canon("http://XN--BCHER-KVA.example/"), "http://xn--bcher-kva.example/",
+	       "punycode host lower-cased");
+	is_str(canon("http://h/ok?q=ツ&x=a b"), "http://h/ok?q=%E3%83%84&x=a%20b",
+	       "pasted URL: UTF-8 and spaces encoded");
+	is_str(canon("  http://h/x  "), "http://h/x", "surrounding spaces trimmed");
+}
+
+/* URLs that are canonical already take a fast path that does not call
+ * curl; an upper-case scheme sends the same URL through curl, and both
+ * must agree. */
+static void test_fast_path_agrees_with_curl(void)
+{
+	static const char *urls[] = {
+		"http://example.com/",
+		"https://docs.python.org/3/library/asyncio-task.html",
+		"http://h/a//b",
+		"http://h/a/.b/..c/...",
+		"http://h/:@!$&'()*+,;=-._~",
+		"http://h/p?a=b?c/d&e=:@",
+		"http://h/p?x#frag",
+		"http://h/p#",
+		"http://h/p/.",
+		"http://h/p/..",
+		"http://h/./p",
+		"http://h/p?",
+		"http://h/p?#f",
+		"http://1.2.3/",
+		"http://0x7f.1/",
+		"http://h.example./x",
+		"http://a-b.example/~x_y.z",
+		"http://xn--bcher-kva.example/x",
+		"http://h/%41",
+		"http://h/p?q=%7e",
+		"http://h/a\\b",
+		"http://h/a{b}",
+		"http://h/a|b",
+	};
+	char fast[4096];
+
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		snprintf(fast, sizeof(fast), "%s", canon(urls[i]));
+		char upper[4096];
+		snprintf(upper, sizeof(upper), "HTTP%s", urls[i] + 4);
+		is_str(canon(upper), fast, "fast path and curl agree on %s", urls[i]);
+	}
+}
+
+static void test_refusals(void)
+{
+	is_str(canon("ftp://example.com/"), "ERROR: not http or https", "ftp refused");
+	ok(strncmp(canon("mailto:a@example.com"), "ERROR: not a URL", 16) == 0, "mailto refused");
+	ok(strncmp(canon("not a url"), "ERROR: not a URL", 16) == 0, "text refused");
+	ok(strncmp(canon("/relative"), "ERROR: not a URL", 16) == 0,
+	   "relative without base refused");
+	ok(strncmp(canon("http://h/a\tb"), "ERROR: not a URL", 16) == 0,
+	   "control character refused");
+	ok(strncmp(canon("http://h:99999/"), "ERROR: not a URL", 16) == 0, "bad port refused");
+	ok(strncmp(canon(""), "ERROR:", 6) == 0, "empty string refused");
+}
+
+static void test_relative(void)
+{
+	is_str(canon_base("../c?x#f", "http://Example.com/a/b/page", NULL),
+	       "http://example.com/a/c?x", "relative resolved against the base");
+	is_str(canon_base("//other.example/x", "https://example.com/", NULL),
+	       "https://other.example/x", "scheme-relative resolved");
+	is_str(canon_base("http://abs.example/", "https://example.com/", NULL),
+	       "http://abs.example/", "absolute ignores the base");
+}
+
+static void test_strip_query(void)
+{
+	regex_t re;
+
+	if (regcomp(&re, "^utm_", REG_EXTENDED | REG_NOSUB) != 0) {
+		ok(0, "regcomp");
+		return;
+	}
+	is_str(canon_base("http://h/p?utm_source=x&id=3&utm_medium=y", NULL, &re),
+	       "http://h/p?id=3", "matching parameters removed, others kept in order");
+	is_str(canon_base("http://h/p?utm_source=x&utm_medium=y", NULL, &re), "http://h/p",
+	       "a query left empty is dropped with its ?");
+	is_str(canon_base("http://h/p?id=3", NULL, &re), "http://h/p?id=3",
+	       "nothing to strip: unchanged");
+	is_str(canon_base("http://h/p?%75tm_x=1&a", NULL, &re), "http://h/p?a",
+	       "names matched after percent-encoding normalisation");
+	regfree(&re);
+}
+
+static void test_from_pasted(void)
+{
+	const char *valid = "http://example.com/a?b=c%20d";
+	char *s;
+
+	ok(sc_url_from_pasted(valid, strlen(valid)) == NULL,
+	   "an ASCII URL without spaces needs no change");
+	s = sc_url_from_pasted("http://h/ok?q=ツ&x=a b", strlen("http://h/ok?q=ツ&x=a b"));
+	is_str(s, "http://h/ok?q=%E3%83%84&x=a%20b", "non-ASCII as UTF-8 and spaces as %%20");
+	free(s);
+	s = sc_url_from_pasted("http://bücher.example/", strlen("http://bücher.example/"));
+	is_str(s, "http://xn--bcher-kva.example/", "IDN host in punycode");
+	free(s);
+	s = sc_url_from_pasted("https://u:p@bücher.example:8443/ü?ü#ü",
+	                       strlen("https://u:p@bücher.example:8443/ü?ü#ü"));
+	is_str(s, "https://u:p@xn--bcher-kva.example:8443/%C3%BC?%C3%BC#%C3%BC",
+	       "userinfo and port kept, every other component encoded");
+	free(s);
+	s = sc_url_from_pasted("/wiki/Straße", strlen("/wiki/Straße"));
+	is_str(s, "/wiki/Stra%C3%9Fe", "a relative reference is encoded too");
+	free(s);
+	s = sc_url_from_pasted(" http://h/ ", 11);
+	is_str(s, "http://h/", "surrounding spaces removed");
+	free(s);
+	s = sc_url_from_pasted("http://bad\xff.example/", strlen("http://bad\xff.example/"));
+	is_str(s, "http://bad\xff.example/",
+	       "an invalid IDN host is left for the parser to refuse");
+	free(s);
+}
+
+static void test_host_and_directory(void)
+{
+	struct sc_url u;
+	const char *error;
+	char *s;
+
+	if (sc_url_canonical("http://User@WWW.Example.com:8080/a/b/c.html?x=/y", NULL, NULL, &u,
+	                     &error) != 0) {
+		ok(0, "parse: %s", error);
+		return;
+	}
+	s = sc_url_host(&u);
+	is_str(s, "www.example.com", "host: lower-case, no port, no userinfo");
+	free(s);
+	s = sc_url_directory(&u);
+	is_str(s, "http://User@www.example.com:8080/a/b/", "directory ends at the last /");
+	free(s);
+	ok(!u.https, "http is not https");
+	sc_url_free(&u);
+	if (sc_url_canonical("https://h", NULL, NULL, &u, &error) == 0) {
+		s = sc_url_directory(&u);
+		is_str(s, "https://h/", "the root's directory is itself");
+		free(s);
+		ok(u.https, "https");
+		sc_url_free(&u);
+	}
+}
+
+static void test_registrable_domain(void)
+{
+	static const char *cases[][2] = {
+		{ "www.example.co.uk", "example.co.uk" },
+		{ "example.co.uk", "example.co.uk" },
+		{ "co.uk", "co.uk" },
+		{ "foo.github.io", "foo.github.io" },
+		{ "a.b.foo.github.io", "foo.github.io" },
+		{ "github.io", "github.io" },
+		{ "www.example.com", "example.com" },
+		{ "a.b.c.example.com", "example.com" },
+		{ "example.com", "example.com" },
+		{ "127.0.0.1", "127.0.0.1" },
+		{ "[::1]", "[::1]" },
+		{ "localhost", "localhost" },
+		{ "a.example.xn--p1ai", "example.xn--p1ai" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = sc_url_registrable_domain(cases[i][0]);
+		is_str(d, cases[i][1], "registrable domain of %s", cases[i][0]);
+		free(d);
+	}
+	ok(sc_url_host_is_ip("10.1.2.3"), "IPv4 is an IP");
+	ok(sc_url_host_is_ip("[fe80::1]"), "IPv6 is an IP");
+	ok(!sc_url_host_is_ip("1.example"), "a name is not an IP");
+}
+
+int main(void)
+{
+	test_rfc3986_rules();
+	test_idn_and_pasted_input();
+	test_fast_path_agrees_with_curl();
+	test_refusals();
+	test_relative();
+	test_strip_query();
+	test_from_pasted();
+	test_host_and_directory();
+	test_registrable_domain();
+	return tap_done();
+}
