@@ -24,7 +24,9 @@ static const char usage[] =
         "                [--max-bytes N] [--keep-order] [--retries N] [--retry-base MS]\n"
         "                [--retry-max MS] [--retry-max-wait SECS] [--retry-budget PCT]\n"
         "                [--seed N] [--metrics FILE] [--stats-every SECS] [--progress]\n"
-        "                [--grace SECS] < urls\n"
+        "                [--grace SECS] [--robots] [--robots-agent TOKEN]\n"
+        "                [--max-crawl-delay SECS] [--robots-cache FILE] [--headers]\n"
+        "                < urls\n"
         "       sc-fetch -h | --help | -V | --version\n";
 
 /* Warns about input line `line` of in ("sc-fetch: <stdin>:LINE: why"). */

@@ -37,7 +37,9 @@ static const char usage_text[] =
         "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
         "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
         "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
-        "                [--stats-every secs] < records\n";
+        "                [--stats-every secs] [--robots] [--robots-agent token]\n"
+        "                [--max-crawl-delay secs] [--robots-cache file] [--headers]\n"
+        "                < records\n";
 
 /* What is done with one input record. */
 enum disposition {

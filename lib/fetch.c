@@ -50,6 +50,8 @@ void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tran
 	if (oc->kind != SC_ERR_CANCELLED && !e->stopping)
 		d = sc_retry_decide(e->retry, job->attempts, job->max_attempts, oc->status,
 		                    oc->kind, xfer ? xfer->retry_after : NULL, now, sc_wall_ms());
+	if (job->robots_for && d.verdict != SC_RETRY_AGAIN)
+		fetch_robots_learn(e, job, xfer, oc);
 	fetch_request_metrics(e, job, xfer, oc, sc_retry_verdict_name(d.verdict));
 	if (d.verdict == SC_RETRY_AGAIN) {
 		job->wait_ms = d.delay_ms;
@@ -57,6 +59,10 @@ void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tran
 		if (d.pause_origin && job->ready_at > job->origin->paused_until)
 			job->origin->paused_until = job->ready_at;
 		fetch_heap_push(e, job);
+		return;
+	}
+	if (job->robots_for) {
+		fetch_robots_job_end(e, job);
 		return;
 	}
 	fetch_job_complete(e, job, xfer, oc, now);
@@ -77,6 +83,10 @@ static void cancel_waiting(struct sc_fetch_engine *e, struct job *job)
 {
 	double now = sc_now_ms();
 
+	if (job->robots_for) {
+		fetch_robots_job_end(e, job);
+		return;
+	}
 	if (job->attempts == 0)
 		job->first_start = now;
 	fetch_job_complete(e, job, NULL, &(struct outcome){ .kind = SC_ERR_CANCELLED }, now);
@@ -212,6 +222,8 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	}
 	e->tokens = 1;
 	e->total_lines = -1;
+	if (!fetch_robots_init(e, err))
+		goto fail;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
 		snprintf(err, 256, "pipe: %s", strerror(errno));
 		goto fail;
@@ -234,6 +246,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	fetch_xfers_free(e);
 	fetch_origins_free(e);
 	fetch_hoststats_free(e);
+	fetch_robots_free(e);
 	free(e->heap);
 	free(e->line.p);
 	free(e->mline.p);

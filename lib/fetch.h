@@ -18,6 +18,8 @@
  *	fetch_escape.c    the JSON string escaper of bodies and metrics
  *	fetch_metrics.c   request lines, summary, progress
  *	fetch_opts.c      the shared command line
+ *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
+ *	fetch_headers.c   --headers, http_version, 304 not_modified
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.
@@ -78,6 +80,11 @@ struct sc_fetch_options {
 	                              pass through what the stage before it drains);
 	                              lines submitted then start no fetch
 	                              (sc_fetch_submit makes them cancelled records) */
+	bool robots;                  /* --robots: obey each origin's robots.txt */
+	char *robots_agent;           /* --robots-agent TOKEN (owned); NULL: -A's product token */
+	long max_crawl_delay_ms;      /* --max-crawl-delay SECS (30 s): Crawl-delay's cap */
+	char *robots_cache_path;      /* --robots-cache FILE (owned), or NULL */
+	bool response_headers;        /* --headers: the final response's header fields */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
 	                                 --retry-max-wait, --retry-budget, --seed */
 };

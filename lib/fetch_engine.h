@@ -17,6 +17,10 @@
  *	fetch_escape.c    the JSON string escaper of bodies and metrics
  *	fetch_metrics.c   request lines, the summary, --progress
  *	fetch_opts.c      the shared command line
+ *	fetch_robots.c    --robots: each origin's robots.txt, fetched through
+ *	                  the engine before its first request, its gate on
+ *	                  the origin's queue, Crawl-delay, the cache, sitemaps
+ *	fetch_headers.c   --headers, http_version, a conditional request's 304
  */
 #ifndef SC_FETCH_ENGINE_H
 #define SC_FETCH_ENGINE_H
@@ -93,16 +97,18 @@ struct origin {
 	size_t queued;
 	long inflight;
 	size_t refs; /* queued + in flight + waiting to retry */
-	/* Admission gates: each says "not before" for the whole queue.  A
-	 * robots.txt gate goes here too (a state: unknown, being fetched,
-	 * known; "not admissible until known"), checked first in
-	 * origin_admissible(), which holds the queue while it is not known
-	 * and wakes the loop when it is; jobs it refuses are finished from
-	 * the queue's head the way start_stopping() finishes them. */
-	double tokens, tokens_at; /* --host-rate bucket */
-	double next_start;        /* --delay: no start before this (ms) */
-	double paused_until;      /* a 429's Retry-After (ms) */
-	struct hoststat *hs;      /* its latency statistics, if kept */
+	/* Admission gates: each says "not before" for the whole queue.  The
+	 * robots.txt gate (robots, below; fetch_robots.c) is checked last in
+	 * origin_admissible(): it holds the queue but for the robots.txt
+	 * request while the answer is not known, then spaces starts by
+	 * Crawl-delay.  Jobs it refuses never enter the queue (or are taken
+	 * out of it when the answer comes), so the ring is never changed
+	 * while fetch_admit walks it. */
+	double tokens, tokens_at;    /* --host-rate bucket */
+	double next_start;           /* --delay: no start before this (ms) */
+	double paused_until;         /* a 429's Retry-After (ms) */
+	struct hoststat *hs;         /* its latency statistics, if kept */
+	struct robots_entry *robots; /* --robots: its robots.txt state (fetch_robots.c) */
 };
 
 struct hoststat {
@@ -155,7 +161,9 @@ struct job {
 	bool has_body;
 	const char *body; /* a body still in its transfer's buffer */
 	size_t body_len;
-	bool in_scratch; /* its output line is in e->line (job_encode) */
+	bool in_scratch;                 /* its output line is in e->line (job_encode) */
+	struct robots_entry *robots_for; /* the robots.txt request of that origin:
+	                                    no record, never counted as one */
 };
 
 /* How one attempt ended. */
@@ -224,6 +232,9 @@ struct sc_fetch_engine {
 	bool progress, progress_shown; /* --progress, on a terminal */
 	double last_progress;
 	long long total_lines; /* -1: unknown */
+
+	/* --robots (fetch_robots.c), or NULL */
+	struct fetch_robots *robots;
 };
 
 /* fetch.c */
@@ -273,5 +284,38 @@ void fetch_summary(struct sc_fetch_engine *e, bool final);
 void fetch_progress_draw(struct sc_fetch_engine *e, double now);
 void fetch_progress_clear(struct sc_fetch_engine *e);
 void fetch_hoststats_free(struct sc_fetch_engine *e);
+
+/* fetch_robots.c (every entry a no-op without --robots) */
+bool fetch_robots_init(struct sc_fetch_engine *e, char err[256]);
+void fetch_robots_free(struct sc_fetch_engine *e);
+/* A job about to be queued on its origin: true when robots.txt refused it
+ * (it is finished); else the origin's robots.txt request is queued first
+ * if its answer is not known yet. */
+bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job);
+/* The gate of origin_admissible: the queue is held while the answer is
+ * not known (but for the robots.txt request itself), and Crawl-delay. */
+bool fetch_robots_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
+                             double *wake);
+/* The robots.txt request's last attempt ended: the answer is known, the
+ * held queue is sorted (refused jobs finished).  Before its metrics line. */
+void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                        const struct outcome *oc);
+/* Frees the robots.txt request's job (after its metrics line). */
+void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job);
+/* The robots members of a request metrics line; the summary's "robots". */
+void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct fetch_buf *b);
+void fetch_robots_summary(struct sc_fetch_engine *e, json_t *summary);
+/* The body limit of a transfer: SC_ROBOTS_MAX_BYTES for robots.txt,
+ * whose rest is cut, not an error. */
+bool fetch_robots_body(struct transfer *xfer, const char *data, size_t n);
+
+/* fetch_headers.c */
+/* A 304 answering a conditional request (If-None-Match,
+ * If-Modified-Since) is a success. */
+bool fetch_not_modified(const struct sc_fetch_engine *e, const struct job *job, long status);
+/* On a completed record: not_modified (a 304 that is ok, no body), and
+ * with --headers, headers and http_version of the last response. */
+void fetch_headers_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                            const struct outcome *oc);
 
 #endif

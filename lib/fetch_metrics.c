@@ -119,6 +119,7 @@ void fetch_summary(struct sc_fetch_engine *e, bool final)
 	        elapsed > 0 ? round1((double)e->requests / elapsed) : 0.0, "latency_ms",
 	        latency_json(&e->lat), "hosts", hosts, "inflight", (json_int_t)e->inflight);
 	json_object_set_new(obj, "seed", json_integer((json_int_t)sc_retry_state_seed(e->retry)));
+	fetch_robots_summary(e, obj);
 	if (!final)
 		json_object_set_new(obj, "queued",
 		                    json_integer((json_int_t)(e->queued + e->nheap)));
@@ -244,6 +245,7 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 		}
 		fetch_buf_add(b, "}", 1);
 	}
+	fetch_robots_metrics(e, job, b);
 	fetch_buf_add(b, "}", 1);
 	if (e->metrics == stderr)
 		fetch_progress_clear(e);

@@ -35,6 +35,11 @@ enum {
 	OPT_RETRY_MAX_WAIT,
 	OPT_RETRY_BUDGET,
 	OPT_SEED,
+	OPT_ROBOTS,
+	OPT_ROBOTS_AGENT,
+	OPT_MAX_CRAWL_DELAY,
+	OPT_ROBOTS_CACHE,
+	OPT_HEADERS,
 };
 
 const struct option sc_fetch_long_options[] = {
@@ -64,6 +69,11 @@ const struct option sc_fetch_long_options[] = {
 	{ "retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT },
 	{ "retry-budget", required_argument, NULL, OPT_RETRY_BUDGET },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "robots", no_argument, NULL, OPT_ROBOTS },
+	{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
+	{ "max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY },
+	{ "robots-cache", required_argument, NULL, OPT_ROBOTS_CACHE },
+	{ "headers", no_argument, NULL, OPT_HEADERS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -78,6 +88,7 @@ void sc_fetch_options_init(struct sc_fetch_options *opts)
 	opts->low_speed_time = 30;
 	opts->max_bytes = 10LL << 20;
 	opts->grace_s = 10;
+	opts->max_crawl_delay_ms = 30000;
 	sc_retry_policy_defaults(&opts->retry);
 }
 
@@ -85,8 +96,11 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 {
 	free(opts->user_agent);
 	free(opts->metrics_path);
+	free(opts->robots_agent);
+	free(opts->robots_cache_path);
 	curl_slist_free_all(opts->headers);
 	opts->user_agent = opts->metrics_path = NULL;
+	opts->robots_agent = opts->robots_cache_path = NULL;
 	opts->headers = NULL;
 }
 
@@ -282,6 +296,33 @@ int sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg, cha
 		if (rc == 0)
 			opts->retry.seed = (uint64_t)l;
 		break;
+	case OPT_ROBOTS:
+		opts->robots = true;
+		break;
+	case OPT_ROBOTS_AGENT:
+		/* A product token: RFC 9309 section 2.2.1. */
+		if (!*arg ||
+		    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-") !=
+		            strlen(arg))
+			return snprintf(err, 256,
+			                "--robots-agent: '%.100s' is not a product token "
+			                "([A-Za-z_-]+)",
+			                arg),
+			       -1;
+		opts->robots_agent = replace(opts->robots_agent, arg);
+		break;
+	case OPT_MAX_CRAWL_DELAY:
+		rc = parse_secs_ms("--max-crawl-delay", arg, 0, 86400, &opts->max_crawl_delay_ms,
+		                   err);
+		break;
+	case OPT_ROBOTS_CACHE:
+		if (!*arg)
+			return snprintf(err, 256, "--robots-cache: the file name is empty"), -1;
+		opts->robots_cache_path = replace(opts->robots_cache_path, arg);
+		break;
+	case OPT_HEADERS:
+		opts->response_headers = true;
+		break;
 	default:
 		return 0;
 	}
@@ -293,6 +334,10 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 	if (opts->retry.max_ms < opts->retry.base_ms)
 		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",
 		                opts->retry.max_ms, opts->retry.base_ms),
+		       -1;
+	if (!opts->robots && (opts->robots_agent || opts->robots_cache_path))
+		return snprintf(err, 256, "--%s needs --robots",
+		                opts->robots_agent ? "robots-agent" : "robots-cache"),
 		       -1;
 	return 0;
 }

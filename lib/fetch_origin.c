@@ -228,9 +228,11 @@ struct job *fetch_heap_pop(struct sc_fetch_engine *e)
 
 /* Whether the head of origin's queue may start now; if not, *wake is
  * lowered to when it may.  Every gate that holds an origin's whole queue
- * is checked here, and only here: a robots.txt gate ("not admissible until
- * its robots.txt is known", struct origin) goes first, returning false
- * without a time, and the loop is woken when the file arrives. */
+ * is checked here, and only here.  The robots.txt gate
+ * (fetch_robots_admissible) comes last: the robots.txt request itself obeys
+ * the time gates before it; until the answer is known only that request
+ * may start (false without a time: the loop goes round again when the
+ * answer arrives); then Crawl-delay.  True means the head starts now. */
 static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
                               double *wake)
 {
@@ -256,7 +258,7 @@ static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, 
 			*wake = at;
 		return false;
 	}
-	return true;
+	return fetch_robots_admissible(e, origin, now, wake);
 }
 
 /* Starts what may start now.  Returns the time of the next possible start

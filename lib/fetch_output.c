@@ -214,6 +214,7 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 		json_object_del(r, "error");
 		job->failed = false;
 	}
+	fetch_headers_complete(e, job, xfer, oc);
 	/* The history goes last, after the fetch members. */
 	json_t *h = json_object_get(r, "history");
 	if (h) {

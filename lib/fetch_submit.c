@@ -257,6 +257,8 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	job->origin = fetch_origin_get(e, key, now);
 	job->origin->refs++;
 	job->queued_at = now;
+	if (fetch_robots_refuse(e, job))
+		return true;
 	fetch_origin_push(e, job->origin, job, false);
 	return true;
 }

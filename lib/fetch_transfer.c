@@ -21,6 +21,8 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	 * one over, it neither counts toward --max-bytes nor is kept. */
 	if (xfer->redirecting)
 		return n;
+	if (xfer->job->robots_for)
+		return fetch_robots_body(xfer, data, n) ? n : 0;
 	if ((long long)(xfer->body.len + n) > max) {
 		xfer->too_large = true;
 		return 0; /* aborts with CURLE_WRITE_ERROR */
@@ -54,7 +56,7 @@ static size_t headers_end(struct transfer *xfer, size_t n)
 		return n;
 	}
 	curl_easy_getinfo(xfer->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
-	if (cl > opts->max_bytes && !xfer->encoded) {
+	if (cl > opts->max_bytes && !xfer->encoded && !xfer->job->robots_for) {
 		xfer->too_large = true;
 		return 0; /* aborts with CURLE_WRITE_ERROR */
 	}
@@ -187,6 +189,11 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct 
 	if (job->has_body || (job->req_method && strcmp(job->req_method, "POST") == 0)) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)job->req_body_len);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, job->req_body ? job->req_body : "");
+	}
+	if (job->robots_for) {
+		/* RFC 9309 2.3.1.2: at least five redirects, also to other hosts. */
+		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
 	}
 }
 
@@ -340,7 +347,8 @@ static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcod
 		         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
 		if (oc->kind == SC_ERR_TOO_LARGE)
 			oc->bytes = 0;
-	} else if (oc->status < 200 || oc->status > 299) {
+	} else if ((oc->status < 200 || oc->status > 299) &&
+	           !fetch_not_modified(e, xfer->job, oc->status)) {
 		oc->kind = SC_ERR_HTTP;
 		snprintf(oc->message, sizeof(oc->message), "HTTP %ld", oc->status);
 	}

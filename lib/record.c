@@ -20,6 +20,7 @@ static const char *const kind_names[SC_ERR_KIND_COUNT] = {
 	[SC_ERR_RATE_LIMITED] = "rate_limited",
 	[SC_ERR_CANCELLED] = "cancelled",
 	[SC_ERR_VALIDATION] = "validation",
+	[SC_ERR_ROBOTS] = "robots",
 	[SC_ERR_INTERNAL] = "internal",
 };
 

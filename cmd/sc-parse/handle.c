@@ -147,12 +147,13 @@ static bool is_empty(const json_t *v)
 
 /* --require: a record not failed (ok true, or no ok member) missing a
  * required field becomes not ok.
- * Records that were not ok already are data, and keep their error. */
+ * Records that were not ok already are data, and keep their error; a 304
+ * (not_modified) has no page to parse, so nothing of it is required. */
 static void validate(const struct config *cfg, json_t *rec, struct output *out)
 {
 	char why[256];
 
-	if (sc_record_failed(rec))
+	if (sc_record_failed(rec) || json_is_true(json_object_get(rec, "not_modified")))
 		return;
 	for (size_t i = 0; i < cfg->nrequire; i++) {
 		const json_t *v = json_object_get(rec, cfg->require[i]);

@@ -2273,6 +2273,52 @@ static bool serve_root_file(conn_t *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Conditional requests and repeated header fields                     */
+/* ------------------------------------------------------------------ */
+
+/* The Last-Modified of every /conditional/ID: 2026-11-01 00:00:00 UTC. */
+#define CONDITIONAL_MTIME ((time_t)1793491200)
+
+/* /conditional/ID: a page with ETag "ID-v1" and a fixed Last-Modified; 304
+ * when If-None-Match names that tag (or is "*"), else when
+ * If-Modified-Since is not before Last-Modified (RFC 9110 13.1.1, 13.1.3:
+ * If-Modified-Since is ignored when If-None-Match is sent). */
+static void handle_conditional(conn_t *c, const char *id)
+{
+	char date[40], etag[160], extra[320];
+	format_http_date(CONDITIONAL_MTIME, date);
+	snprintf(etag, sizeof etag, "\"%.128s-v1\"", id);
+	snprintf(extra, sizeof extra, "ETag: %s\r\nLast-Modified: %s\r\n", etag, date);
+	const char *inm = request_header(&c->req, "If-None-Match");
+	const char *ims = request_header(&c->req, "If-Modified-Since");
+	bool fresh = false;
+	if (inm) {
+		fresh = strcmp(inm, "*") == 0 || strstr(inm, etag) != NULL;
+	} else if (ims) {
+		struct tm tm = { 0 };
+		const char *end = strptime(ims, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		fresh = end && *end == '\0' && timegm(&tm) >= CONDITIONAL_MTIME;
+	}
+	if (fresh) {
+		respond(c, 304, NULL, "", 0, extra);
+		return;
+	}
+	char body[256];
+	int n = snprintf(body, sizeof body,
+	                 "<!doctype html><title>conditional %.128s</title><p>version 1</p>\n", id);
+	respond(c, 200, "text/html; charset=utf-8", body, (size_t)n, extra);
+}
+
+/* /repeat-headers: a field sent twice and two Set-Cookie fields. */
+static void handle_repeat_headers(conn_t *c)
+{
+	static const char text[] = "repeated header fields\n";
+	respond(c, 200, "text/plain; charset=utf-8", text, sizeof text - 1,
+	        "X-Multi: a\r\nSet-Cookie: a=1; Path=/\r\nX-Multi: b\r\n"
+	        "Set-Cookie: b=2\r\n");
+}
+
+/* ------------------------------------------------------------------ */
 /* Per-host robots.txt (--robots-dir)                                  */
 /* ------------------------------------------------------------------ */
 
@@ -2398,6 +2444,10 @@ static void route_request(conn_t *c)
 		handle_robots(c);
 	else if ((arg = path_arg(path, "/page/")))
 		handle_page(c, arg);
+	else if ((arg = path_arg(path, "/conditional/")))
+		handle_conditional(c, arg);
+	else if (strcmp(path, "/repeat-headers") == 0)
+		handle_repeat_headers(c);
 	else if ((arg = path_arg(path, "/status/")))
 		handle_status(c, arg);
 	else if ((arg = path_arg(path, "/delay/")))
@@ -2704,6 +2754,9 @@ static void usage(FILE *out)
 	      "  /hang                     never answers\n"
 	      "  /echo                     the request as JSON\n"
 	      "  /latin1                   ISO-8859-1 HTML page\n"
+	      "  /conditional/ID           ETag \"ID-v1\" and a fixed Last-Modified; 304\n"
+	      "                            to If-None-Match / If-Modified-Since\n"
+	      "  /repeat-headers           X-Multi twice, Set-Cookie twice\n"
 	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
 	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
 	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
