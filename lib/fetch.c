@@ -248,8 +248,8 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	fetch_hoststats_free(e);
 	fetch_robots_free(e);
 	free(e->heap);
-	free(e->line.p);
-	free(e->mline.p);
+	sc_buf_free(&e->line);
+	sc_buf_free(&e->mline);
 	free(e->window);
 	curl_multi_cleanup(e->multi);
 	if (e->epfd >= 0)
@@ -358,6 +358,8 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 	e->in = in;
 	e->on_line = on_line;
 	e->line_ctx = ctx;
+	sc_buf_init(&e->line, fetch_line_max(e->opts, sc_lines_max(in)));
+	sc_buf_init(&e->mline, fetch_line_max(e->opts, sc_lines_max(in)));
 	e->start_ms = e->last_stats = sc_now_ms();
 	e->tokens_at = e->start_ms;
 	e->progress = e->opts->progress && isatty(STDERR_FILENO);

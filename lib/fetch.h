@@ -15,7 +15,6 @@
  *	fetch_submit.c    items in: url and request checked, made into a job
  *	fetch_transfer.c  the transfer: curl easy set-up, callbacks, error kinds
  *	fetch_output.c    records out: complete, encode, keep-order, write
- *	fetch_escape.c    the JSON string escaper of bodies and metrics
  *	fetch_metrics.c   request lines, summary, progress
  *	fetch_opts.c      the shared command line
  *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache

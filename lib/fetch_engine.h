@@ -14,7 +14,6 @@
  *	fetch_transfer.c  the transfer: curl easy set-up and callbacks, how an
  *	                  attempt ended (error kinds)
  *	fetch_output.c    records out: complete, encode, keep-order window, write
- *	fetch_escape.c    the JSON string escaper of bodies and metrics
  *	fetch_metrics.c   request lines, the summary, --progress
  *	fetch_opts.c      the shared command line
  *	fetch_robots.c    --robots: each origin's robots.txt, fetched through
@@ -32,6 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "buf.h"
 #include "fetch.h"
 #include "metrics.h"
 #include "record.h"
@@ -43,39 +43,13 @@
  * the next record. */
 #define BODY_KEEP_MAX (256 * 1024)
 
-/* A growable byte buffer (the engine's own until lib/buf replaces it). */
-struct fetch_buf {
-	char *p; /* malloced, or NULL */
-	size_t len, cap;
-};
-
-static inline void fetch_buf_reserve(struct fetch_buf *b, size_t need)
-{
-	if (need <= b->cap && b->p)
-		return;
-	size_t cap = b->cap ? b->cap : 16384;
-	while (cap < need)
-		cap *= 2;
-	b->p = sc_realloc(b->p, cap);
-	b->cap = cap;
-}
-
-static inline void fetch_buf_add(struct fetch_buf *b, const char *s, size_t n)
-{
-	fetch_buf_reserve(b, b->len + n);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-/* Frees a buffer that grew beyond BODY_KEEP_MAX. */
-static inline void fetch_buf_trim(struct fetch_buf *b)
-{
-	if (b->cap > BODY_KEEP_MAX) {
-		free(b->p);
-		b->p = NULL;
-		b->cap = 0;
-	}
-}
+/* The engine's buffers are lib/buf's.  Their maximums are what the
+ * options and the input allow: a body is at most --max-bytes (or a
+ * robots.txt's 500 KiB), and a record line at most its input line, its
+ * fetch members and its body escaped (6 bytes for each byte at worst), so
+ * an append past one is a record larger than any these let through. */
+size_t fetch_body_max(const struct sc_fetch_options *opts);
+size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max);
 
 static inline double round1(double v)
 {
@@ -124,7 +98,7 @@ struct transfer {
 	struct job *job;                /* the job it fetches for, while active */
 	struct transfer *anext, *aprev; /* the engine's active list */
 	struct sc_fetch_engine *engine;
-	struct fetch_buf body;
+	struct sc_buf body;
 	bool too_large;
 	/* Of the response whose headers are arriving: */
 	bool has_location;  /* a Location header */
@@ -212,7 +186,7 @@ struct sc_fetch_engine {
 
 	/* records out (fetch_output.c) */
 	FILE *out;                   /* borrowed */
-	struct fetch_buf line;       /* scratch for encoding a record */
+	struct sc_buf line;          /* scratch for encoding a record */
 	uint64_t next_seq, next_out; /* input positions given and written */
 	struct job **window;         /* --keep-order ring, wsize slots */
 	size_t wsize;
@@ -221,7 +195,7 @@ struct sc_fetch_engine {
 	/* metrics (fetch_metrics.c) */
 	FILE *metrics; /* o->metrics_path (own_metrics) or stderr */
 	bool own_metrics;
-	struct fetch_buf mline; /* scratch for a request metrics line */
+	struct sc_buf mline; /* scratch for a request metrics line */
 	double start_ms, last_stats;
 	uint64_t records, records_failed, requests, bytes;
 	uint64_t status_class[6];
@@ -272,10 +246,6 @@ void fetch_job_done(struct sc_fetch_engine *e, struct job *job);
 void fetch_history_add(struct job *job, const struct outcome *oc);
 int fetch_write_json_line(FILE *out, const json_t *obj);
 
-/* fetch_escape.c: escapes s as the inside of a JSON string onto b; false,
- * with b as it was, if s is not UTF-8 without NUL. */
-bool fetch_json_escape(struct fetch_buf *b, const char *s, size_t n);
-
 /* fetch_metrics.c */
 void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc);
 void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
@@ -303,7 +273,7 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 /* Frees the robots.txt request's job (after its metrics line). */
 void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job);
 /* The robots members of a request metrics line; the summary's "robots". */
-void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct fetch_buf *b);
+void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct sc_buf *b);
 void fetch_robots_summary(struct sc_fetch_engine *e, json_t *summary);
 /* The body limit of a transfer: SC_ROBOTS_MAX_BYTES for robots.txt,
  * whose rest is cut, not an error. */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "fetch_engine.h"
+#include "jsonstr.h"
 
 void fetch_progress_clear(struct sc_fetch_engine *e)
 {
@@ -150,35 +151,25 @@ static double info_ms(CURL *c, CURLINFO what)
 	return round1((double)us / 1000.0);
 }
 
-static void buf_printf(struct fetch_buf *b, const char *fmt, ...)
-{
-	char tmp[64];
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	fetch_buf_add(b, tmp, n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
 /* A real as jansson writes it under JSON_REAL_PRECISION(12). */
-static void buf_real(struct fetch_buf *b, double v)
+static void buf_real(struct sc_buf *b, double v)
 {
 	char tmp[40];
 	int n = snprintf(tmp, sizeof(tmp), "%.12g", v);
 
 	if (!strpbrk(tmp, ".e"))
 		n += snprintf(tmp + n, sizeof(tmp) - (size_t)n, ".0");
-	fetch_buf_add(b, tmp, (size_t)n);
+	sc_buf_add(b, tmp, (size_t)n);
 }
 
-/* "key":"value", the value escaped; false if it is not UTF-8. */
-static bool buf_string_member(struct fetch_buf *b, const char *key, const char *val)
+/* "key":"value", the value escaped; false if it is not UTF-8 (or would
+ * pass the line's maximum). */
+static bool buf_string_member(struct sc_buf *b, const char *key, const char *val)
 {
-	buf_printf(b, ",\"%s\":\"", key);
-	if (!fetch_json_escape(b, val, strlen(val)))
+	sc_buf_printf(b, ",\"%s\":\"", key);
+	if (sc_jsonstr_escape_checked(b, val, strlen(val), SC_JSONSTR_NO_NUL) != SC_JSONSTR_OK)
 		return false;
-	fetch_buf_add(b, "\"", 1);
+	sc_buf_addc(b, '"');
 	return true;
 }
 
@@ -190,18 +181,18 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
                            const struct outcome *oc, const char *next)
 {
 	char ts[SC_RFC3339_LEN];
-	struct fetch_buf *b = &e->mline;
+	struct sc_buf *b = &e->mline;
 
 	if (e->opts->quiet)
 		return;
 	sc_rfc3339(sc_wall_ms(), ts);
-	b->len = 0;
-	buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
+	sc_buf_reset(b);
+	sc_buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
 	if (!buf_string_member(b, "url", job->metrics_url) ||
 	    !buf_string_member(b, "host", job->origin->key)) {
 		/* Not UTF-8 (a host name can be anything): jansson's lossy way. */
-		b->len = 0;
-		buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
+		sc_buf_reset(b);
+		sc_buf_printf(b, "{\"event\":\"request\",\"ts\":\"%s\"", ts);
 		json_t *pair = json_pack(
 		        "{s:o, s:o}", "url",
 		        sc_json_string_lossy(job->metrics_url, strlen(job->metrics_url)), "host",
@@ -210,21 +201,21 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 		json_decref(pair);
 		if (!text)
 			sc_die(SC_EXIT_FAILURE, "out of memory");
-		b->p[b->len++] = ',';
-		fetch_buf_add(b, text + 1, strlen(text) - 2);
+		sc_buf_addc(b, ',');
+		sc_buf_add(b, text + 1, strlen(text) - 2);
 		free(text);
 	}
 	if (oc->status)
-		buf_printf(b, ",\"status\":%ld,\"latency_ms\":", oc->status);
+		sc_buf_printf(b, ",\"status\":%ld,\"latency_ms\":", oc->status);
 	else
-		buf_printf(b, ",\"status\":null,\"latency_ms\":");
+		sc_buf_printf(b, ",\"status\":null,\"latency_ms\":");
 	buf_real(b, round1(oc->latency_ms));
-	buf_printf(b, ",\"bytes\":%zu,\"attempt\":%d,\"error\":", oc->bytes, job->attempts);
+	sc_buf_printf(b, ",\"bytes\":%zu,\"attempt\":%d,\"error\":", oc->bytes, job->attempts);
 	if (oc->kind >= 0)
-		buf_printf(b, "\"%s\"", sc_error_kind_name(oc->kind));
+		sc_buf_printf(b, "\"%s\"", sc_error_kind_name(oc->kind));
 	else
-		fetch_buf_add(b, "null", 4);
-	buf_printf(b, ",\"wait_ms\":%lld,\"next\":\"%s\"", job->wait_ms, next);
+		sc_buf_add(b, "null", 4);
+	sc_buf_printf(b, ",\"wait_ms\":%lld,\"next\":\"%s\"", job->wait_ms, next);
 	if (xfer) {
 		static const struct {
 			const char *name;
@@ -237,25 +228,21 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 			{ "redirect_ms", CURLINFO_REDIRECT_TIME_T },
 			{ "total_ms", CURLINFO_TOTAL_TIME_T },
 		};
-		fetch_buf_add(b, ",\"timing\":{\"queue_ms\":", 22);
+		sc_buf_add(b, ",\"timing\":{\"queue_ms\":", 22);
 		buf_real(b, round1(fmax(0.0, xfer->started - job->queued_at)));
 		for (size_t i = 0; i < sizeof(timings) / sizeof(*timings); i++) {
-			buf_printf(b, ",\"%s\":", timings[i].name);
+			sc_buf_printf(b, ",\"%s\":", timings[i].name);
 			buf_real(b, info_ms(xfer->easy, timings[i].info));
 		}
-		fetch_buf_add(b, "}", 1);
+		sc_buf_add(b, "}", 1);
 	}
 	fetch_robots_metrics(e, job, b);
-	fetch_buf_add(b, "}", 1);
+	sc_buf_add(b, "}", 1);
 	if (e->metrics == stderr)
 		fetch_progress_clear(e);
 	if (sc_record_write_raw(e->metrics, b->p, b->len) != 0)
 		clearerr(e->metrics); /* metrics are best effort; the records are what count */
-	if (b->cap > BODY_KEEP_MAX) {
-		free(b->p);
-		b->p = NULL;
-		b->cap = 0;
-	}
+	sc_buf_shrink(b, BODY_KEEP_MAX);
 }
 
 void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc)

@@ -11,6 +11,8 @@
 
 #include "cli.h"
 #include "fetch_engine.h"
+#include "jsonstr.h"
+#include "robots.h"
 #include "signals.h"
 
 /* Writes obj as one line (whole, flushed; see sc_record_write_raw). */
@@ -266,6 +268,18 @@ static void move_last(json_t *rec, const char *key)
 	}
 }
 
+size_t fetch_body_max(const struct sc_fetch_options *opts)
+{
+	size_t max = opts->max_bytes > 0 ? (size_t)opts->max_bytes : 0;
+
+	return (max > SC_ROBOTS_MAX_BYTES ? max : SC_ROBOTS_MAX_BYTES) + 1;
+}
+
+size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max)
+{
+	return 6 * fetch_body_max(opts) + 2 * input_line_max + ((size_t)1 << 20);
+}
+
 /* The record of a job with a body as its output line in e->line (newline
  * included): the record's members, then the body spliced in last.  A body
  * that is not UTF-8 becomes body_base64 on the record instead (before
@@ -282,22 +296,23 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 	if (!text)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	len = strlen(text);
-	struct fetch_buf *b = &e->line;
-	if (b->cap > BODY_KEEP_MAX && job->body_len + len < BODY_KEEP_MAX / 2) {
-		free(b->p); /* a big body's buffer is not kept for small ones */
-		b->p = NULL;
-		b->cap = 0;
-	}
-	b->len = 0;
-	fetch_buf_reserve(b, len + job->body_len + 16);
-	memcpy(b->p, text, len - 1); /* without its closing brace */
-	b->len = len - 1;
-	free(text);
+	struct sc_buf *b = &e->line;
+	/* A big body's buffer is not kept for small ones. */
+	if (job->body_len + len < BODY_KEEP_MAX / 2)
+		sc_buf_shrink(b, BODY_KEEP_MAX);
+	else
+		sc_buf_reset(b);
 	static const char key[] = ",\"body\":\"";
 	const char *k = len > 2 ? key : key + 1; /* no comma after "{" */
-	memcpy(b->p + b->len, k, strlen(k));
-	b->len += strlen(k);
-	if (!fetch_json_escape(b, job->body, job->body_len)) {
+	int rc = sc_buf_reserve(b, len + job->body_len + 16);
+	if (rc == 0)
+		rc = sc_buf_add(b, text, len - 1); /* without its closing brace */
+	free(text);
+	if (rc == 0)
+		rc = sc_buf_adds(b, k);
+	/* Not UTF-8, or past the line's maximum: base64, through jansson. */
+	if (rc != 0 || sc_jsonstr_escape_checked(b, job->body, job->body_len, SC_JSONSTR_NO_NUL) !=
+	                       SC_JSONSTR_OK) {
 		json_object_set_new(job->rec, "body_base64",
 		                    base64((const unsigned char *)job->body, job->body_len));
 		move_last(job->rec, "error");
@@ -305,10 +320,14 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 		job->body = NULL;
 		return;
 	}
-	fetch_buf_reserve(b, b->len + 3);
-	b->p[b->len++] = '"';
-	b->p[b->len++] = '}';
-	b->p[b->len++] = '\n';
+	if (sc_buf_add(b, "\"}\n", 3) != 0) {
+		/* Past the line's maximum by its last three bytes: written by
+		 * jansson instead, which has no maximum of its own. */
+		json_object_set_new(job->rec, "body",
+		                    json_stringn_nocheck(job->body, job->body_len));
+		job->body = NULL;
+		return;
+	}
 	job->body = NULL;
 	job->in_scratch = true;
 }

@@ -304,15 +304,14 @@ bool fetch_robots_body(struct transfer *xfer, const char *data, size_t n)
 	size_t room = SC_ROBOTS_MAX_BYTES -
 	              (xfer->body.len < SC_ROBOTS_MAX_BYTES ? xfer->body.len : SC_ROBOTS_MAX_BYTES);
 
-	fetch_buf_add(&xfer->body, data, n < room ? n : room);
-	if (n <= room)
+	if (sc_buf_add(&xfer->body, data, n < room ? n : room) == 0 && n <= room)
 		return true;
 	/* The rest is not read: the start is what counts (RFC 9309 2.5). */
 	xfer->too_large = true;
 	return false;
 }
 
-void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct fetch_buf *b)
+void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct sc_buf *b)
 {
 	struct robots_entry *en = job->robots_for;
 	char tmp[64];
@@ -320,12 +319,12 @@ void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct fet
 	(void)e;
 	if (!en)
 		return;
-	fetch_buf_add(b, ",\"robots\":true", 14);
+	sc_buf_add(b, ",\"robots\":true", 14);
 	if (en->state == RB_KNOWN && en->delay_ms > 0) {
 		int k = snprintf(tmp, sizeof(tmp), ",\"crawl_delay\":%.12g", en->delay_ms / 1000.0);
-		fetch_buf_add(b, tmp, (size_t)k);
+		sc_buf_add(b, tmp, (size_t)k);
 		if (!strpbrk(tmp + 15, ".e"))
-			fetch_buf_add(b, ".0", 2);
+			sc_buf_add(b, ".0", 2);
 	}
 }
 

@@ -23,13 +23,10 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 		return n;
 	if (xfer->job->robots_for)
 		return fetch_robots_body(xfer, data, n) ? n : 0;
-	if ((long long)(xfer->body.len + n) > max) {
+	if ((long long)(xfer->body.len + n) > max || sc_buf_add(&xfer->body, data, n) != 0) {
 		xfer->too_large = true;
 		return 0; /* aborts with CURLE_WRITE_ERROR */
 	}
-	fetch_buf_reserve(&xfer->body, xfer->body.len + n);
-	memcpy(xfer->body.p + xfer->body.len, data, n);
-	xfer->body.len += n;
 	return n;
 }
 
@@ -61,7 +58,7 @@ static size_t headers_end(struct transfer *xfer, size_t n)
 		return 0; /* aborts with CURLE_WRITE_ERROR */
 	}
 	if (cl > 0 && cl <= opts->max_bytes && cl <= (8 << 20))
-		fetch_buf_reserve(&xfer->body, (size_t)cl);
+		(void)sc_buf_reserve(&xfer->body, (size_t)cl); /* a hint; on_body checks */
 	return n;
 }
 
@@ -74,7 +71,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		/* A new response (after a redirect or a 100): forget the last. */
 		free(xfer->retry_after);
 		xfer->retry_after = NULL;
-		xfer->body.len = 0;
+		sc_buf_reset(&xfer->body);
 		xfer->has_location = xfer->encoded = xfer->redirecting = false;
 		xfer->in_head = true;
 		xfer->head_complete = false;
@@ -110,11 +107,12 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 	} else {
 		xfer = sc_calloc(1, sizeof(*xfer));
 		xfer->engine = e;
+		sc_buf_init(&xfer->body, fetch_body_max(e->opts));
 		xfer->easy = curl_easy_init();
 		if (!xfer->easy) /* curl_easy_init fails only for want of memory */
 			sc_die(SC_EXIT_FAILURE, "out of memory");
 	}
-	xfer->body.len = 0;
+	sc_buf_reset(&xfer->body);
 	xfer->too_large = xfer->has_location = xfer->encoded = xfer->redirecting = false;
 	xfer->in_head = xfer->head_complete = false;
 	free(xfer->retry_after);
@@ -134,11 +132,7 @@ static void xfer_put(struct sc_fetch_engine *e, struct transfer *xfer)
 		xfer->anext->aprev = xfer->aprev;
 	xfer->anext = xfer->aprev = NULL;
 	xfer->job = NULL;
-	if (xfer->body.cap > BODY_KEEP_MAX) {
-		free(xfer->body.p);
-		xfer->body.p = NULL;
-		xfer->body.cap = 0;
-	}
+	sc_buf_shrink(&xfer->body, BODY_KEEP_MAX);
 	xfer->next_free = e->free_xfers;
 	e->free_xfers = xfer;
 }
@@ -399,7 +393,7 @@ void fetch_xfers_free(struct sc_fetch_engine *e)
 		struct transfer *xfer = e->free_xfers;
 		e->free_xfers = xfer->next_free;
 		curl_easy_cleanup(xfer->easy);
-		free(xfer->body.p);
+		sc_buf_free(&xfer->body);
 		free(xfer->retry_after);
 		free(xfer);
 	}
