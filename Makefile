@@ -15,7 +15,7 @@ PKGS      = libcurl libxml-2.0 jansson sqlite3
 # Debian packages that `make deps` installs; the first column is what dpkg knows.
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
-            mandoc python3 cppcheck clang-tidy clang-format shellcheck
+            mandoc python3 cppcheck clang-tidy clang-format shellcheck clang
 
 ifeq ($(SANITIZE),1)
 OUT       = build/asan
@@ -126,5 +126,7 @@ clean:
 
 # Release discipline: lint, format, format-check, dist, distcheck.
 include mk/release.mk
+# Fuzzing: make fuzz [FUZZ_SECONDS=N].
+include mk/fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d)

@@ -215,6 +215,13 @@ static void parse_escape(struct parser *p, struct strbuf *out)
 	if (digits > 0) {
 		if (is_space(peek(p)))
 			p->pos++;
+		/* CSS Syntax: zero, a surrogate or beyond Unicode is U+FFFD (a
+		 * NUL would end the XPath text early); so is what XML (and so
+		 * XPath) cannot hold: other C0 controls, U+FFFE, U+FFFF. */
+		if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+		    (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xfffe ||
+		    cp == 0xffff)
+			cp = 0xfffd;
 		put_utf8(out, cp);
 		return;
 	}
@@ -573,18 +580,12 @@ static void parse_pseudo_class(struct parser *p, struct strbuf *preds)
 	}
 }
 
-/* Whether name can stand as an XPath name test: a letter, '_' or a non-ASCII
- * byte first, then those, digits, '-' and '.' (libxml2's NCName, in short). */
+/* Whether name can stand as an XPath name test: an NCName as libxml2's
+ * XPath parser reads it (not every non-ASCII character is a name
+ * character: U+00D7, for one, is not). */
 static bool is_xpath_name(const char *name)
 {
-	const unsigned char *s = (const unsigned char *)name;
-
-	if (!(isalpha(*s) || *s == '_' || *s >= 0x80))
-		return false;
-	for (s++; *s; s++)
-		if (!(isalnum(*s) || *s == '_' || *s == '-' || *s == '.' || *s >= 0x80))
-			return false;
-	return true;
+	return xmlValidateNCName((const xmlChar *)name, 0) == 0;
 }
 
 /* Parses a compound selector into its type ("" for any) and predicates.
@@ -757,6 +758,18 @@ int css_compile(const char *selector, struct css_compiled *out, struct css_error
 	if (setjmp(p.fail)) {
 		free_pool(&p);
 		return -1;
+	}
+	/* libxml2 refuses XPath that is not UTF-8 or holds what XML cannot
+	 * (C0 controls but tab, LF, CR; U+FFFE, U+FFFF): say so where. */
+	for (size_t i = 0, n = strlen(selector); i < n;) {
+		const unsigned char *c = (const unsigned char *)selector + i;
+		size_t len = sc_utf8_seq_len(c, n - i);
+		if (len == 0)
+			fail_at(&p, i, "not valid UTF-8");
+		if ((c[0] < 0x20 && c[0] != '\t' && c[0] != '\n' && c[0] != '\r' && c[0] != '\f') ||
+		    (len == 3 && c[0] == 0xef && c[1] == 0xbf && c[2] >= 0xbe))
+			fail_at(&p, i, "a control character");
+		i += len;
 	}
 	xpath = new_buf(&p);
 	parse_group(&p, xpath, &outer_html);
