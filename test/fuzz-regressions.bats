@@ -32,6 +32,9 @@ setup() {
 	assert_output "descendant-or-self::*[@title = 'a�b']"
 	run -0 sc-parse --explain '\D800 x'
 	assert_output "descendant-or-self::*[local-name() = '�x']"
+	# seeds-css/crash-escaped-form-feed: an escaped form feed, too.
+	run -0 sc-parse --explain $'\\\fh'
+	assert_output "descendant-or-self::*[local-name() = '�h']"
 	run -2 --separate-stderr sc-parse --explain $'p\x01'
 	assert_equal "${stderr_lines[0]}" "sc-parse: --explain: invalid selector at column 2: a control character"
 }

@@ -225,7 +225,12 @@ static void parse_escape(struct parser *p, struct strbuf *out)
 		put_utf8(out, cp);
 		return;
 	}
-	strbuf_add(out, &p->src[p->pos], 1);
+	/* An escaped form feed, the one control character the selector may
+	 * hold (as white space), cannot be in XPath either. */
+	if (peek(p) == '\f')
+		put_utf8(out, 0xfffd);
+	else
+		strbuf_add(out, &p->src[p->pos], 1);
 	p->pos++;
 }
 
