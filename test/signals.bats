@@ -27,12 +27,12 @@ setup_file() {
 	: "${SC_SIGNAL_SEED:=$((($(date +%s) ^ $$) % 32768))}"
 	: "${SC_SIGNAL_RUNS:=50}"
 	export SC_SIGNAL_SEED SC_SIGNAL_RUNS
-	# 3000 urls, every fourth one slow (100-300 ms): the run lasts seconds,
-	# the signal comes in its first second, and the drain has slow
+	# 3000 urls, every fourth one slow (50-250 ms): the run lasts seconds,
+	# the signal comes in its first 0.7 s, and the drain has slow
 	# transfers in flight to wait for.
 	awk -v base="$SC_BASE" 'BEGIN {
 		for (i = 1; i <= 3000; i++)
-			if (i % 4 == 0) printf "%s/delay/%d?i=%d\n", base, 100 + i % 3 * 100, i
+			if (i % 4 == 0) printf "%s/delay/%d?i=%d\n", base, 50 + i % 3 * 100, i
 			else printf "%s/page/%d?size=%d\n", base, i, i % 7 * 1000
 	}' >"$BATS_FILE_TMPDIR/urls.txt"
 	# For sc-retry: every third url fails once (503) and then succeeds.
@@ -95,7 +95,7 @@ wait_for() {
 }
 
 # signal_run DIR SIG PIPELINE [SECOND]: starts PIPELINE in DIR, waits for
-# the copy (DIR/copy.jsonl) to have a record, then a random 0-1 s, and
+# the copy (DIR/copy.jsonl) to have a record, then a random 0-0.7 s, and
 # sends SIG to the whole group (and, with SECOND, SIG again 50 ms later).
 # Fails unless every stage's status is 128 + SIG ("0" for tee).
 signal_run() {
@@ -104,7 +104,7 @@ signal_run() {
 	start_pipeline "$dir" "$pipeline"
 	wait_for "$dir/leader.pid" || fail "the pipeline did not start"
 	wait_for "$dir/copy.jsonl" || fail "no record in 30 s"
-	sleep "0.$(printf %03d $((RANDOM % 1000)))"
+	sleep "0.$(printf %03d $((RANDOM % 700)))"
 	[[ -e $dir/status ]] && fail "the pipeline ended before the signal: make it longer"
 	kill "-$sig" -- "-$(cat "$dir/leader.pid")"
 	if [[ -n $second ]]; then
