@@ -99,7 +99,7 @@ wait_for() {
 # sends SIG to the whole group (and, with SECOND, SIG again 50 ms later).
 # Fails unless every stage's status is 128 + SIG ("0" for tee).
 signal_run() {
-	local dir=$1 sig=$2 pipeline=$3 second=${4-} want i st
+	local dir=$1 sig=$2 pipeline=$3 second=${4-} want i st stage statuses stages
 	mkdir -p "$dir"
 	start_pipeline "$dir" "$pipeline"
 	wait_for "$dir/leader.pid" || fail "the pipeline did not start"
@@ -113,15 +113,16 @@ signal_run() {
 	fi
 	wait_for "$dir/status" 600 || fail "the pipeline did not end within 60 s of $sig"
 	want=$((128 + $(kill -l "$sig")))
-	i=0
-	for st in $(cat "$dir/status"); do
-		stage=$(echo "$pipeline" | cut -d'|' -f$((i + 1)) | awk '{print $1}')
+	read -ra statuses <"$dir/status"
+	IFS='|' read -ra stages <<<"$pipeline"
+	for i in "${!statuses[@]}"; do
+		st=${statuses[$i]}
+		read -r stage _ <<<"${stages[$i]}"
 		if [[ $stage == tee ]]; then
 			[[ $st == 0 ]] || fail "$dir: tee exited $st"
 		elif [[ $st != "$want" ]]; then
-			fail "$dir: $stage exited $st after SIG$sig, not $want (statuses: $(cat "$dir/status"))"
+			fail "$dir: $stage exited $st after SIG$sig, not $want (statuses: ${statuses[*]})"
 		fi
-		i=$((i + 1))
 	done
 }
 

@@ -104,7 +104,7 @@ static bool tsv_row(const char **p, const char *end, struct row *r)
 		char c = **p;
 		if (c == '\\') {
 			static const char from[] = "tnr\\", to[] = "\t\n\r\\";
-			const char *e = ++(*p) < end ? memchr(from, **p, 4) : NULL;
+			const char *e = ++(*p) < end && **p ? strchr(from, **p) : NULL;
 			if (!e)
 				fuzz_fail("an unknown backslash escape");
 			tmp[n++] = to[e - from];

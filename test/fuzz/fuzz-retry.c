@@ -67,7 +67,8 @@ static void check_date(int mode, const uint8_t *d, size_t n)
 	gmtime_r(&t, &tm);
 	switch (mode) {
 	case 1:
-		strftime(value, sizeof(value), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		if (strftime(value, sizeof(value), "%a, %d %b %Y %H:%M:%S GMT", &tm) == 0)
+			fuzz_fail("strftime: no room");
 		break;
 	case 2:
 		snprintf(value, sizeof(value), "%s, %02d-%s-%02d %02d:%02d:%02d GMT",

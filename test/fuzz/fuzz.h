@@ -36,13 +36,13 @@ static inline void quiet_begin(void)
 		dev_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	}
 	fflush(stderr);
-	dup2(dev_null, 2);
+	(void)dup2(dev_null, 2); /* if it fails, the run is only noisier */
 }
 
 static inline void quiet_end(void)
 {
 	fflush(stderr);
-	dup2(saved_stderr, 2);
+	(void)dup2(saved_stderr, 2);
 }
 
 #endif
