@@ -48,6 +48,19 @@ setup() {
 	assert_output "descendant-or-self::é"
 }
 
+# fuzz-css, seeds-css/crash-attribute-name-dash: an attribute name CSS
+# allows and XPath does not (-ref) made "@-ref", which libxml2 refuses.
+@test "css: an attribute name that is no XPath name is compared as a string" {
+	run -0 sc-parse --explain 'a[-ref*=o]'
+	assert_output "descendant-or-self::a[contains(@*[local-name() = '-ref'], 'o')]"
+	run -0 sc-parse --explain 'a::attr(-x)'
+	assert_output "descendant-or-self::a/@*[local-name() = '-x']"
+	# It runs (libxml2's HTML parser drops such attributes: nothing matches).
+	jq -nc '{url: "http://ex.com/", ok: true, content_type: "text/html", body: "<a -ref=foo>A</a><a ref=o>B</a>"}' |
+		sc-parse -f 'v[]=a[-ref*=o]' -f 'w=a::attr(-ref)' -f 'r=a::attr(ref)' >out
+	assert_equal "$(jq -c '[.v, .w, .r]' out)" '[[],null,"o"]'
+}
+
 # fuzz-record, seeds-record/crash-message-cut-utf8: jansson's reason quotes
 # the line ("near '\u<first byte of a UTF-8 sequence>"), json_pack refused
 # the message as not UTF-8, and the bad_input record had no "error" at all.

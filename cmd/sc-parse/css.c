@@ -310,7 +310,28 @@ static void expect(struct parser *p, char c, const char *context)
 	p->pos++;
 }
 
-/* "class ~= value": value among the whitespace-separated words. */
+static bool is_xpath_name(const char *name);
+
+/* The XPath step for attribute name: "@name", or, for a name CSS allows
+ * and XPath does not ("-x", an escaped "1a"), the name compared as a string
+ * (found by fuzz-css). */
+static const char *attr_step(struct parser *p, const char *name)
+{
+	struct strbuf *step = new_buf(p);
+
+	if (is_xpath_name(name)) {
+		buf_puts(step, "@");
+		buf_puts(step, name);
+	} else {
+		buf_puts(step, "@*[local-name() = ");
+		buf_literal(step, name);
+		buf_puts(step, "]");
+	}
+	return step->s;
+}
+
+/* "class ~= value": value among the whitespace-separated words (attr is
+ * the XPath step, "@class"). */
 static void pred_word(struct parser *p, struct strbuf *out, const char *attr, const char *value)
 {
 	struct strbuf *word = new_buf(p);
@@ -318,7 +339,7 @@ static void pred_word(struct parser *p, struct strbuf *out, const char *attr, co
 	buf_puts(word, " ");
 	buf_puts(word, value);
 	buf_puts(word, " ");
-	buf_printf(out, "contains(concat(' ', normalize-space(@%s), ' '), ", attr);
+	buf_printf(out, "contains(concat(' ', normalize-space(%s), ' '), ", attr);
 	buf_literal(out, word->s);
 	buf_puts(out, ")");
 }
@@ -336,7 +357,7 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 	op_pos = p->pos;
 	if (peek(p) == ']') {
 		p->pos++;
-		buf_printf(out, "[@%s]", name->s);
+		buf_printf(out, "[%s]", attr_step(p, name->s));
 		return;
 	}
 	if (peek(p) == '=') {
@@ -363,25 +384,25 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 	/* As in cssselect and the selectors spec: an empty value never matches
 	 * for ~= ^= $= *=, and neither does a "word" holding whitespace. */
 	bool empty = value->s[0] == '\0';
-	const char *a = name->s, *v = value->s;
+	const char *a = attr_step(p, name->s), *v = value->s;
 	buf_puts(out, "[");
 	switch (op) {
 	case '=':
-		buf_printf(out, "@%s = ", a);
+		buf_printf(out, "%s = ", a);
 		buf_literal(out, v);
 		break;
 	case '~':
 		if (empty || strpbrk(v, " \t\n\r\f"))
 			buf_puts(out, "false()");
 		else {
-			buf_printf(out, "@%s and ", a);
+			buf_printf(out, "%s and ", a);
 			pred_word(p, out, a, v);
 		}
 		break;
 	case '|':
-		buf_printf(out, "@%s = ", a);
+		buf_printf(out, "%s = ", a);
 		buf_literal(out, v);
-		buf_printf(out, " or starts-with(@%s, ", a);
+		buf_printf(out, " or starts-with(%s, ", a);
 		{
 			struct strbuf *dash = new_buf(p);
 			buf_puts(dash, v);
@@ -394,7 +415,7 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 		if (empty)
 			buf_puts(out, "false()");
 		else {
-			buf_printf(out, "starts-with(@%s, ", a);
+			buf_printf(out, "starts-with(%s, ", a);
 			buf_literal(out, v);
 			buf_puts(out, ")");
 		}
@@ -409,7 +430,7 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 			for (const char *c = v; *c; c++)
 				if (((unsigned char)*c & 0xc0) != 0x80)
 					chars++;
-			buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a,
+			buf_printf(out, "substring(%s, string-length(%s) - %zu) = ", a, a,
 			           chars - 1);
 			buf_literal(out, v);
 		}
@@ -418,7 +439,7 @@ static void parse_attrib(struct parser *p, struct strbuf *out)
 		if (empty)
 			buf_puts(out, "false()");
 		else {
-			buf_printf(out, "contains(@%s, ", a);
+			buf_printf(out, "contains(%s, ", a);
 			buf_literal(out, v);
 			buf_puts(out, ")");
 		}
@@ -631,7 +652,7 @@ static bool parse_compound(struct parser *p, struct strbuf *type, struct strbuf 
 			p->pos++;
 			parse_ident(p, ident, false, false, "a class name after '.'");
 			buf_puts(preds, "[");
-			pred_word(p, preds, "class", ident->s);
+			pred_word(p, preds, "@class", ident->s);
 			buf_puts(preds, "]");
 		} else if (c == '[') {
 			parse_attrib(p, preds);
@@ -689,7 +710,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct strbuf *out)
 					        what_at(p, p->pos, tmp));
 				}
 				p->pos++;
-				buf_printf(out, "/@%s", name->s);
+				buf_printf(out, "/%s", attr_step(p, name->s));
 				kind = PE_ATTR;
 			} else {
 				char n[64];
