@@ -35,6 +35,9 @@ setup() {
 	# seeds-css/crash-escaped-form-feed: an escaped form feed, too.
 	run -0 sc-parse --explain $'\\\fh'
 	assert_output "descendant-or-self::*[local-name() = '�h']"
+	# seeds-css/crash-form-feed-in-string: and a raw one inside a string.
+	run -0 sc-parse --explain $'[title="a\fb"]'
+	assert_output "descendant-or-self::*[@title = 'a�b']"
 	run -2 --separate-stderr sc-parse --explain $'p\x01'
 	assert_equal "${stderr_lines[0]}" "sc-parse: --explain: invalid selector at column 2: a control character"
 }

@@ -295,7 +295,11 @@ static void parse_string(struct parser *p, struct strbuf *out)
 			parse_escape(p, out);
 			continue;
 		}
-		strbuf_add(out, &c, 1);
+		/* A form feed XPath cannot hold (found by fuzz-css): U+FFFD. */
+		if (c == '\f')
+			put_utf8(out, 0xfffd);
+		else
+			strbuf_add(out, &c, 1);
 		p->pos++;
 	}
 }
