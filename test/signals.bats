@@ -103,7 +103,8 @@ signal_run() {
 	mkdir -p "$dir"
 	start_pipeline "$dir" "$pipeline"
 	wait_for "$dir/leader.pid" || fail "the pipeline did not start"
-	wait_for "$dir/copy.jsonl" || fail "no record in 30 s"
+	wait_for "$dir/copy.jsonl" ||
+		fail "$dir: no record in 30 s; status: $(cat "$dir/status" 2>&1); $(tail -n 3 "$dir"/*.err 2>&1 | cut -c 1-300)"
 	sleep "0.$(printf %03d $((RANDOM % 700)))"
 	[[ -e $dir/status ]] && fail "the pipeline ended before the signal: make it longer"
 	kill "-$sig" -- "-$(cat "$dir/leader.pid")"
