@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <libxml/encoding.h>
+#include <libxml/parserInternals.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -951,6 +952,13 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 	const char *name = (const char *)xname;
 	int depth = depth_of(ctx);
 	const char *v, *w;
+	xmlChar *local = NULL, *prefix = NULL;
+
+	/* The tree names "x:meta" meta (libxml2's SAX2 builder splits every
+	 * element name as a QName, HTML too): read it as the tree does, or
+	 * the two paths would disagree (found by fuzz-html). */
+	if (strchr(name, ':') && (local = xmlSplitQName(ctx, xname, &prefix)))
+		name = (const char *)local;
 
 	collector_sync(&sc->title, depth, true);
 	collector_sync(&sc->h1, depth, true);
@@ -984,6 +992,8 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 			keep(&sc->base, &sc->has_base, v);
 		break;
 	}
+	xmlFree(local);
+	xmlFree(prefix);
 }
 
 static void on_end_element(void *ctx, const xmlChar *name)

@@ -138,6 +138,9 @@ static void *writer_main(void *arg)
 static int finish(bool write_failed, int write_errno, bool read_failed, size_t not_ok)
 {
 	if (write_failed) {
+		/* A reader that went away (`| head -1`) is no error: quiet. */
+		if (write_errno == EPIPE)
+			return SC_EXIT_PIPE;
 		errno = write_errno;
 		sc_warn("error writing standard output:");
 		return SC_EXIT_FAILURE;
