@@ -140,9 +140,5 @@ int main(int argc, char **argv)
 	sc_fetch_engine_free(engine);
 	sc_lines_close(in);
 	sc_fetch_options_free(&opts);
-	if (status != SC_EXIT_FAILURE && (fflush(stdout) != 0 || ferror(stdout))) {
-		sc_warn("error writing standard output:");
-		status = SC_EXIT_FAILURE;
-	}
-	return sc_signals_exit_status(status);
+	return sc_exit_status(status);
 }

@@ -192,7 +192,5 @@ int main(int argc, char **argv)
 	sc_fetch_engine_free(e);
 	sc_lines_close(in);
 	sc_fetch_options_free(&opts);
-	if (status != SC_EXIT_FAILURE)
-		sc_close_stdout();
-	return sc_signals_exit_status(status);
+	return sc_exit_status(status);
 }

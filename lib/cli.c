@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "signals.h"
 #include "util.h"
 
 #ifndef SC_VERSION
@@ -91,6 +92,19 @@ void sc_die_write(const char *fmt, ...)
 		fprintf(stderr, " %s", strerror(saved));
 	fputc('\n', stderr);
 	exit(SC_EXIT_FAILURE);
+}
+
+int sc_exit_status(int status)
+{
+	if (status == SC_EXIT_PIPE)
+		return status;
+	if (status != SC_EXIT_FAILURE && (fflush(stdout) != 0 || ferror(stdout))) {
+		if (errno == EPIPE)
+			return SC_EXIT_PIPE;
+		sc_warn("error writing standard output:");
+		status = SC_EXIT_FAILURE;
+	}
+	return sc_signals_exit_status(status);
 }
 
 void sc_close_stdout(void)

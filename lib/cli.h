@@ -50,4 +50,11 @@ _Noreturn void sc_die_write(const char *fmt, ...) __attribute__((format(printf, 
  * SC_EXIT_PIPE (sc_die_write). */
 void sc_close_stdout(void);
 
+/* The end of a run, the same for every program: standard output flushed
+ * and checked unless the run already failed (a write error is a message
+ * and SC_EXIT_FAILURE; a closed pipe, or a run that returned SC_EXIT_PIPE,
+ * is SC_EXIT_PIPE, quietly), then a drain after SIGINT/SIGTERM mapped to
+ * 130/143 (sc_signals_exit_status).  main returns what this returns. */
+int sc_exit_status(int status);
+
 #endif

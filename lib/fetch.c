@@ -451,6 +451,8 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 	poll_input(e, fd, false);
 	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, e->in_flags);
+	if (e->out_error && !e->input_error && e->out_errno == EPIPE)
+		return SC_EXIT_PIPE; /* the reader went away: quietly (sc(7)) */
 	if (e->out_error || e->input_error) {
 		snprintf(err, 256, "%s", e->error);
 		return SC_EXIT_FAILURE;

@@ -33,7 +33,7 @@
  *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
  *	int status = sc_fetch_run(e, in, on_line, ctx, err);  // on_line: the program's
  *	sc_fetch_engine_free(e); sc_lines_close(in); sc_fetch_options_free(&opts);
- *	return sc_signals_exit_status(status);
+ *	return sc_exit_status(status);
  *
  * The line handler decides per line: sc_fetch_submit_input() (sc-fetch) or
  * sc_fetch_submit() (sc-retry, continuing a record's attempts) a record to
@@ -172,11 +172,12 @@ void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len
 /* Runs until the input ends (or a signal drains it) and every submitted item
  * is written; writes the summary line.  on_line is called for each input
  * line.  in's descriptor is switched to non-blocking for the run (and
- * back).  Returns SC_EXIT_OK (every record made is ok), SC_EXIT_PARTIAL or
+ * back).  Returns SC_EXIT_OK (every record made is ok), SC_EXIT_PARTIAL,
+ * SC_EXIT_PIPE (standard output's reader went away: no message) or
  * SC_EXIT_FAILURE: an output or input error, its message in err ("error
  * writing standard output: No space left on device"; empty when on_line
- * stopped the run), for the program to print.  The caller maps a signal
- * with sc_signals_exit_status. */
+ * stopped the run), for the program to print.  The caller ends with
+ * sc_exit_status (lib/cli.h), which also maps a signal. */
 int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
                  void *ctx, char err[256]);
 

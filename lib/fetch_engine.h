@@ -191,6 +191,7 @@ struct sc_fetch_engine {
 	struct job **window;         /* --keep-order ring, wsize slots */
 	size_t wsize;
 	bool out_error;
+	int out_errno; /* of the failed write: EPIPE is a reader gone, not an error */
 
 	/* metrics (fetch_metrics.c) */
 	FILE *metrics; /* o->metrics_path (own_metrics) or stderr */

@@ -81,8 +81,9 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 	else
 		rc = fetch_write_json_line(e->out, job->rec);
 	if (rc != 0) {
+		e->out_errno = errno;
 		snprintf(e->error, sizeof(e->error), "error writing standard output: %s",
-		         strerror(errno));
+		         strerror(e->out_errno));
 		e->out_error = true;
 	}
 }

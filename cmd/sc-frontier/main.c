@@ -98,9 +98,9 @@ static void finish_stdout(void)
 	struct stat st;
 
 	if (fflush(stdout) != 0)
-		sc_die(SC_EXIT_FAILURE, "error writing standard output:");
+		sc_die_write("error writing standard output:");
 	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) && fsync(STDOUT_FILENO) != 0)
-		sc_die(SC_EXIT_FAILURE, "error writing standard output:");
+		sc_die_write("error writing standard output:");
 	sc_close_stdout();
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "cli.h"
 #include "frontier.h"
 #include "input.h"
 #include "jsonscan.h"
@@ -120,8 +121,10 @@ static int flush_out(struct run *r)
 		rc = -1;
 	sc_signals_write_end();
 	r->len = 0;
+	/* Nothing is committed to the seen set after a failed write: exit
+	 * now (a closed pipe quietly, 141; anything else with its message). */
 	if (rc < 0)
-		sc_warn("error writing standard output:");
+		sc_die_write("error writing standard output:");
 	return rc;
 }
 

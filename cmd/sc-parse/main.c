@@ -213,7 +213,5 @@ int main(int argc, char **argv)
 	free_config(&cfg);
 	curl_global_cleanup();
 	xmlCleanupParser();
-	if (status != SC_EXIT_FAILURE && fflush(stdout) != 0)
-		status = SC_EXIT_FAILURE;
-	return sc_signals_exit_status(status);
+	return sc_exit_status(status);
 }

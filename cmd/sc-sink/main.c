@@ -519,5 +519,5 @@ int main(int argc, char **argv)
 	if (!quiet)
 		summary(&run);
 	columns_free(&run.columns);
-	return sc_signals_exit_status(run.bad > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK);
+	return sc_exit_status(run.bad > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK);
 }
