@@ -215,6 +215,21 @@ http://h/m http://h/2"
 	assert_equal "$(jq -c '[.links, .emitted, .duplicates, .reasons.repeated, .committed]' <<<"$stderr")" "[6,3,3,3,null]"
 }
 
+@test "a large batch (sorted by key buckets) keeps the first occurrence of each URL, in input order" {
+	# 24,000 links in one batch, each URL on several pages: the first page
+	# that links it is the one emitted, and the output is in input order.
+	awk 'BEGIN { for (p = 0; p < 24; p++) { printf "{\"url\":\"http://h/page%d\",\"links\":[", p
+		for (j = 0; j < 1000; j++) printf "%s\"http://h/u%d\"", (j ? "," : ""), (p * 389 + j * 7) % 9001
+		print "]}" } }' >pages.jsonl
+	jq -r '.url as $f | .links[] | $f + " " + .' pages.jsonl | awk '!seen[$2]++ { print $2 " " $1 }' >want
+	run -0 --separate-stderr sc-frontier <pages.jsonl
+	jq -r '.url + " " + .from' <<<"$output" >got
+	assert_equal "$(wc -l <want)" "$(wc -l <got)"
+	run cmp want got
+	assert_success
+	assert_equal "$(jq -c '[.links, .emitted + .reasons.repeated]' <<<"$stderr")" "[24000,24000]"
+}
+
 @test "a URL repeated batches apart is emitted once and counted as repeated, not seen" {
 	seq 1 40000 | awk '{print "http://h/p" $1}' >urls
 	printf '%s\n' http://h/p1 http://h/p39999 >>urls

@@ -43,7 +43,6 @@ struct page {
 struct cand {
 	uint32_t page;
 	struct sc_url url;
-	bool fresh; /* in no seen set: emitted unless --max-per-host refuses */
 };
 
 /* A candidate's key, sorted apart from the candidates so that the sort and
@@ -62,8 +61,13 @@ struct run {
 	size_t ncand;
 	struct page *pages;
 	size_t npages, cap_pages;
-	size_t bytes; /* of the strings the batch holds */
-	struct keyed *order;
+	size_t bytes;                  /* of the strings the batch holds */
+	struct keyed *order, *sorting; /* sorting: order's scratch, for the sort */
+	uint32_t *bucket;              /* BUCKETS counts, for the sort */
+	/* Per candidate, in input order: in no seen set, so emitted unless
+	 * --max-per-host refuses.  Apart from the candidates, as the walk in
+	 * key order sets them at random: a byte each stays in the cache. */
+	bool *fresh;
 	struct recent *recent; /* RECENT_SLOTS of them */
 	char *buf;
 	size_t len, cap;
@@ -179,6 +183,47 @@ static void recent_put(struct run *r, const struct keyed *k, enum where where)
 	r->recent[k->lo & (RECENT_SLOTS - 1)] = (struct recent){ k->hi, k->lo, where };
 }
 
+/* The sort of a batch in key order, the first occurrence of a key first:
+ * the keys are hashes, spread evenly, so a stable counting sort on their
+ * top bits leaves buckets of a key or two, which an insertion sort
+ * finishes (stable too).  Several times faster than qsort on 131,072. */
+#define BUCKET_BITS 16
+#define BUCKETS (1u << BUCKET_BITS)
+
+static bool key_less(const struct keyed *x, const struct keyed *y)
+{
+	return x->hi < y->hi || (x->hi == y->hi && x->lo < y->lo);
+}
+
+static void sort_keys(struct run *r, size_t n)
+{
+	struct keyed *in = r->order, *out = r->sorting;
+	uint32_t *count = r->bucket, sum = 0;
+
+	memset(count, 0, BUCKETS * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		count[in[i].hi >> (64 - BUCKET_BITS)]++;
+	for (size_t b = 0; b < BUCKETS; b++) {
+		uint32_t c = count[b];
+		count[b] = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[count[in[i].hi >> (64 - BUCKET_BITS)]++] = in[i];
+	/* Insertion sort: each key moves only within its bucket. */
+	for (size_t i = 1; i < n; i++) {
+		struct keyed k = out[i];
+		size_t j = i;
+		while (j > 0 && key_less(&k, &out[j - 1])) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = k;
+	}
+	r->order = out;
+	r->sorting = in;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
@@ -242,12 +287,18 @@ static int decide(struct run *r)
 
 	uint8_t key[KEY_LEN];
 
-	qsort(r->order, n, sizeof(*r->order), by_key);
+	if (n >= BUCKETS / 4)
+		sort_keys(r, n);
+	else
+		qsort(r->order, n, sizeof(*r->order), by_key);
 	if (seen_begin(s) < 0)
 		return -1;
 	/* Key order: each key once, against the set. */
 	for (size_t i = 0; i < n; i++) {
 		const struct keyed *k = &r->order[i];
+		/* The slots ahead, fetched while this key is looked up. */
+		if (i + 16 < n)
+			__builtin_prefetch(&r->recent[r->order[i + 16].lo & (RECENT_SLOTS - 1)]);
 		if (i > 0 && same_key(k, k - 1)) {
 			r->c->reason[R_REPEATED]++;
 			continue;
@@ -266,7 +317,7 @@ static int decide(struct run *r)
 			if (where)
 				recent_put(r, k, where);
 		}
-		r->cand[k->index].fresh = where == NOWHERE;
+		r->fresh[k->index] = where == NOWHERE;
 		if (where)
 			r->c->reason[where == IN_SET ? R_SEEN : R_REPEATED]++;
 	}
@@ -274,7 +325,7 @@ static int decide(struct run *r)
 	struct tally t = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		struct cand *k = &r->cand[i];
-		if (!k->fresh)
+		if (!r->fresh[i])
 			continue;
 		const char *host = k->url.url + k->url.host_off;
 		if (t.added && (t.len != k->url.host_len || memcmp(t.host, host, t.len) != 0) &&
@@ -288,7 +339,7 @@ static int decide(struct run *r)
 				return -1;
 		}
 		if (o->max_per_host >= 0 && t.before + t.added >= o->max_per_host) {
-			k->fresh = false;
+			r->fresh[i] = false;
 			r->c->reason[R_PER_HOST]++;
 			continue;
 		}
@@ -300,7 +351,7 @@ static int decide(struct run *r)
 		return -1;
 	/* Key order again: this run's set grows in order. */
 	for (size_t i = 0; i < n; i++) {
-		if (o->mode == MODE_COMMIT || !r->cand[r->order[i].index].fresh)
+		if (o->mode == MODE_COMMIT || !r->fresh[r->order[i].index])
 			continue;
 		key_bytes(&r->order[i], key);
 		if (seen_add(s, key) < 0)
@@ -403,7 +454,7 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 	XXH128_hash_t h = XXH3_128bits(k->url.url, strlen(k->url.url));
 	r->order[r->ncand] = (struct keyed){ h.high64, h.low64, (uint32_t)r->ncand };
 	k->page = (uint32_t)(r->npages - 1);
-	k->fresh = false;
+	r->fresh[r->ncand] = false;
 	r->bytes += strlen(k->url.url);
 	if (++r->ncand == BATCH_MAX || r->bytes >= BATCH_BYTES)
 		return run_batch(r);
@@ -575,6 +626,9 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 		sc_die(1, "out of memory");
 	r.cand = sc_calloc(BATCH_MAX, sizeof(*r.cand));
 	r.order = sc_calloc(BATCH_MAX, sizeof(*r.order));
+	r.sorting = sc_calloc(BATCH_MAX, sizeof(*r.sorting));
+	r.bucket = sc_calloc(BUCKETS, sizeof(*r.bucket));
+	r.fresh = sc_calloc(BATCH_MAX, sizeof(*r.fresh));
 	r.recent = sc_calloc(RECENT_SLOTS, sizeof(*r.recent));
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
@@ -594,6 +648,9 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	sc_lines_close(in);
 	free(r.cand);
 	free(r.order);
+	free(r.sorting);
+	free(r.bucket);
+	free(r.fresh);
 	free(r.recent);
 	free(r.pages);
 	free(r.buf);

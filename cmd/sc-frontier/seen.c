@@ -126,6 +126,10 @@ struct seen *seen_open(const char *path, char *err, size_t errlen)
 	char sql[512];
 
 	s->persistent = path != NULL;
+	/* No memory statistics: they take a global mutex at every allocation
+	 * of SQLite's, a page per probe.  Refused, harmlessly, once SQLite is
+	 * initialised. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	/* An empty name is a private temporary database, on disk. */
 	if (sqlite3_open_v2(path ? path : "", &s->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
