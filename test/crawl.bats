@@ -91,6 +91,16 @@ setup() {
 	[ "$(requested_urls | wc -l)" = 0 ]
 }
 
+@test "PER_HOST defaults to C: one host may use the whole concurrency of its chunk" {
+	for i in $(seq 1 8); do echo "http://127.0.0.1:$SC_PORT/delay/400?i=$i"; done >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c C=4
+	[ "$(jq -c 'select(.ok)' c/pages.jsonl | wc -l)" = 8 ]
+	# Eight slow requests queued at once: with the old default of 2 the
+	# server never saw more than 2 at a time.
+	max=$(sc_server_stats '[.hosts[].max_inflight] | max')
+	[ "$max" -ge 3 ] && [ "$max" -le 4 ] || fail "in-flight max $max, want 3 or 4 (C=4)"
+}
+
 @test "make -j 4 over 8 hosts: the same pages, each host's in-flight maximum within PER_HOST" {
 	seeds_for "${HOSTS[@]}" >seeds.txt
 	run -0 crawl_make -j 4 SEEDS=seeds.txt DEPTH=3 DIR=c CHUNK=20 C=16 PER_HOST=2
