@@ -94,13 +94,13 @@ default_goal: crawl
 # when its file exists: every step forks as few processes as it can,
 # because on a small crawl the processes, not the pages, are the cost.
 crawl:
-	+@set -e; shopt -s nullglob; for n in $(ROUNDS); do \
+	+@set -e; shopt -s nullglob; [ -d $(DIR)/round-$(DEPTH) ] || mkdir -p $(ROUNDS:%=$(DIR)/round-%); \
+	for n in $(ROUNDS); do \
 	    r=$(DIR)/round-$$n; [ ! -e $$r/done ] || continue; \
-	    [ -d $$r ] || mkdir -p $$r; \
 	    if [ ! -e $$r/urls.jsonl ]; then $(call frontier_step,$$n,$$r); fi; \
 	    if [ ! -e $$r/committed ]; then $(commit_step); fi; \
 	    if [ ! -e $$r/chunks.mk ]; then $(split_step); fi; \
-	    $(SUB) ROUND=$$n round; \
+	    $(SUB) ROUND=$$n round; : >$$r/done; \
 	done; \
 	$(make_pages)
 
@@ -134,13 +134,16 @@ split_step = set -- $$r/chunk-*.urls; [ $$\# = 0 ] || rm -f "$$@"; \
 pages: $(DIR)/pages.jsonl $(if $(filter 1,$(CSV)),$(DIR)/pages.csv)
 	@:
 
-# Every page record of every round, in round order (one cat, one sc-sink).
+# Every page record of every round, in round order.  The chunks are
+# sc-sink's output already, so pages.jsonl is their concatenation, renamed
+# into place; pages.csv goes through sc-sink.
 all_chunks = $(foreach n,$(ROUNDS),$(DIR)/round-$(n)/chunk-*.jsonl)
 merge_pages = shopt -s nullglob; cat /dev/null $(all_chunks) | sc-sink -q $(1)
-make_pages = [ -e $(DIR)/pages.jsonl ] || { $(call merge_pages,--jsonl $(DIR)/pages.jsonl); }; \
+merge_jsonl = shopt -s nullglob; cat /dev/null $(all_chunks) >$(DIR)/.pages.jsonl.tmp && mv -f $(DIR)/.pages.jsonl.tmp $(DIR)/pages.jsonl
+make_pages = [ -e $(DIR)/pages.jsonl ] || { $(merge_jsonl); }; \
     $(if $(filter 1,$(CSV)),[ -e $(DIR)/pages.csv ] || { $(call merge_pages,--csv $(DIR)/pages.csv); })
 $(DIR)/pages.jsonl: | $(DIR)/round-$(DEPTH)/done
-	@$(call merge_pages,--jsonl $@)
+	@$(merge_jsonl)
 $(DIR)/pages.csv: | $(DIR)/round-$(DEPTH)/done
 	@$(call merge_pages,--csv $@)
 
@@ -159,10 +162,8 @@ endif
 $(R)/chunks.mk: ;
 CHUNK_OUTS = $(CHUNKS:%=$(R)/chunk-%.jsonl)
 
-round: $(R)/done
-	@:
-$(R)/done: | $(CHUNK_OUTS)
-	@: >$@
+# Every chunk of the round; the crawl's shell then marks it done.
+round: | $(CHUNK_OUTS) ;
 
 # A chunk: its URLs through the job, here or on its worker, into a
 # temporary file that becomes the chunk only when every program succeeded
