@@ -17,7 +17,7 @@ PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1g-dev \
             libpsl-dev libidn2-dev libxxhash-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
-            mandoc python3 cppcheck clang-tidy clang-format shellcheck \
+            mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
             openssh-server openssh-client parallel
 
 ifeq ($(SANITIZE),1)
@@ -143,5 +143,7 @@ clean:
 
 # Release discipline: lint, format, format-check, dist, distcheck.
 include mk/release.mk
+# Fuzzing: make fuzz [FUZZ_SECONDS=N].
+include mk/fuzz.mk
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d $(OUT)/test/bench/*.d)

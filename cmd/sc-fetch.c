@@ -1,13 +1,19 @@
 /* sc-fetch: fetch URLs concurrently, one NDJSON record per input line.
- * The work is in lib/fetch.c, which sc-retry shares; this is the command. */
+ * The engine is lib/fetch*.c, which sc-retry shares; this is the command:
+ * its main, and its input rules (on_line), the engine's line handler. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fetch.h"
+#include "input.h"
 #include "lines.h"
+#include "record.h"
 #include "signals.h"
+#include "utf8.h"
 #include "util.h"
 
 static const char usage[] =
@@ -18,13 +24,85 @@ static const char usage[] =
         "                [--max-bytes N] [--keep-order] [--retries N] [--retry-base MS]\n"
         "                [--retry-max MS] [--retry-max-wait SECS] [--retry-budget PCT]\n"
         "                [--seed N] [--metrics FILE] [--stats-every SECS] [--progress]\n"
-        "                [--grace SECS] < urls\n"
+        "                [--grace SECS] [--robots] [--robots-agent TOKEN]\n"
+        "                [--max-crawl-delay SECS] [--robots-cache FILE] [--headers]\n"
+        "                < urls\n"
         "       sc-fetch -h | --help | -V | --version\n";
+
+/* Warns about input line `line` of in ("sc-fetch: <stdin>:LINE: why"). */
+static void warn_line(const struct sc_lines *in, const struct sc_line *line, const char *why)
+{
+	sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
+}
+
+/* sc-fetch's input rules: a URL (trimmed; empty and '#' lines are no
+ * record) or a JSON object with a non-empty string "url" and a request
+ * member that can be sent; a malformed line becomes a bad_input record,
+ * with a warning. */
+static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
+                   void *ctx)
+{
+	const char *s = line->text;
+	size_t n = line->len;
+	struct sc_input_item item;
+	char why[256];
+
+	(void)ctx;
+	while (n > 0 && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (!line->too_long && (n == 0 || *s == '#'))
+		return 0;
+	if (line->too_long || *s == '{') {
+		/* A JSON object (or something malformed): the shared rules. */
+		if (!sc_input_item_from_line(in, line, NULL, &item))
+			return 0;
+		if (item.bad) {
+			warn_line(in, line, item.why);
+			sc_fetch_submit_final(e, item.rec, true);
+			return 0;
+		}
+		const char *problem = NULL;
+		const char *url = json_string_value(json_object_get(item.rec, "url"));
+		if (!url)
+			problem = "no string member \"url\"";
+		else if (!*url)
+			problem = "\"url\" is empty";
+		else
+			problem = sc_fetch_request_problem(json_object_get(item.rec, "request"));
+		if (problem) {
+			warn_line(in, line, problem);
+			json_t *bad =
+			        sc_record_bad_input(line->number, line->text, line->len, problem);
+			json_object_set(bad, "url",
+			                url ? json_object_get(item.rec, "url") : json_null());
+			json_decref(item.rec);
+			sc_fetch_submit_final(e, bad, true);
+			return 0;
+		}
+		if (!sc_fetch_submit_input(e, item.rec, line, why))
+			warn_line(in, line, why);
+		return 0;
+	}
+	if (memchr(s, '\0', n) || !sc_utf8_valid((const unsigned char *)s, n) ||
+	    strcspn(s, " \t") < n) {
+		warn_line(in, line, "not a URL");
+		sc_fetch_submit_final(
+		        e, sc_record_bad_input(line->number, line->text, line->len, "not a URL"),
+		        true);
+		return 0;
+	}
+	json_t *rec = json_object();
+	json_object_set_new(rec, "url", json_stringn(s, n));
+	if (!sc_fetch_submit_input(e, rec, line, why))
+		warn_line(in, line, why);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
 	struct sc_fetch_options opts;
-	struct sc_fetch_cli cli = { .help = usage };
 	struct sc_fetch_engine *engine;
 	struct sc_lines *in;
 	char err[256];
@@ -36,7 +114,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	sc_fetch_options_init(&opts);
-	int first = sc_fetch_options_parse(&opts, argc, argv, &cli);
+	int first = sc_fetch_options_parse(&opts, argc, argv, err);
+	if (first == SC_FETCH_PARSE_HELP)
+		sc_print_help(usage);
+	if (first == SC_FETCH_PARSE_VERSION)
+		sc_print_version();
+	if (first == SC_FETCH_PARSE_ERROR)
+		sc_usage_error("%s", err);
 	if (first < argc)
 		sc_usage_error("unexpected operand '%s': URLs are read from standard input",
 		               argv[first]);
@@ -49,7 +133,9 @@ int main(int argc, char **argv)
 	if (!in)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 
-	status = sc_fetch_run(engine, in, NULL, NULL);
+	status = sc_fetch_run(engine, in, on_line, NULL, err);
+	if (status == SC_EXIT_FAILURE && *err)
+		sc_warn("%s", err);
 
 	sc_fetch_engine_free(engine);
 	sc_lines_close(in);

@@ -37,7 +37,9 @@ static const char usage_text[] =
         "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
         "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
         "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
-        "                [--stats-every secs] < records\n";
+        "                [--stats-every secs] [--robots] [--robots-agent token]\n"
+        "                [--max-crawl-delay secs] [--robots-cache file] [--headers]\n"
+        "                < records\n";
 
 /* What is done with one input record. */
 enum disposition {
@@ -118,6 +120,9 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 	if (!sc_input_item_from_line(in, line, NULL, &item))
 		return 0; /* a blank line is no record */
 	if (item.bad) {
+		char where[320];
+		sc_input_warning(in, &item, where);
+		sc_warn("%s", where);
 		sc_fetch_submit_final(e, item.rec, true);
 		return 0;
 	}
@@ -142,44 +147,51 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 
 int main(int argc, char **argv)
 {
-	struct sc_fetch_options o;
-	const struct sc_fetch_cli cli = { .help = usage_text };
+	struct sc_fetch_options opts;
 	char err[256];
 
 	sc_setprogname(argv[0]);
-	sc_fetch_options_init(&o);
-	o.user_agent = sc_strdup("sc-retry/" SC_VERSION);
-	int first = sc_fetch_options_parse(&o, argc, argv, &cli);
+	sc_fetch_options_init(&opts);
+	opts.user_agent = sc_strdup("sc-retry/" SC_VERSION);
+	int first = sc_fetch_options_parse(&opts, argc, argv, err);
 
+	if (first == SC_FETCH_PARSE_HELP)
+		sc_print_help(usage_text);
+	if (first == SC_FETCH_PARSE_VERSION)
+		sc_print_version();
+	if (first == SC_FETCH_PARSE_ERROR)
+		sc_usage_error("%s", err);
 	if (first < argc)
 		sc_usage_error("unexpected argument '%s': records are read from standard input",
 		               argv[first]);
 	/* Here every attempt is one more for a record that already failed:
 	 * --retries N allows N of them, the first of which the engine makes
 	 * unasked (and outside the retry budget). */
-	if (o.retry.retries < 1)
+	if (opts.retry.retries < 1)
 		sc_usage_error("--retries: '%d' is out of range (1..100): sc-retry makes up to "
 		               "N more attempts per failed record",
-		               o.retry.retries);
-	o.retry.retries -= 1;
+		               opts.retry.retries);
+	opts.retry.retries -= 1;
 	/* A later stage of a pipeline: after a signal, the stage before us goes
 	 * on writing the records it drains, and they must not be lost.  The
 	 * engine keeps reading; classify() passes them through unfetched. */
-	o.read_input_in_drain = true;
+	opts.read_input_in_drain = true;
 
 	sc_signals_install(sc_fetch_signal_hook);
-	struct sc_fetch_engine *e = sc_fetch_engine_new(&o, stdout, err);
+	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, stdout, err);
 	if (!e)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	struct sc_lines *in = sc_lines_open(STDIN_FILENO, "<stdin>");
 	if (!in)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 
-	int status = sc_fetch_run(e, in, on_line, NULL);
+	int status = sc_fetch_run(e, in, on_line, NULL, err);
+	if (status == SC_EXIT_FAILURE && *err)
+		sc_warn("%s", err);
 
 	sc_fetch_engine_free(e);
 	sc_lines_close(in);
-	sc_fetch_options_free(&o);
+	sc_fetch_options_free(&opts);
 	if (status != SC_EXIT_FAILURE)
 		sc_close_stdout();
 	return sc_signals_exit_status(status);

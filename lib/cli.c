@@ -76,8 +76,25 @@ double sc_parse_double(const char *option, const char *arg, double min, double m
 	return value;
 }
 
+void sc_die_write(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	if (saved == EPIPE)
+		exit(SC_EXIT_PIPE);
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", sc_progname);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (fmt[0] && fmt[strlen(fmt) - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+	exit(SC_EXIT_FAILURE);
+}
+
 void sc_close_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout))
-		sc_die(SC_EXIT_FAILURE, "error writing standard output:");
+		sc_die_write("error writing standard output:");
 }

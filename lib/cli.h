@@ -15,6 +15,7 @@ enum sc_exit {
 	SC_EXIT_USAGE = 2,    /* bad command line */
 	SC_EXIT_PARTIAL = 3,  /* ran to the end, but some records it made are not ok */
 	SC_EXIT_SIGINT = 130, /* drained after SIGINT */
+	SC_EXIT_PIPE = 141,   /* standard output's reader went away (EPIPE): 128 + SIGPIPE */
 	SC_EXIT_SIGTERM = 143 /* drained after SIGTERM */
 };
 
@@ -36,8 +37,17 @@ double sc_parse_double(const char *option, const char *arg, double min, double m
  * its message; this adds the hint and exits SC_EXIT_USAGE. */
 _Noreturn void sc_usage_hint(void);
 
-/* Flushes stdout and checks it; an error writing (a full disk, a closed
- * pipe) is fatal with SC_EXIT_FAILURE, so it is never silent. */
+/* A write failed, errno says why.  A pipe whose reader went away (EPIPE:
+ * `sc-fetch | head -1`) is no error of ours: exit SC_EXIT_PIPE quietly,
+ * the status a shell shows for a process SIGPIPE killed (the programs
+ * ignore SIGPIPE, so that they can clean up: temporary files go, atexit
+ * runs).  Any other error is fatal: the message, as sc_die formats it, and
+ * SC_EXIT_FAILURE. */
+_Noreturn void sc_die_write(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Flushes stdout and checks it; an error writing (a full disk) is fatal
+ * with SC_EXIT_FAILURE, so it is never silent; a closed pipe is
+ * SC_EXIT_PIPE (sc_die_write). */
 void sc_close_stdout(void);
 
 #endif

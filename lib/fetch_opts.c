@@ -2,6 +2,7 @@
 #include "fetch.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,11 @@ enum {
 	OPT_RETRY_MAX_WAIT,
 	OPT_RETRY_BUDGET,
 	OPT_SEED,
+	OPT_ROBOTS,
+	OPT_ROBOTS_AGENT,
+	OPT_MAX_CRAWL_DELAY,
+	OPT_ROBOTS_CACHE,
+	OPT_HEADERS,
 };
 
 const struct option sc_fetch_long_options[] = {
@@ -63,39 +69,88 @@ const struct option sc_fetch_long_options[] = {
 	{ "retry-max-wait", required_argument, NULL, OPT_RETRY_MAX_WAIT },
 	{ "retry-budget", required_argument, NULL, OPT_RETRY_BUDGET },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "robots", no_argument, NULL, OPT_ROBOTS },
+	{ "robots-agent", required_argument, NULL, OPT_ROBOTS_AGENT },
+	{ "max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY },
+	{ "robots-cache", required_argument, NULL, OPT_ROBOTS_CACHE },
+	{ "headers", no_argument, NULL, OPT_HEADERS },
 	{ NULL, 0, NULL, 0 },
 };
 
-void sc_fetch_options_init(struct sc_fetch_options *o)
+void sc_fetch_options_init(struct sc_fetch_options *opts)
 {
-	memset(o, 0, sizeof(*o));
-	o->concurrency = 20;
-	o->max_redirs = 5;
-	o->connect_timeout_ms = 10000;
-	o->timeout_ms = 30000;
-	o->low_speed_limit = 1;
-	o->low_speed_time = 30;
-	o->max_bytes = 10LL << 20;
-	o->grace_s = 10;
-	sc_retry_policy_defaults(&o->retry);
+	memset(opts, 0, sizeof(*opts));
+	opts->concurrency = 20;
+	opts->max_redirs = 5;
+	opts->connect_timeout_ms = 10000;
+	opts->timeout_ms = 30000;
+	opts->low_speed_limit = 1;
+	opts->low_speed_time = 30;
+	opts->max_bytes = 10LL << 20;
+	opts->grace_s = 10;
+	opts->max_crawl_delay_ms = 30000;
+	sc_retry_policy_defaults(&opts->retry);
 }
 
-void sc_fetch_options_free(struct sc_fetch_options *o)
+void sc_fetch_options_free(struct sc_fetch_options *opts)
 {
-	free(o->user_agent);
-	free(o->metrics_path);
-	curl_slist_free_all(o->headers);
-	o->user_agent = o->metrics_path = NULL;
-	o->headers = NULL;
+	free(opts->user_agent);
+	free(opts->metrics_path);
+	free(opts->robots_agent);
+	free(opts->robots_cache_path);
+	curl_slist_free_all(opts->headers);
+	opts->user_agent = opts->metrics_path = NULL;
+	opts->robots_agent = opts->robots_cache_path = NULL;
+	opts->headers = NULL;
+}
+
+/* The bounded number parsers of cli.c, returning their message instead of
+ * exiting with it (the same text: tests pin it). */
+static int parse_long(const char *option, const char *arg, long min, long max, long *out,
+                      char err[256])
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0')
+		return snprintf(err, 256, "%s: '%s' is not a whole number", option, arg), -1;
+	if (errno == ERANGE || *out < min || *out > max)
+		return snprintf(err, 256, "%s: '%s' is out of range (%ld..%ld)", option, arg, min,
+		                max),
+		       -1;
+	return 0;
+}
+
+static int parse_double(const char *option, const char *arg, double min, double max, double *out,
+                        char err[256])
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (end == arg || *end != '\0' || isnan(*out))
+		return snprintf(err, 256, "%s: '%s' is not a number", option, arg), -1;
+	if (errno == ERANGE || *out < min || *out > max)
+		return snprintf(err, 256, "%s: '%s' is out of range (%g..%g)", option, arg, min,
+		                max),
+		       -1;
+	return 0;
 }
 
 /* Seconds (fractions allowed) as milliseconds. */
-static long parse_secs_ms(const char *option, const char *arg, double min, double max)
+static int parse_secs_ms(const char *option, const char *arg, double min, double max, long *out,
+                         char err[256])
 {
-	return (long)llround(sc_parse_double(option, arg, min, max) * 1000.0);
+	double secs;
+
+	if (parse_double(option, arg, min, max, &secs, err) != 0)
+		return -1;
+	*out = (long)llround(secs * 1000.0);
+	return 0;
 }
 
-static void add_header(struct sc_fetch_options *o, const char *arg)
+static int add_header(struct sc_fetch_options *opts, const char *arg, char err[256])
 {
 	const char *colon = strchr(arg, ':');
 	const char *semi = strchr(arg, ';');
@@ -104,13 +159,14 @@ static void add_header(struct sc_fetch_options *o, const char *arg)
 	if (!colon && semi && semi[1] == '\0')
 		colon = semi;
 	if (!colon || colon == arg || strcspn(arg, " \t") < (size_t)(colon - arg))
-		sc_usage_error("--header: '%s' is not 'Name: value'", arg);
+		return snprintf(err, 256, "--header: '%.200s' is not 'Name: value'", arg), -1;
 	if (strpbrk(arg, "\r\n"))
-		sc_usage_error("--header: a header may not contain a line break");
-	struct curl_slist *l = curl_slist_append(o->headers, arg);
+		return snprintf(err, 256, "--header: a header may not contain a line break"), -1;
+	struct curl_slist *l = curl_slist_append(opts->headers, arg);
 	if (!l)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
-	o->headers = l;
+	opts->headers = l;
+	return 0;
 }
 
 static char *replace(char *old, const char *arg)
@@ -119,147 +175,219 @@ static char *replace(char *old, const char *arg)
 	return sc_strdup(arg);
 }
 
-bool sc_fetch_option(struct sc_fetch_options *o, int opt, const char *arg)
+int sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg, char err[256])
 {
+	long l = 0;
+	double d = 0;
+	int rc = 0;
+
 	switch (opt) {
 	case 'c':
-		o->concurrency = sc_parse_long("--concurrency", arg, 1, 100000);
+		rc = parse_long("--concurrency", arg, 1, 100000, &l, err);
+		if (rc == 0)
+			opts->concurrency = l;
 		break;
 	case OPT_PER_HOST:
-		o->per_host = sc_parse_long("--per-host", arg, 0, 100000);
+		rc = parse_long("--per-host", arg, 0, 100000, &l, err);
+		if (rc == 0)
+			opts->per_host = l;
 		break;
 	case OPT_RATE:
-		o->rate = sc_parse_double("--rate", arg, 0, 1e6);
+		rc = parse_double("--rate", arg, 0, 1e6, &d, err);
+		if (rc == 0)
+			opts->rate = d;
 		break;
 	case OPT_HOST_RATE:
-		o->host_rate = sc_parse_double("--host-rate", arg, 0, 1e6);
+		rc = parse_double("--host-rate", arg, 0, 1e6, &d, err);
+		if (rc == 0)
+			opts->host_rate = d;
 		break;
 	case OPT_DELAY:
-		o->delay_ms = sc_parse_long("--delay", arg, 0, 86400000);
+		rc = parse_long("--delay", arg, 0, 86400000, &l, err);
+		if (rc == 0)
+			opts->delay_ms = l;
 		break;
 	case OPT_MAX_REDIRS:
-		o->max_redirs = sc_parse_long("--max-redirs", arg, 0, 1000);
+		rc = parse_long("--max-redirs", arg, 0, 1000, &l, err);
+		if (rc == 0)
+			opts->max_redirs = l;
 		break;
 	case OPT_CONNECT_TIMEOUT:
-		o->connect_timeout_ms = parse_secs_ms("--connect-timeout", arg, 0.001, 86400);
+		rc = parse_secs_ms("--connect-timeout", arg, 0.001, 86400,
+		                   &opts->connect_timeout_ms, err);
 		break;
 	case 'm':
-		o->timeout_ms = parse_secs_ms("--timeout", arg, 0, 86400);
+		rc = parse_secs_ms("--timeout", arg, 0, 86400, &opts->timeout_ms, err);
 		break;
 	case OPT_LOW_SPEED_LIMIT:
-		o->low_speed_limit = sc_parse_long("--low-speed-limit", arg, 1, 1L << 30);
+		rc = parse_long("--low-speed-limit", arg, 1, 1L << 30, &l, err);
+		if (rc == 0)
+			opts->low_speed_limit = l;
 		break;
 	case OPT_LOW_SPEED_TIME:
-		o->low_speed_time = sc_parse_long("--low-speed-time", arg, 0, 86400);
+		rc = parse_long("--low-speed-time", arg, 0, 86400, &l, err);
+		if (rc == 0)
+			opts->low_speed_time = l;
 		break;
 	case OPT_MAX_BYTES:
-		o->max_bytes = sc_parse_long("--max-bytes", arg, 1, 1L << 40);
+		rc = parse_long("--max-bytes", arg, 1, 1L << 40, &l, err);
+		if (rc == 0)
+			opts->max_bytes = l;
 		break;
 	case 'A':
-		o->user_agent = replace(o->user_agent, arg);
+		opts->user_agent = replace(opts->user_agent, arg);
 		break;
 	case 'H':
-		add_header(o, arg);
+		rc = add_header(opts, arg, err);
 		break;
 	case 'k':
-		o->insecure = true;
+		opts->insecure = true;
 		break;
 	case OPT_KEEP_ORDER:
-		o->keep_order = true;
+		opts->keep_order = true;
 		break;
 	case 'q':
-		o->quiet = true;
+		opts->quiet = true;
 		break;
 	case OPT_PROGRESS:
-		o->progress = true;
+		opts->progress = true;
 		break;
 	case OPT_STATS_EVERY:
-		o->stats_every_s = sc_parse_double("--stats-every", arg, 0, 86400);
+		rc = parse_double("--stats-every", arg, 0, 86400, &d, err);
+		if (rc == 0)
+			opts->stats_every_s = d;
 		break;
 	case OPT_METRICS:
 		if (!*arg)
-			sc_usage_error("--metrics: the file name is empty");
-		o->metrics_path = replace(o->metrics_path, arg);
+			return snprintf(err, 256, "--metrics: the file name is empty"), -1;
+		opts->metrics_path = replace(opts->metrics_path, arg);
 		break;
 	case OPT_GRACE:
-		o->grace_s = sc_parse_double("--grace", arg, 0, 86400);
+		rc = parse_double("--grace", arg, 0, 86400, &d, err);
+		if (rc == 0)
+			opts->grace_s = d;
 		break;
 	case OPT_RETRIES:
-		o->retry.retries = (int)sc_parse_long("--retries", arg, 0, 100);
+		rc = parse_long("--retries", arg, 0, 100, &l, err);
+		if (rc == 0)
+			opts->retry.retries = (int)l;
 		break;
 	case OPT_RETRY_BASE:
-		o->retry.base_ms = sc_parse_long("--retry-base", arg, 1, 3600000);
+		rc = parse_long("--retry-base", arg, 1, 3600000, &l, err);
+		if (rc == 0)
+			opts->retry.base_ms = l;
 		break;
 	case OPT_RETRY_MAX:
-		o->retry.max_ms = sc_parse_long("--retry-max", arg, 1, 86400000);
+		rc = parse_long("--retry-max", arg, 1, 86400000, &l, err);
+		if (rc == 0)
+			opts->retry.max_ms = l;
 		break;
 	case OPT_RETRY_MAX_WAIT:
-		o->retry.max_wait_ms = parse_secs_ms("--retry-max-wait", arg, 0, 86400);
+		rc = parse_secs_ms("--retry-max-wait", arg, 0, 86400, &opts->retry.max_wait_ms,
+		                   err);
 		break;
 	case OPT_RETRY_BUDGET:
-		o->retry.budget_pct = sc_parse_double("--retry-budget", arg, 0, 1000);
+		rc = parse_double("--retry-budget", arg, 0, 1000, &d, err);
+		if (rc == 0)
+			opts->retry.budget_pct = d;
 		break;
 	case OPT_SEED:
-		o->retry.seed = (uint64_t)sc_parse_long("--seed", arg, 0, 0x7fffffffffffffffL);
+		rc = parse_long("--seed", arg, 0, 0x7fffffffffffffffL, &l, err);
+		if (rc == 0)
+			opts->retry.seed = (uint64_t)l;
+		break;
+	case OPT_ROBOTS:
+		opts->robots = true;
+		break;
+	case OPT_ROBOTS_AGENT:
+		/* A product token: RFC 9309 section 2.2.1. */
+		if (!*arg ||
+		    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-") !=
+		            strlen(arg))
+			return snprintf(err, 256,
+			                "--robots-agent: '%.100s' is not a product token "
+			                "([A-Za-z_-]+)",
+			                arg),
+			       -1;
+		opts->robots_agent = replace(opts->robots_agent, arg);
+		break;
+	case OPT_MAX_CRAWL_DELAY:
+		rc = parse_secs_ms("--max-crawl-delay", arg, 0, 86400, &opts->max_crawl_delay_ms,
+		                   err);
+		break;
+	case OPT_ROBOTS_CACHE:
+		if (!*arg)
+			return snprintf(err, 256, "--robots-cache: the file name is empty"), -1;
+		opts->robots_cache_path = replace(opts->robots_cache_path, arg);
+		break;
+	case OPT_HEADERS:
+		opts->response_headers = true;
 		break;
 	default:
-		return false;
+		return 0;
 	}
-	return true;
+	return rc < 0 ? -1 : 1;
 }
 
-void sc_fetch_options_check(const struct sc_fetch_options *o)
+int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 {
-	if (o->retry.max_ms < o->retry.base_ms)
-		sc_usage_error("--retry-max (%ld) is less than --retry-base (%ld)", o->retry.max_ms,
-		               o->retry.base_ms);
+	if (opts->retry.max_ms < opts->retry.base_ms)
+		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",
+		                opts->retry.max_ms, opts->retry.base_ms),
+		       -1;
+	if (!opts->robots && (opts->robots_agent || opts->robots_cache_path))
+		return snprintf(err, 256, "--%s needs --robots",
+		                opts->robots_agent ? "robots-agent" : "robots-cache"),
+		       -1;
+	return 0;
 }
 
-static size_t count_options(const struct option *l)
-{
-	size_t n = 0;
-
-	while (l && l[n].name)
-		n++;
-	return n;
-}
-
-int sc_fetch_options_parse(struct sc_fetch_options *o, int argc, char **argv,
-                           const struct sc_fetch_cli *cli)
+int sc_fetch_options_parse(struct sc_fetch_options *opts, int argc, char **argv, char err[256])
 {
 	static const struct option common[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 	};
-	size_t nf = count_options(sc_fetch_long_options);
-	size_t nx = count_options(cli->extra_long);
-	struct option *longs = sc_calloc(nf + nx + 3, sizeof(*longs));
-	char shorts[128];
-	int opt;
+	size_t nf = 0;
+	int opt, rc = 0;
 
+	while (sc_fetch_long_options[nf].name)
+		nf++;
+	struct option *longs = sc_calloc(nf + 3, sizeof(*longs));
 	memcpy(longs, sc_fetch_long_options, nf * sizeof(*longs));
-	if (nx)
-		memcpy(longs + nf, cli->extra_long, nx * sizeof(*longs));
-	memcpy(longs + nf + nx, common, sizeof(common));
-	snprintf(shorts, sizeof(shorts), "%shV%s", SC_FETCH_SHORTOPTS,
-	         cli->extra_short ? cli->extra_short : "");
-	if (!o->user_agent)
-		o->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
+	memcpy(longs + nf, common, sizeof(common));
+	if (!opts->user_agent)
+		opts->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
 
-	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		if (opt == 'h')
-			sc_print_help(cli->help);
-		if (opt == 'V')
-			sc_print_version();
-		if (opt == '?' || opt == ':')
-			sc_usage_hint();
-		if (sc_fetch_option(o, opt, optarg))
-			continue;
-		if (cli->extra && cli->extra(cli->ctx, opt, optarg))
-			continue;
-		sc_usage_hint();
+	/* getopt prints nothing (the leading ':' and opterr): its complaints
+	 * are returned like every other usage error, in glibc's words. */
+	opterr = 0;
+	while (rc == 0 &&
+	       (opt = getopt_long(argc, argv, ":" SC_FETCH_SHORTOPTS "hV", longs, NULL)) != -1) {
+		const char *given = argv[optind - 1];
+		bool is_long = strncmp(given, "--", 2) == 0;
+		if (opt == 'h') {
+			rc = SC_FETCH_PARSE_HELP;
+		} else if (opt == 'V') {
+			rc = SC_FETCH_PARSE_VERSION;
+		} else if (opt == ':') {
+			if (!is_long)
+				snprintf(err, 256, "option requires an argument -- '%c'", optopt);
+			else
+				snprintf(err, 256, "option '%.200s' requires an argument", given);
+			rc = SC_FETCH_PARSE_ERROR;
+		} else if (opt == '?') {
+			if (!is_long)
+				snprintf(err, 256, "invalid option -- '%c'", optopt);
+			else
+				snprintf(err, 256, "unrecognized option '%.200s'", given);
+			rc = SC_FETCH_PARSE_ERROR;
+		} else if (sc_fetch_option(opts, opt, optarg, err) != 1) {
+			rc = SC_FETCH_PARSE_ERROR;
+		}
 	}
 	free(longs);
-	sc_fetch_options_check(o);
-	return optind;
+	if (rc == 0 && sc_fetch_options_check(opts, err) != 0)
+		rc = SC_FETCH_PARSE_ERROR;
+	return rc < 0 ? rc : optind;
 }

@@ -1,9 +1,10 @@
 /* input: the loop over input records that the NDJSON stages share.
  *
- * Each non-blank line is parsed as a JSON object and handed to handle().
- * A malformed line (not JSON, not an object, too long) is not dropped: a
- * warning "PROG: NAME:LINE: reason" goes to stderr and handle() receives a
- * bad_input record instead, so the count contract holds downstream. */
+ * Each non-blank line is parsed as a JSON object.  A malformed line (not
+ * JSON, not an object, too long) is not dropped: it becomes a bad_input
+ * record, so the count contract holds downstream, and the reason comes
+ * back in item->why for the program's warning "PROG: NAME:LINE: reason"
+ * (sc_input_warning formats it; lib/ prints nothing). */
 #ifndef SC_INPUT_H
 #define SC_INPUT_H
 
@@ -17,9 +18,14 @@ struct sc_input_item {
 	json_t *rec;                /* borrowed: the parsed record, or the bad_input record */
 	const struct sc_line *line; /* the raw line, as read (without its newline) */
 	bool bad;                   /* rec is a bad_input record made for this line */
+	char why[256];              /* when bad: the reason, for the warning */
 };
 
-/* Returns 0 to go on, non-zero to stop the loop with that value. */
+/* "NAME:LINE: why" of a bad item, for the program to print after its name. */
+void sc_input_warning(const struct sc_lines *r, const struct sc_input_item *item, char out[320]);
+
+/* Returns 0 to go on, non-zero to stop the loop with that value.  For a
+ * bad item the handler says what it must (sc_input_warning). */
 typedef int (*sc_input_handler)(const struct sc_input_item *item, void *ctx);
 
 /* Runs handle over every record of r.  Returns 0 at end of input, the
@@ -32,5 +38,13 @@ int sc_input_each(struct sc_lines *r, sc_input_handler handle, void *ctx);
  * record. */
 bool sc_input_item_from_line(const struct sc_lines *r, const struct sc_line *line,
                              struct sc_jsonscan *fast, struct sc_input_item *item);
+
+/* The same for a line read elsewhere (sc-parse's workers get lines that
+ * its reader thread read): always makes an item; max_line is the limit
+ * named in a too-long line's reason.  Blank lines are the caller's to
+ * skip first (sc_input_blank: only spaces, tabs and CRs). */
+void sc_input_item_make(const struct sc_line *line, size_t max_line, struct sc_jsonscan *fast,
+                        struct sc_input_item *item);
+bool sc_input_blank(const char *s, size_t len);
 
 #endif

@@ -148,12 +148,19 @@ static int emit_long_head(struct sc_lines *r, struct sc_line *line)
 	return 1;
 }
 
-/* A line longer than the maximum: keep its head for the error record and
- * skip its tail.  On a non-blocking descriptor the skip may stop at EAGAIN;
- * the next call goes on with it. */
+/* How much of a too-long line's head is kept: the same whatever the
+ * chunking of the input, so a rerun gives the same error record. */
+static size_t long_head_len(const struct sc_lines *r)
+{
+	return r->max < KEEP_OF_LONG_LINE ? r->max : KEEP_OF_LONG_LINE;
+}
+
+/* A line longer than the maximum, not yet ended: keep its head for the
+ * error record and skip its tail.  On a non-blocking descriptor the skip
+ * may stop at EAGAIN; the next call goes on with it. */
 static int cut_long_line(struct sc_lines *r, struct sc_line *line)
 {
-	size_t keep = r->scanned < KEEP_OF_LONG_LINE ? r->scanned : KEEP_OF_LONG_LINE;
+	size_t keep = long_head_len(r);
 
 	memcpy(r->long_head, r->buf + r->start, keep);
 	r->long_head[keep] = '\0';
@@ -163,6 +170,18 @@ static int cut_long_line(struct sc_lines *r, struct sc_line *line)
 	r->skipping = true;
 	if (skip_rest_of_line(r) < 0)
 		return -1;
+	return emit_long_head(r, line);
+}
+
+/* A line longer than the maximum that is already whole in the buffer (it
+ * arrived in one read): flagged as if it had arrived in pieces. */
+static int long_line_in_buffer(struct sc_lines *r, struct sc_line *line, size_t at)
+{
+	size_t keep = long_head_len(r);
+
+	memcpy(r->long_head, r->buf + at, keep);
+	r->long_head[keep] = '\0';
+	r->long_len = keep;
 	return emit_long_head(r, line);
 }
 
@@ -193,6 +212,8 @@ int sc_lines_next(struct sc_lines *r, struct sc_line *line)
 			size_t len = (size_t)(nl - (r->buf + at));
 			r->start = at + len + 1;
 			r->scanned = 0;
+			if (len > r->max)
+				return long_line_in_buffer(r, line, at);
 			emit(r, line, at, len);
 			return 1;
 		}
@@ -203,6 +224,8 @@ int sc_lines_next(struct sc_lines *r, struct sc_line *line)
 			size_t at = r->start, len = r->scanned;
 			r->start = r->end;
 			r->scanned = 0;
+			if (len > r->max)
+				return long_line_in_buffer(r, line, at);
 			emit(r, line, at, len);
 			return 1;
 		}

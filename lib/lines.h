@@ -3,7 +3,7 @@
  * Records can be megabytes long (a fetched body lives inside its record), so
  * lines grow as needed, up to a maximum: SC_LINE_MAX by default, or the
  * environment's SC_MAX_LINE (bytes).  A longer line is not a crash and not
- * an allocation of unbounded size: the reader keeps its first bytes, skips
+ * an allocation of unbounded size: the reader keeps its first bytes (4096, or the maximum if less), skips
  * the rest up to the newline, and flags it, so the program can turn it into
  * a bad_input record and go on.  LF ends a line; a CR before it is dropped.
  *

@@ -20,6 +20,7 @@ static const char *const kind_names[SC_ERR_KIND_COUNT] = {
 	[SC_ERR_RATE_LIMITED] = "rate_limited",
 	[SC_ERR_CANCELLED] = "cancelled",
 	[SC_ERR_VALIDATION] = "validation",
+	[SC_ERR_ROBOTS] = "robots",
 	[SC_ERR_INTERNAL] = "internal",
 };
 
@@ -106,8 +107,11 @@ json_t *sc_record_bad_input(size_t lineno, const char *raw, size_t rawlen, const
 	json_object_set_new(rec, "url", json_null());
 	json_object_set_new(rec, "ok", json_false());
 	json_object_set_new(rec, "status", json_null());
+	/* The message may quote the line (jansson's "near '...'" can end in
+	 * the middle of a UTF-8 sequence): made valid, never dropped. */
 	json_object_set_new(rec, "error",
-	                    json_pack("{s:s, s:s}", "kind", "bad_input", "message", message));
+	                    json_pack("{s:s, s:o}", "kind", "bad_input", "message",
+	                              sc_json_string_lossy(message, strlen(message))));
 	json_object_set_new(rec, "line", json_integer((json_int_t)lineno));
 	json_object_set_new(rec, "raw", sc_json_string_lossy(raw, keep));
 	return rec;
@@ -117,8 +121,9 @@ void sc_record_set_error(json_t *rec, enum sc_error_kind kind, const char *messa
 {
 	json_object_set_new(rec, "ok", json_false());
 	json_object_set_new(rec, "error",
-	                    json_pack("{s:s, s:s}", "kind", sc_error_kind_name(kind), "message",
-	                              message ? message : ""));
+	                    json_pack("{s:s, s:o}", "kind", sc_error_kind_name(kind), "message",
+	                              sc_json_string_lossy(message ? message : "",
+	                                                   message ? strlen(message) : 0)));
 }
 
 bool sc_record_ok(const json_t *rec)

@@ -29,6 +29,7 @@ enum sc_error_kind {
 	SC_ERR_RATE_LIMITED,       /* Retry-After beyond --retry-max-wait */
 	SC_ERR_CANCELLED,          /* aborted by shutdown */
 	SC_ERR_VALIDATION,         /* sc-parse --require failed */
+	SC_ERR_ROBOTS,             /* robots.txt disallows it (sc-fetch --robots) */
 	SC_ERR_INTERNAL,           /* anything else; the message says what */
 	SC_ERR_KIND_COUNT
 };

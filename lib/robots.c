@@ -446,6 +446,15 @@ static bool pattern_matches(const char *path, size_t path_len, const char *pat, 
 
 bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query)
 {
+	return sc_robots_match(r, path_and_query, NULL);
+}
+
+bool sc_robots_match(const struct sc_robots *r, const char *path_and_query, const char **rule_out)
+{
+	const struct rule *winner = NULL;
+
+	if (rule_out)
+		*rule_out = NULL;
 	if (r->kind == SC_ROBOTS_ALLOW_ALL)
 		return true;
 	const char *p = path_and_query ? path_and_query : "";
@@ -477,10 +486,13 @@ bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query)
 			found = true;
 			best = rule->len;
 			allow = rule->allow;
+			winner = rule;
 		}
 	}
 	free(pos);
 	free(path);
+	if (rule_out && winner)
+		*rule_out = winner->pattern;
 	return allow;
 }
 

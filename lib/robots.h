@@ -89,6 +89,10 @@ enum sc_robots_kind sc_robots_kind(const struct sc_robots *r);
  * ignored) may be fetched.  Pass the URL's path and query as they are on
  * the wire (curl_url_get CURLUPART_PATH and CURLUPART_QUERY). */
 bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query);
+/* sc_robots_allowed, and *rule (when rule is not NULL) set to the pattern
+ * of the rule that decided (normalised, owned by r), or NULL when no rule
+ * did (no match, a disallow-all, /robots.txt). */
+bool sc_robots_match(const struct sc_robots *r, const char *path_and_query, const char **rule);
 /* Why a refused path is refused, for the record's message: the reason of a
  * disallow-all, else "disallowed by robots.txt".  Static or owned by r. */
 const char *sc_robots_why(const struct sc_robots *r);

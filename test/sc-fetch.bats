@@ -64,6 +64,18 @@ fetch() {
 	[[ $stderr == *"unexpected operand"*"standard input"* ]] || fail "$stderr"
 }
 
+@test "a missing option argument or an unknown option is said once, in getopt's words" {
+	run -2 --separate-stderr sc-fetch --rate </dev/null
+	assert_equal "$stderr" "sc-fetch: option '--rate' requires an argument
+Try 'sc-fetch --help' for more information."
+	run -2 --separate-stderr sc-fetch -kZ </dev/null
+	assert_equal "$stderr" "sc-fetch: invalid option -- 'Z'
+Try 'sc-fetch --help' for more information."
+	run -2 --separate-stderr sc-retry -c </dev/null
+	assert_equal "$stderr" "sc-retry: option requires an argument -- 'c'
+Try 'sc-retry --help' for more information."
+}
+
 @test "--help prints the synopsis on stdout; --version names the program" {
 	run -0 --separate-stderr sc-fetch --help
 	[[ $output == "usage: sc-fetch "* ]] || fail "$output"
@@ -136,6 +148,24 @@ EOF2
 	[[ $stderr == *"sc-fetch: <stdin>:3: no string member \"url\""* ]] || fail "$stderr"
 	[[ $stderr == *"sc-fetch: <stdin>:4: not a URL"* ]] || fail "$stderr"
 	[[ $stderr == *"sc-fetch: <stdin>:5: request.method"* ]] || fail "$stderr"
+}
+
+@test "a URL without a host or a scheme is bad_input, never resolved against the line before" {
+	# Regression: "http://" crashed (a bad_input kind, 0, was taken for
+	# success), and "/x" after a URL was fetched relative to it.
+	fetch --retries 0 --keep-order <<EOF2
+$SC_BASE/page/1
+http://
+{"url":"/page/2"}
+[1,2,3]
+EOF2
+	assert_failure 3
+	assert_equal "$(jq -s -c '[.[] | .error.kind]' <<<"$output")" '[null,"bad_input","bad_input","bad_input"]'
+	jq -e -s '.[1:] | all(.error.message | startswith("not a valid URL: "))' <<<"$output"
+	[[ $stderr == *"sc-fetch: <stdin>:2: not a valid URL"* ]] || fail "$stderr"
+	[[ $stderr == *"sc-fetch: <stdin>:3: not a valid URL"* ]] || fail "$stderr"
+	run -0 sc_server_log '[.[] | .path]'
+	assert_output '["/page/1"]'
 }
 
 @test "JSON input members are carried through; fetch members replace theirs" {

@@ -541,7 +541,10 @@ static int one_line(struct run *r, const struct sc_lines *in, const struct sc_li
 	if (!sc_input_item_from_line(in, line, fast, &item))
 		return 0; /* blank */
 	if (item.bad) {
-		r->c->malformed++; /* warned by sc_input_item_from_line */
+		char where[320];
+		sc_input_warning(in, &item, where);
+		sc_warn("%s", where);
+		r->c->malformed++;
 	} else if (r->o->mode == MODE_LINKS) {
 		rc = add_page(r, in, line, item.rec);
 	} else {

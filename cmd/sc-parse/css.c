@@ -188,10 +188,22 @@ static void parse_escape(struct parser *p, struct sc_buf *out)
 	if (digits > 0) {
 		if (is_space(peek(p)))
 			p->pos++;
+		/* CSS Syntax: zero, a surrogate or beyond Unicode is U+FFFD (a
+		 * NUL would end the XPath text early); so is what XML (and so
+		 * XPath) cannot hold: other C0 controls, U+FFFE, U+FFFF. */
+		if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+		    (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xfffe ||
+		    cp == 0xffff)
+			cp = 0xfffd;
 		put_utf8(out, cp);
 		return;
 	}
-	sc_buf_add(out, &p->src[p->pos], 1);
+	/* An escaped form feed, the one control character the selector may
+	 * hold (as white space), cannot be in XPath either. */
+	if (peek(p) == '\f')
+		put_utf8(out, 0xfffd);
+	else
+		sc_buf_add(out, &p->src[p->pos], 1);
 	p->pos++;
 }
 
@@ -254,7 +266,11 @@ static void parse_string(struct parser *p, struct sc_buf *out)
 			parse_escape(p, out);
 			continue;
 		}
-		sc_buf_add(out, &c, 1);
+		/* A form feed XPath cannot hold (found by fuzz-css): U+FFFD. */
+		if (c == '\f')
+			put_utf8(out, 0xfffd);
+		else
+			sc_buf_add(out, &c, 1);
 		p->pos++;
 	}
 }
@@ -269,7 +285,28 @@ static void expect(struct parser *p, char c, const char *context)
 	p->pos++;
 }
 
-/* "class ~= value": value among the whitespace-separated words. */
+static bool is_xpath_name(const char *name);
+
+/* The XPath step for attribute name: "@name", or, for a name CSS allows
+ * and XPath does not ("-x", an escaped "1a"), the name compared as a string
+ * (found by fuzz-css). */
+static const char *attr_step(struct parser *p, const char *name)
+{
+	struct sc_buf *step = new_buf(p);
+
+	if (is_xpath_name(name)) {
+		sc_buf_adds(step, "@");
+		sc_buf_adds(step, name);
+	} else {
+		sc_buf_adds(step, "@*[local-name() = ");
+		buf_literal(step, name);
+		sc_buf_adds(step, "]");
+	}
+	return step->p;
+}
+
+/* "class ~= value": value among the whitespace-separated words (attr is
+ * the XPath step, "@class"). */
 static void pred_word(struct parser *p, struct sc_buf *out, const char *attr, const char *value)
 {
 	struct sc_buf *word = new_buf(p);
@@ -277,7 +314,7 @@ static void pred_word(struct parser *p, struct sc_buf *out, const char *attr, co
 	sc_buf_adds(word, " ");
 	sc_buf_adds(word, value);
 	sc_buf_adds(word, " ");
-	sc_buf_printf(out, "contains(concat(' ', normalize-space(@%s), ' '), ", attr);
+	sc_buf_printf(out, "contains(concat(' ', normalize-space(%s), ' '), ", attr);
 	buf_literal(out, word->p);
 	sc_buf_adds(out, ")");
 }
@@ -295,7 +332,7 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 	op_pos = p->pos;
 	if (peek(p) == ']') {
 		p->pos++;
-		sc_buf_printf(out, "[@%s]", name->p);
+		sc_buf_printf(out, "[%s]", attr_step(p, name->p));
 		return;
 	}
 	if (peek(p) == '=') {
@@ -322,25 +359,25 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 	/* As in cssselect and the selectors spec: an empty value never matches
 	 * for ~= ^= $= *=, and neither does a "word" holding whitespace. */
 	bool empty = value->p[0] == '\0';
-	const char *a = name->p, *v = value->p;
+	const char *a = attr_step(p, name->p), *v = value->p;
 	sc_buf_adds(out, "[");
 	switch (op) {
 	case '=':
-		sc_buf_printf(out, "@%s = ", a);
+		sc_buf_printf(out, "%s = ", a);
 		buf_literal(out, v);
 		break;
 	case '~':
 		if (empty || strpbrk(v, " \t\n\r\f"))
 			sc_buf_adds(out, "false()");
 		else {
-			sc_buf_printf(out, "@%s and ", a);
+			sc_buf_printf(out, "%s and ", a);
 			pred_word(p, out, a, v);
 		}
 		break;
 	case '|':
-		sc_buf_printf(out, "@%s = ", a);
+		sc_buf_printf(out, "%s = ", a);
 		buf_literal(out, v);
-		sc_buf_printf(out, " or starts-with(@%s, ", a);
+		sc_buf_printf(out, " or starts-with(%s, ", a);
 		{
 			struct sc_buf *dash = new_buf(p);
 			sc_buf_adds(dash, v);
@@ -353,7 +390,7 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 		if (empty)
 			sc_buf_adds(out, "false()");
 		else {
-			sc_buf_printf(out, "starts-with(@%s, ", a);
+			sc_buf_printf(out, "starts-with(%s, ", a);
 			buf_literal(out, v);
 			sc_buf_adds(out, ")");
 		}
@@ -368,7 +405,7 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 			for (const char *c = v; *c; c++)
 				if (((unsigned char)*c & 0xc0) != 0x80)
 					chars++;
-			sc_buf_printf(out, "substring(@%s, string-length(@%s) - %zu) = ", a, a,
+			sc_buf_printf(out, "substring(%s, string-length(%s) - %zu) = ", a, a,
 			              chars - 1);
 			buf_literal(out, v);
 		}
@@ -377,7 +414,7 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 		if (empty)
 			sc_buf_adds(out, "false()");
 		else {
-			sc_buf_printf(out, "contains(@%s, ", a);
+			sc_buf_printf(out, "contains(%s, ", a);
 			buf_literal(out, v);
 			sc_buf_adds(out, ")");
 		}
@@ -545,18 +582,12 @@ static void parse_pseudo_class(struct parser *p, struct sc_buf *preds)
 	}
 }
 
-/* Whether name can stand as an XPath name test: a letter, '_' or a non-ASCII
- * byte first, then those, digits, '-' and '.' (libxml2's NCName, in short). */
+/* Whether name can stand as an XPath name test: an NCName as libxml2's
+ * XPath parser reads it (not every non-ASCII character is a name
+ * character: U+00D7, for one, is not). */
 static bool is_xpath_name(const char *name)
 {
-	const unsigned char *s = (const unsigned char *)name;
-
-	if (!(isalpha(*s) || *s == '_' || *s >= 0x80))
-		return false;
-	for (s++; *s; s++)
-		if (!(isalnum(*s) || *s == '_' || *s == '-' || *s == '.' || *s >= 0x80))
-			return false;
-	return true;
+	return xmlValidateNCName((const xmlChar *)name, 0) == 0;
 }
 
 /* Parses a compound selector into its type ("" for any) and predicates.
@@ -596,7 +627,7 @@ static bool parse_compound(struct parser *p, struct sc_buf *type, struct sc_buf 
 			p->pos++;
 			parse_ident(p, ident, false, false, "a class name after '.'");
 			sc_buf_adds(preds, "[");
-			pred_word(p, preds, "class", ident->p);
+			pred_word(p, preds, "@class", ident->p);
 			sc_buf_adds(preds, "]");
 		} else if (c == '[') {
 			parse_attrib(p, preds);
@@ -654,7 +685,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct sc_buf *out)
 					        what_at(p, p->pos, tmp));
 				}
 				p->pos++;
-				sc_buf_printf(out, "/@%s", name->p);
+				sc_buf_printf(out, "/%s", attr_step(p, name->p));
 				kind = PE_ATTR;
 			} else {
 				char n[64];
@@ -728,6 +759,18 @@ int css_compile(const char *selector, struct css_compiled *out, struct css_error
 	if (setjmp(p.fail)) {
 		free_pool(&p);
 		return -1;
+	}
+	/* libxml2 refuses XPath that is not UTF-8 or holds what XML cannot
+	 * (C0 controls but tab, LF, CR; U+FFFE, U+FFFF): say so where. */
+	for (size_t i = 0, n = strlen(selector); i < n;) {
+		const unsigned char *c = (const unsigned char *)selector + i;
+		size_t len = sc_utf8_seq_len(c, n - i);
+		if (len == 0)
+			fail_at(&p, i, "not valid UTF-8");
+		if ((c[0] < 0x20 && c[0] != '\t' && c[0] != '\n' && c[0] != '\r' && c[0] != '\f') ||
+		    (len == 3 && c[0] == 0xef && c[1] == 0xbf && c[2] >= 0xbe))
+			fail_at(&p, i, "a control character");
+		i += len;
 	}
 	xpath = new_buf(&p);
 	parse_group(&p, xpath, &outer_html);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input.h"
 #include "jsonscan.h"
 #include "jsonstr.h"
 #include "record.h"
@@ -146,12 +147,13 @@ static bool is_empty(const json_t *v)
 
 /* --require: a record not failed (ok true, or no ok member) missing a
  * required field becomes not ok.
- * Records that were not ok already are data, and keep their error. */
+ * Records that were not ok already are data, and keep their error; a 304
+ * (not_modified) has no page to parse, so nothing of it is required. */
 static void validate(const struct config *cfg, json_t *rec, struct output *out)
 {
 	char why[256];
 
-	if (sc_record_failed(rec))
+	if (sc_record_failed(rec) || json_is_true(json_object_get(rec, "not_modified")))
 		return;
 	for (size_t i = 0; i < cfg->nrequire; i++) {
 		const json_t *v = json_object_get(rec, cfg->require[i]);
@@ -171,21 +173,17 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
                            bool too_long, struct output *out)
 {
 	const struct config *cfg = w->cfg;
-	json_error_t err;
-	json_t *rec;
-	char why[256];
+	struct sc_line as_read = {
+		.text = (char *)line, .len = len, .number = lineno, .too_long = too_long
+	};
+	struct sc_input_item item;
 
-	if (too_long) {
-		snprintf(why, sizeof(why), "line longer than %zu bytes", cfg->max_line);
-	} else {
-		rec = sc_record_parse(line, len, &w->js, &err);
-		if (rec)
-			return rec;
-		snprintf(why, sizeof(why), "%s", err.text);
+	sc_input_item_make(&as_read, cfg->max_line, &w->js, &item);
+	if (item.bad) {
+		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, item.why);
+		out->not_ok++;
 	}
-	set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
-	out->not_ok++;
-	return sc_record_bad_input(lineno, line, len, why);
+	return item.rec;
 }
 
 static void set_scanned(json_t *rec, const struct scan_result *r)

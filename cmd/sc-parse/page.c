@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <libxml/encoding.h>
+#include <libxml/parserInternals.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hash.h"
 #include "record.h"
 #include "url.h"
 #include "utf8.h"
@@ -692,15 +694,6 @@ struct strset {
 	size_t cap, count;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 /* Adds s, taking ownership; returns false (and frees s) if it was there
  * already. */
 static bool strset_add(struct strset *set, const char *s)
@@ -714,7 +707,7 @@ static bool strset_add(struct strset *set, const char *s)
 		free(set->slots);
 		*set = bigger;
 	}
-	for (size_t i = hash_str(s) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+	for (size_t i = sc_fnv1a_str(s) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
 		if (!set->slots[i]) {
 			set->slots[i] = s;
 			set->count++;
@@ -959,6 +952,13 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 	const char *name = (const char *)xname;
 	int depth = depth_of(ctx);
 	const char *v, *w;
+	xmlChar *local = NULL, *prefix = NULL;
+
+	/* The tree names "x:meta" meta (libxml2's SAX2 builder splits every
+	 * element name as a QName, HTML too): read it as the tree does, or
+	 * the two paths would disagree (found by fuzz-html). */
+	if (strchr(name, ':') && (local = xmlSplitQName(ctx, xname, &prefix)))
+		name = (const char *)local;
 
 	collector_sync(&sc->title, depth, true);
 	collector_sync(&sc->h1, depth, true);
@@ -992,6 +992,8 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 			keep(&sc->base, &sc->has_base, v);
 		break;
 	}
+	xmlFree(local);
+	xmlFree(prefix);
 }
 
 static void on_end_element(void *ctx, const xmlChar *name)
@@ -1035,22 +1037,13 @@ static void linkset_reset(struct linkset *set)
 	}
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* Finds the slot of the string at offset off (length n), or its empty
  * slot. */
 static size_t *linkset_slot(const struct linkset *set, size_t off, size_t n)
 {
 	const char *s = set->text.p + off;
 
-	for (size_t i = hash_bytes(s, n) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
+	for (size_t i = sc_fnv1a(s, n) & (set->cap - 1);; i = (i + 1) & (set->cap - 1)) {
 		size_t *slot = &set->slots[i];
 		if (!*slot || strcmp(set->text.p + *slot - 1, s) == 0)
 			return slot;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "input.h"
 #include "lines.h"
 #include "record.h"
 #include "signals.h"
@@ -53,14 +54,6 @@ struct pipeline {
 	int write_errno;
 	size_t not_ok;
 };
-
-static bool is_blank(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return false;
-	return true;
-}
 
 /* Writes one slot's result.  Returns 0, or -1 with errno. */
 static int emit(const struct output *out)
@@ -145,6 +138,9 @@ static void *writer_main(void *arg)
 static int finish(bool write_failed, int write_errno, bool read_failed, size_t not_ok)
 {
 	if (write_failed) {
+		/* A reader that went away (`| head -1`) is no error: quiet. */
+		if (write_errno == EPIPE)
+			return SC_EXIT_PIPE;
 		errno = write_errno;
 		sc_warn("error writing standard output:");
 		return SC_EXIT_FAILURE;
@@ -165,7 +161,7 @@ static int run_single(const struct config *cfg, struct sc_lines *r)
 
 	worker_init(&w, cfg);
 	while ((rc = sc_lines_next(r, &line)) > 0) {
-		if (!line.too_long && is_blank(line.text, line.len))
+		if (!line.too_long && sc_input_blank(line.text, line.len))
 			continue;
 		worker_process(&w, line.text, line.len, line.number, line.too_long, &out);
 		not_ok += out.not_ok;
@@ -211,7 +207,7 @@ static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
 	pthread_attr_destroy(&attr);
 
 	while ((rc = sc_lines_next(r, &line)) > 0) {
-		if (!line.too_long && is_blank(line.text, line.len))
+		if (!line.too_long && sc_input_blank(line.text, line.len))
 			continue;
 		pthread_mutex_lock(&pl.mu);
 		while (pl.next_read - pl.next_write >= pl.nslots && !pl.write_failed)

@@ -140,9 +140,11 @@ static bool has_kind(const struct run *run, int mask)
 #define M_TEXT ((1 << SINK_CSV) | (1 << SINK_TSV))
 #define M_SQLITE (1 << SINK_SQLITE)
 
+/* A sink's write failed: the message names the file (a closed pipe, as
+ * for `--jsonl - | head -1`, exits quietly: sc_die_write). */
 static void die_sink(const struct sink *s, const char *what)
 {
-	sc_die(SC_EXIT_FAILURE, "%s: %s:", s->path, what);
+	sc_die_write("%s: %s:", s->path, what);
 }
 
 static void open_sinks(struct run *run, bool append, const struct csv_opts *copts,
@@ -255,7 +257,7 @@ static void write_record(struct run *run, const struct sc_input_item *item)
 		int rc = text ? sc_record_write_raw(stdout, text, len)
 		              : sc_record_write(stdout, item->rec);
 		if (rc < 0)
-			sc_die(SC_EXIT_FAILURE, "error writing standard output:");
+			sc_die_write("error writing standard output:");
 	}
 	run->records++;
 	if (item->bad)
@@ -321,6 +323,11 @@ static void read_input(struct run *run)
 		 * jansson; sc_record_parse falls back to jansson for the rest. */
 		if (!sc_input_item_from_line(r, &line, &js, &item))
 			continue;
+		if (item.bad) {
+			char where[320];
+			sc_input_warning(r, &item, where);
+			sc_warn("%s", where);
+		}
 		write_record(run, &item);
 		json_decref(item.rec);
 	}
@@ -500,7 +507,9 @@ int main(int argc, char **argv)
 	run.key = sopts.key;
 
 	sc_signals_install(NULL);
-	if (atexit(outfile_cleanup_all) != 0)
+	/* atexit runs the last registered first: the temporary files go
+	 * first, so that a full disk has room for SQLite's checkpoint. */
+	if (atexit(sqlite_cleanup_all) != 0 || atexit(outfile_cleanup_all) != 0)
 		sc_die(SC_EXIT_FAILURE, "cannot register the clean-up of temporary files");
 	open_sinks(&run, append, &copts, &sopts, columns != NULL);
 	read_input(&run);

@@ -153,6 +153,9 @@ long sqlite_due_ms(const struct sqlite_sink *s);
 int sqlite_commit(struct sqlite_sink *s, char *errbuf, size_t errlen);
 /* Commits, checkpoints the WAL into the database and closes. */
 int sqlite_finish(struct sqlite_sink *s, char *errbuf, size_t errlen);
+/* Rolls back the open batch, checkpoints and closes. */
 void sqlite_abandon(struct sqlite_sink *s);
+/* For atexit: abandons every database still open (a failure elsewhere). */
+void sqlite_cleanup_all(void);
 
 #endif

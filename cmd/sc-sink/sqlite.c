@@ -15,6 +15,19 @@
 
 #include "util.h"
 
+/* Every database open, so that an exit on a failure elsewhere (sc_die)
+ * still closes it properly: see sqlite_cleanup_all. */
+static struct sqlite_sink *open_dbs[SINK_MAX];
+
+static void track(struct sqlite_sink *s, bool open)
+{
+	for (int i = 0; i < SINK_MAX; i++)
+		if (open ? !open_dbs[i] : open_dbs[i] == s) {
+			open_dbs[i] = open ? s : NULL;
+			return;
+		}
+}
+
 static int db_error(struct sqlite_sink *s, char *errbuf, size_t errlen, const char *what)
 {
 	snprintf(errbuf, errlen, "%s: %s%s%s", s->path, what ? what : "", what ? ": " : "",
@@ -55,6 +68,7 @@ int sqlite_open(struct sqlite_sink *s, const char *path, const struct sqlite_opt
 	memset(s, 0, sizeof(*s));
 	s->path = path;
 	s->opts = *o;
+	track(s, true);
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
 		return db_error(s, errbuf, errlen, NULL);
@@ -365,6 +379,7 @@ int sqlite_finish(struct sqlite_sink *s, char *errbuf, size_t errlen)
 	if (sqlite3_close(s->db) != SQLITE_OK)
 		return db_error(s, errbuf, errlen, "close");
 	s->db = NULL;
+	track(s, false);
 	free(s->colmap);
 	s->colmap = NULL;
 	return 0;
@@ -374,9 +389,26 @@ void sqlite_abandon(struct sqlite_sink *s)
 {
 	sqlite3_finalize(s->insert);
 	s->insert = NULL;
-	if (s->db)
-		sqlite3_close(s->db);
+	if (s->db) {
+		/* The open batch goes, as the other sinks' records do; the
+		 * committed ones are folded into the database file, so that
+		 * no -wal or -shm file is left (when the disk is full the
+		 * checkpoint fails, and the WAL, which then holds committed
+		 * rows, stays for SQLite to recover: it is not to be removed). */
+		if (!sqlite3_get_autocommit(s->db))
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		sqlite3_close_v2(s->db);
+	}
 	s->db = NULL;
+	track(s, false);
 	free(s->colmap);
 	s->colmap = NULL;
+}
+
+void sqlite_cleanup_all(void)
+{
+	for (int i = 0; i < SINK_MAX; i++)
+		if (open_dbs[i])
+			sqlite_abandon(open_dbs[i]);
 }

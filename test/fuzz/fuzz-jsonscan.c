@@ -1,9 +1,6 @@
 /* libFuzzer target: lib/jsonscan against jansson, on random input lines.
  *
- * Build and run (from the top of the tree; clang from Debian's clang):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib test/fuzz/fuzz-jsonscan.c lib/jsonscan.c lib/utf8.c -ljansson -o build/fuzz-jsonscan && build/fuzz-jsonscan -dict=test/fuzz/jsonscan.dict -max_total_time=300 build/fuzz-corpus test/fuzz/seeds-jsonscan
- * (mkdir -p build/fuzz-corpus first: libFuzzer writes what it finds into
- * the first directory.)
+ * Built and run by `make fuzz` (mk/fuzz.mk); alone: make fuzz FUZZ_TARGETS=jsonscan.
  *
  * The promise checked, for both JSON_ALLOW_NUL settings:
  * - when sc_jsonscan_object() returns a value, json_loadb() with the same

@@ -1967,6 +1967,71 @@ static void handle_reset(conn_t *c)
 		buf_append(&c->out, partial, sizeof partial - 1);
 }
 
+/* The faults of broken responses (sc-fetch must never call them ok).
+ * Each writes raw bytes, not through begin_response, then ends the
+ * connection with a FIN (?close=fin, the default) or an RST (?close=rst). */
+static void end_faulty(conn_t *c, int status)
+{
+	char *how = query_param(c->req.query, "close");
+	c->close_after = true;
+	c->reset_after = how && strcmp(how, "rst") == 0;
+	free(how);
+	if (c->logged)
+		log_set_status(c->log_seq, status);
+}
+
+/* /cut-head: the header block stops mid-line, never reaching its blank line. */
+static void handle_cut_head(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text");
+	end_faulty(c, 200);
+}
+
+/* /short-body: Content-Length says 100, ten bytes come. */
+static void handle_short_body(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Content-Length: 100\r\n\r\n0123456789");
+	end_faulty(c, 200);
+}
+
+/* /chunked-cut: one chunk, then no terminating zero-size chunk. */
+static void handle_chunked_cut(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Transfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n");
+	end_faulty(c, 200);
+}
+
+/* /close-delimited: a whole head without a length; the body ends at the
+ * close (RFC 9112 6.3): complete, not a fault. */
+static void handle_close_delimited(conn_t *c)
+{
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                  "Connection: close\r\n\r\nthe body ends at the close\n");
+	end_faulty(c, 200);
+}
+
+/* /huge-header?size=BYTES: a 200 whose X-Huge header value is that long
+ * (default 200 KiB), beyond what clients buffer for one header. */
+static void handle_huge_header(conn_t *c)
+{
+	bool ok = true;
+	uint64_t size = query_u64(c->req.query, "size", 200 * 1024, 16 * 1024 * 1024, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "usage: /huge-header?size=BYTES");
+		return;
+	}
+	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Huge: ");
+	buf_reserve(&c->out, (size_t)size);
+	memset(c->out.data + c->out.len, 'h', (size_t)size);
+	c->out.len += (size_t)size;
+	buf_puts(&c->out, "\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+	c->close_after = true;
+	if (c->logged)
+		log_set_status(c->log_seq, 200);
+}
+
 static void handle_echo(conn_t *c)
 {
 	const request_t *r = &c->req;
@@ -2208,6 +2273,52 @@ static bool serve_root_file(conn_t *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Conditional requests and repeated header fields                     */
+/* ------------------------------------------------------------------ */
+
+/* The Last-Modified of every /conditional/ID: 2026-11-01 00:00:00 UTC. */
+#define CONDITIONAL_MTIME ((time_t)1793491200)
+
+/* /conditional/ID: a page with ETag "ID-v1" and a fixed Last-Modified; 304
+ * when If-None-Match names that tag (or is "*"), else when
+ * If-Modified-Since is not before Last-Modified (RFC 9110 13.1.1, 13.1.3:
+ * If-Modified-Since is ignored when If-None-Match is sent). */
+static void handle_conditional(conn_t *c, const char *id)
+{
+	char date[40], etag[160], extra[320];
+	format_http_date(CONDITIONAL_MTIME, date);
+	snprintf(etag, sizeof etag, "\"%.128s-v1\"", id);
+	snprintf(extra, sizeof extra, "ETag: %s\r\nLast-Modified: %s\r\n", etag, date);
+	const char *inm = request_header(&c->req, "If-None-Match");
+	const char *ims = request_header(&c->req, "If-Modified-Since");
+	bool fresh = false;
+	if (inm) {
+		fresh = strcmp(inm, "*") == 0 || strstr(inm, etag) != NULL;
+	} else if (ims) {
+		struct tm tm = { 0 };
+		const char *end = strptime(ims, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		fresh = end && *end == '\0' && timegm(&tm) >= CONDITIONAL_MTIME;
+	}
+	if (fresh) {
+		respond(c, 304, NULL, "", 0, extra);
+		return;
+	}
+	char body[256];
+	int n = snprintf(body, sizeof body,
+	                 "<!doctype html><title>conditional %.128s</title><p>version 1</p>\n", id);
+	respond(c, 200, "text/html; charset=utf-8", body, (size_t)n, extra);
+}
+
+/* /repeat-headers: a field sent twice and two Set-Cookie fields. */
+static void handle_repeat_headers(conn_t *c)
+{
+	static const char text[] = "repeated header fields\n";
+	respond(c, 200, "text/plain; charset=utf-8", text, sizeof text - 1,
+	        "X-Multi: a\r\nSet-Cookie: a=1; Path=/\r\nX-Multi: b\r\n"
+	        "Set-Cookie: b=2\r\n");
+}
+
+/* ------------------------------------------------------------------ */
 /* Per-host robots.txt (--robots-dir)                                  */
 /* ------------------------------------------------------------------ */
 
@@ -2333,6 +2444,10 @@ static void route_request(conn_t *c)
 		handle_robots(c);
 	else if ((arg = path_arg(path, "/page/")))
 		handle_page(c, arg);
+	else if ((arg = path_arg(path, "/conditional/")))
+		handle_conditional(c, arg);
+	else if (strcmp(path, "/repeat-headers") == 0)
+		handle_repeat_headers(c);
 	else if ((arg = path_arg(path, "/status/")))
 		handle_status(c, arg);
 	else if ((arg = path_arg(path, "/delay/")))
@@ -2363,6 +2478,16 @@ static void route_request(conn_t *c)
 		handle_echo(c);
 	else if (strcmp(path, "/latin1") == 0)
 		handle_latin1(c);
+	else if (strcmp(path, "/cut-head") == 0)
+		handle_cut_head(c);
+	else if (strcmp(path, "/short-body") == 0)
+		handle_short_body(c);
+	else if (strcmp(path, "/chunked-cut") == 0)
+		handle_chunked_cut(c);
+	else if (strcmp(path, "/close-delimited") == 0)
+		handle_close_delimited(c);
+	else if (strcmp(path, "/huge-header") == 0)
+		handle_huge_header(c);
 	else if (serve_root_file(c))
 		;
 	else if (strcmp(path, "/") == 0)
@@ -2629,6 +2754,14 @@ static void usage(FILE *out)
 	      "  /hang                     never answers\n"
 	      "  /echo                     the request as JSON\n"
 	      "  /latin1                   ISO-8859-1 HTML page\n"
+	      "  /conditional/ID           ETag \"ID-v1\" and a fixed Last-Modified; 304\n"
+	      "                            to If-None-Match / If-Modified-Since\n"
+	      "  /repeat-headers           X-Multi twice, Set-Cookie twice\n"
+	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
+	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
+	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
+	      "  /close-delimited          a whole head, a body ended by the close (ok)\n"
+	      "  /huge-header[?size=N]     a 200 with an N-byte header (200 KiB)\n"
 	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
 	      "  /robots.txt               with --robots-dir DIR, per Host H: DIR/H, or\n"
 	      "                            DIR/H.status (+ DIR/H.location for 3xx), after\n"

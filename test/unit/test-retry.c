@@ -62,6 +62,7 @@ static void test_transient_table(void)
 		                               SC_ERR_RATE_LIMITED,
 		                               SC_ERR_CANCELLED,
 		                               SC_ERR_VALIDATION,
+		                               SC_ERR_ROBOTS,
 		                               SC_ERR_INTERNAL };
 	for (size_t i = 0; i < sizeof(permanent_kinds) / sizeof(*permanent_kinds); i++) {
 		int k = permanent_kinds[i];

@@ -606,6 +606,28 @@ static void test_cache_two_writers(void)
 	free(path);
 }
 
+/* sc_robots_match names the rule that decided, for the record's message. */
+static void test_deciding_rule(void)
+{
+	struct sc_robots *r = sc_robots_parse(
+	        "User-agent: *\nDisallow: /a\nAllow: /a/b$\nDisallow: /a%2fc\n", 57, "x");
+	const char *rule = "unset";
+
+	ok(!sc_robots_match(r, "/a/x", &rule), "/a/x refused");
+	is_str(rule, "/a", "by Disallow: /a");
+	ok(sc_robots_match(r, "/a/b", &rule), "/a/b allowed");
+	is_str(rule, "/a/b$", "by Allow: /a/b$");
+	ok(!sc_robots_match(r, "/a%2Fc", &rule), "/a%%2Fc refused");
+	is_str(rule, "/a%2Fc", "by the rule as normalised");
+	ok(sc_robots_match(r, "/b", &rule) && rule == NULL, "no rule matched: NULL");
+	ok(sc_robots_match(r, "/robots.txt", &rule) && rule == NULL, "/robots.txt: NULL");
+	ok(!sc_robots_match(r, "/a", NULL), "rule may be NULL");
+	sc_robots_free(r);
+	r = sc_robots_disallow_all(SC_ROBOTS_UNREACHABLE);
+	ok(!sc_robots_match(r, "/x", &rule) && rule == NULL, "a disallow-all names no rule");
+	sc_robots_free(r);
+}
+
 int main(void)
 {
 	test_product_token();
@@ -621,6 +643,7 @@ int main(void)
 	test_crawl_delay();
 	test_sitemaps();
 	test_outcomes();
+	test_deciding_rule();
 	test_split_url();
 	test_cache_expiry();
 	test_cache_two_writers();
