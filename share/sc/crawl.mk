@@ -97,6 +97,7 @@ crawl:
 	+@set -e; shopt -s nullglob; [ -d $(DIR)/round-$(DEPTH) ] || mkdir -p $(ROUNDS:%=$(DIR)/round-%); \
 	for n in $(ROUNDS); do \
 	    r=$(DIR)/round-$$n; [ ! -e $$r/done ] || continue; \
+	    if [ $$n = 0 ] && [ ! -e $$r/urls.jsonl ]; then $(sitemap_step); fi; \
 	    if [ ! -e $$r/urls.jsonl ]; then $(call frontier_step,$$n,$$r); fi; \
 	    if [ ! -e $$r/committed ]; then $(commit_step); fi; \
 	    if [ ! -e $$r/chunks.mk ]; then $(split_step); fi; \
@@ -115,11 +116,41 @@ SEEN = $(DIR)/seen.db
 FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $(DEPTH) $(FRONTIER_ARGS)
 # frontier_step,N,R (shell words): R/urls.jsonl from the seeds or round N-1.
 frontier_step = \
-    if [ $(1) = 0 ]; then $(FRONTIER) --seeds <$(SEEDS) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
+    if [ $(1) = 0 ]; then $(seeds_frontier) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
     else set -- $(DIR)/round-$$(($(1) - 1))/chunk-*.jsonl; \
         if [ $$\# = 1 ]; then $(FRONTIER) <"$$1"; else cat /dev/null "$$@" | $(FRONTIER); fi \
             >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); fi; \
     mv -f $(2)/.urls.jsonl.tmp $(2)/urls.jsonl
+# SITEMAPS=1: before round 0, the URLs of the sitemaps the seeds' sites
+# name in robots.txt become seeds too.  sc-fetch --robots fetches each
+# seed origin's /robots.txt (its summary lists the Sitemap lines); the
+# sitemaps go through sc-fetch | sc-parse, which gives a sitemap's <loc>
+# URLs as links (gzip too); a sitemap index's links are sitemaps, followed
+# SITEMAP_LEVELS deep.  The URLs are renamed into place as
+# DIR/sitemaps/seeds.txt last, so a kill redoes the step; it touches no
+# seen set.  Needs jq(1).
+SITEMAP_LEVELS ?= 3
+SITEMAP_SEEDS   = $(DIR)/sitemaps/seeds.txt
+SM              = $(DIR)/sitemaps
+ifeq ($(SITEMAPS),1)
+sitemap_step = [ -e $(SITEMAP_SEEDS) ] || { \
+    mkdir -p $(SM); rm -f $(SM)/robots.metrics; \
+    awk 'match($$0, /https?:\/\/[^\/?\#" ]+/) { o = substr($$0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }' $(SEEDS) \
+        | sc-fetch -q $(if $(HAVE_ROBOTS),--robots) --metrics $(SM)/robots.metrics $(FETCH_ARGS) >/dev/null 2>$(SM)/robots.log || [ $$? = 3 ]; \
+    jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' $(SM)/robots.metrics | sort -u >$(SM)/level-0.txt; \
+    : >$(SM)/.seeds.tmp; \
+    for l in $$(seq 0 $$(($(SITEMAP_LEVELS) - 1))); do \
+        [ -s $(SM)/level-$$l.txt ] || break; \
+        sc-fetch $(FETCH_OPTS) <$(SM)/level-$$l.txt 2>>$(SM)/sitemaps.log | sc-parse 2>>$(SM)/sitemaps.log >$(SM)/level-$$l.jsonl || [ $$? = 3 ]; \
+        jq -r 'select(.sitemap == "urlset") | .links[]?' $(SM)/level-$$l.jsonl >>$(SM)/.seeds.tmp; \
+        jq -r 'select(.sitemap == "sitemapindex") | .links[]?' $(SM)/level-$$l.jsonl >$(SM)/level-$$((l + 1)).txt; \
+    done; \
+    mv -f $(SM)/.seeds.tmp $(SITEMAP_SEEDS); }
+seeds_frontier = (set -o pipefail; cat $(SITEMAP_SEEDS) - <$(SEEDS) | $(FRONTIER) --seeds)
+else
+sitemap_step = :
+seeds_frontier = $(FRONTIER) --seeds <$(SEEDS)
+endif
 commit_step = sc-frontier -q --commit --seen $(SEEN) <$$r/urls.jsonl; : >$$r/committed
 # sc-frontier's status 3 (some input lines malformed) is data, not failure.
 frontier_ok = { s=$$?; [ $$s = 3 ] || { echo "crawl.mk: sc-frontier failed (status $$s), see $$r/frontier.log" >&2; exit 1; }; }
