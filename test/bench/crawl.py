@@ -18,6 +18,10 @@ crawled within its directory by:
 - crawl.mk with WORKERS (issue 12's fan-out): two GNU parallel workers,
   ": :" (local) unless SC_BENCH_WORKERS says otherwise.
 SC_BENCH_CRAWL_SITES="9a" (or "9b") runs one of the two sites.
+9s (always, first): issue 12's shard skew, the largest worker's URLs over
+the mean, from the real split (crawl-split.awk) for 2, 3 and 8 workers, on
+the fixture crawl's 8 hosts, the one-host docs crawl, a Zipf (s=1) mix of
+1,000 hosts over 100,000 URLs, and that mix with a per-round host cap.
 Wall, CPU of the process tree and the largest process's peak RSS.  Every
 run is checked against the reference page set, which is computed here
 from the files (a breadth-first walk of their <a>/<area> links), so every
