@@ -19,7 +19,10 @@ bats_require_minimum_version 1.5.0
 HOSTS=(127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9)
 
 setup_file() {
-	sc_server_start --loopback 9
+	# robots.txt files per host for the SITEMAPS test; a host without one
+	# gets a 404, which allows everything.
+	mkdir -p "$BATS_FILE_TMPDIR/robots"
+	sc_server_start --loopback 9 --robots-dir "$BATS_FILE_TMPDIR/robots"
 }
 
 teardown_file() {
@@ -89,6 +92,37 @@ setup() {
 	sc_server_reset
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
 	[ "$(requested_urls | wc -l)" = 0 ]
+}
+
+@test "SITEMAPS=1: the URLs of the sitemaps robots.txt names, through a sitemap index, are seeds too" {
+	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT
+	local ns='xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+	# The fixture server serves files only as robots.txt: 127.0.0.3's is
+	# the sitemap index, 127.0.0.4's the sitemap (sc-parse goes by content).
+	printf 'User-agent: *\nAllow: /\nSitemap: http://127.0.0.3:%s/robots.txt\n' "$SC_PORT" >"$robots/127.0.0.1"
+	printf '<?xml version="1.0"?>\n<sitemapindex %s><sitemap><loc>http://127.0.0.4:%s/robots.txt</loc></sitemap></sitemapindex>\n' \
+		"$ns" "$SC_PORT" >"$robots/127.0.0.3"
+	printf '<?xml version="1.0"?>\n<urlset %s><url><loc>%s/page/7</loc></url><url><loc>%s/page/11</loc></url></urlset>\n' \
+		"$ns" "$base" "$base" >"$robots/127.0.0.4"
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c SITEMAPS=1
+	rm -f "$robots"/127.0.0.*
+	printf '0 %s\n' "$base/page/1" "$base/page/7" "$base/page/11" | LC_ALL=C sort >expected
+	crawled_pages c >crawled
+	diff -u expected crawled
+	# Without SITEMAPS the same crawl is the seed alone.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c0
+	[ "$(jq -r .url c0/pages.jsonl)" = "$base/page/1" ]
+}
+
+@test "PER_HOST defaults to C: one host may use the whole concurrency of its chunk" {
+	for i in $(seq 1 8); do echo "http://127.0.0.1:$SC_PORT/delay/400?i=$i"; done >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c C=4
+	[ "$(jq -c 'select(.ok)' c/pages.jsonl | wc -l)" = 8 ]
+	# Eight slow requests queued at once: with the old default of 2 the
+	# server never saw more than 2 at a time.
+	max=$(sc_server_stats '[.hosts[].max_inflight] | max')
+	[ "$max" -ge 3 ] && [ "$max" -le 4 ] || fail "in-flight max $max, want 3 or 4 (C=4)"
 }
 
 @test "make -j 4 over 8 hosts: the same pages, each host's in-flight maximum within PER_HOST" {

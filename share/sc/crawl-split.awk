@@ -9,15 +9,14 @@
 # hash() is h = (h * 31 + byte) mod (2^31 - 1) over the host's bytes: plain
 # arithmetic (exact in any awk's doubles), so it is the same on every machine.
 #
-# It runs in three stages (crawl.mk pipes them through sort(1)):
-#   awk -v stage=hosts -v SHARDS=W urls.jsonl | sort -k1,1n -k2,2n -k3,3
-#       prints "shard hash host count" per host;
-#   awk -v stage=assign -v CHUNK=N hosts urls.jsonl | sort -s -k1,1
-#       packs the hosts of each shard, in that order, greedily into chunks
-#       named SHARD-NNNN and prints "chunk<TAB>record" per URL;
-#   awk -v stage=write -v DIR=d
-#       writes each chunk to DIR/chunk-ID.urls (one file open at a time)
-#       and prints the chunk names.
+# Usage (crawl.mk runs it once per round; the file is read twice):
+#   awk -v SHARDS=W -v CHUNK=N -v DIR=d -f crawl-split.awk urls.jsonl urls.jsonl
+# The first pass counts each host's URLs; the hosts of a shard are then
+# packed, in the order they first appear, greedily into chunks named
+# SHARD-NNNN; the second pass writes each URL to DIR/chunk-ID.urls.  It
+# prints a makefile fragment: "CHUNKS := ID ..." and "N.ID := count" per
+# chunk.  Memory is one entry per host, not per URL; at most MAX_OPEN
+# chunk files are open at a time.
 # Run it with LC_ALL=C, so that characters are bytes.
 
 function host_of(line,    h) {
@@ -46,11 +45,15 @@ function hash(s,    h, i) {
 BEGIN {
 	for (i = 1; i < 256; i++)
 		ord[sprintf("%c", i)] = i
-	if (stage == "hosts" && SHARDS < 1)
+	if (SHARDS < 1)
 		SHARDS = 1
+	if (CHUNK < 1)
+		CHUNK = 1
+	MAX_OPEN = 64
 }
 
-stage == "hosts" {
+# Pass 1: hosts and their counts, in order of first appearance.
+FNR == NR {
 	if ($0 ~ /^[ \t]*$/)
 		next
 	h = host_of($0)
@@ -60,45 +63,65 @@ stage == "hosts" {
 	next
 }
 
-stage == "assign" && FNR == NR {
-	# "shard hash host count", sorted: hosts of a shard in hash order.
-	if (!started || $1 != shard) {
-		started = 1
-		shard = $1
-		chunk = 0
-		filled = 0
-	} else if (filled > 0 && filled + $4 > CHUNK) {
-		chunk++
-		filled = 0
-	}
-	filled += $4
-	chunk_of[$3] = sprintf("%s-%04d", shard, chunk)
-	next
+!assigned {
+	assign()
 }
 
-stage == "assign" {
+# Pass 2: every URL to its host's chunk file.
+{
 	if ($0 ~ /^[ \t]*$/)
 		next
-	print chunk_of[host_of($0)] "\t" $0
-	next
+	file = DIR "/chunk-" chunk_of[host_of($0)] ".urls"
+	if (!(file in is_open)) {
+		if (open_files >= MAX_OPEN) {
+			for (f in is_open)
+				close(f)
+			delete is_open
+			open_files = 0
+		}
+		if (!(file in created)) {
+			created[file] = 1
+			printf "" >file
+			close(file)
+		}
+		is_open[file] = 1
+		open_files++
+	}
+	print >>file
 }
 
-stage == "write" {
-	tab = index($0, "\t")
-	id = substr($0, 1, tab - 1)
-	if (id != current) {
-		if (current != "")
-			close(file)
-		current = id
-		file = DIR "/chunk-" id ".urls"
-		printf "" >file
-		print id
+function assign(    i, h, s, id) {
+	assigned = 1
+	for (i = 1; i <= hosts; i++) {
+		h = order[i]
+		s = hash(h) % SHARDS
+		if (!(s in filled)) {
+			filled[s] = 0
+			last[s] = 0
+		} else if (filled[s] > 0 && filled[s] + count[h] > CHUNK) {
+			last[s]++
+			filled[s] = 0
+		}
+		filled[s] += count[h]
+		id = sprintf("%d-%04d", s, last[s])
+		chunk_of[h] = id
+		urls[id] += count[h]
 	}
-	print substr($0, tab + 1) >>file
 }
 
 END {
-	if (stage == "hosts")
-		for (i = 1; i <= hosts; i++)
-			print hash(order[i]) % SHARDS, hash(order[i]), order[i], count[order[i]]
+	if (!assigned)
+		assign()
+	printf "CHUNKS :="
+	for (s = 0; s < SHARDS; s++)
+		if (s in last)
+			for (i = 0; i <= last[s]; i++)
+				printf " %d-%04d", s, i
+	printf "\n"
+	for (s = 0; s < SHARDS; s++)
+		if (s in last)
+			for (i = 0; i <= last[s]; i++) {
+				id = sprintf("%d-%04d", s, i)
+				print "N." id " := " urls[id]
+			}
 }

@@ -17,7 +17,7 @@ SEEDS         ?= seeds.txt
 DEPTH         ?= 2
 DIR           ?= crawl
 C             ?= 16
-PER_HOST      ?= 2
+PER_HOST      ?= $(C)
 SCOPE         ?= host
 FIELDS        ?=
 FETCH_ARGS    ?=
@@ -31,8 +31,11 @@ SITEMAPS      ?= 0
 WORKERS       ?=
 RECRAWL       ?= recrawl
 
-# Numbers are checked before anything runs.
-$(foreach v,DEPTH C PER_HOST CHUNK,$(if $(shell [ "$($(v))" -ge 0 ] 2>/dev/null && echo ok),,$(error $(v)=$($(v)) is not a number)))
+# Numbers are checked before anything runs, in make itself (no shell: this
+# makefile is read once per round).
+is_number = $(and $(1),$(if $(word 2,$(1)),,$(if $(call digits_left,$(1)),,ok)))
+digits_left = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+$(foreach v,DEPTH C PER_HOST CHUNK,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
 ifeq ($(CHUNK),0)
 $(error CHUNK must be at least 1)
 endif
@@ -44,8 +47,11 @@ export LC_ALL := C
 
 CRAWL_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
 SPLIT    := $(dir $(CRAWL_MK))crawl-split.awk
-SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory
+# The sub-makes get ROUNDS on their command line: one seq(1) per crawl.
+ifndef ROUNDS
 ROUNDS   := $(shell seq 0 $(DEPTH))
+endif
+SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory ROUNDS="$(ROUNDS)"
 SHARDS   := $(if $(WORKERS),$(words $(WORKERS)),1)
 
 # What the installed sc-fetch can do: --robots and --headers are newer than
@@ -82,45 +88,22 @@ default_goal: crawl
 .DEFAULT_GOAL := crawl
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------
-# Round N's chunks are only known once round N-1 is finished, so each round
-# is a make of its own (its chunk list is a generated include).
+# Round N's chunks are only known once its URLs are split, so each round's
+# chunks are a make of their own (a generated include).  The steps before
+# them (frontier, commit, split) run here, in this one shell, each skipped
+# when its file exists: every step forks as few processes as it can,
+# because on a small crawl the processes, not the pages, are the cost.
 crawl:
-	+@set -e; for n in $(ROUNDS); do $(SUB) ROUND=$$n round; done
-	+@$(SUB) pages
-
-pages: $(DIR)/pages.jsonl $(if $(filter 1,$(CSV)),$(DIR)/pages.csv)
-	@:
-
-# Every page record of every round, in round order.
-cat_chunks = for f in $(1)/chunk-*.jsonl; do [ ! -e "$$f" ] || cat "$$f"; done
-merge_pages = for n in $(ROUNDS); do $(call cat_chunks,$(DIR)/round-$$n); done | sc-sink -q $(1)
-$(DIR)/pages.jsonl: | $(DIR)/round-$(DEPTH)/done
-	@$(call merge_pages,--jsonl $@)
-$(DIR)/pages.csv: | $(DIR)/round-$(DEPTH)/done
-	@$(call merge_pages,--csv $@)
-
-# A round that is not finished is made by `make crawl`, never from here.
-$(DIR)/round-%/done:
-	@echo "crawl.mk: round $* is not finished: run make crawl first" >&2; exit 1
-
-# ---- one round (ROUND=N) ------------------------------------------------
-ifdef ROUND
-R    := $(DIR)/round-$(ROUND)
-PREV := $(DIR)/round-$(shell echo $$(($(ROUND) - 1)))
-
-# The chunk list: made by the rule below, then make restarts with it.
-ifneq ($(filter round recrawl-round retry-round,$(MAKECMDGOALS)),)
-include $(R)/chunks.mk
-endif
-CHUNK_OUTS = $(CHUNKS:%=$(R)/chunk-%.jsonl)
-
-round: $(R)/done
-	@:
-$(R)/done: | $(CHUNK_OUTS)
-	@touch $@
-
-$(R):
-	@mkdir -p $@
+	+@set -e; shopt -s nullglob; [ -d $(DIR)/round-$(DEPTH) ] || mkdir -p $(ROUNDS:%=$(DIR)/round-%); \
+	for n in $(ROUNDS); do \
+	    r=$(DIR)/round-$$n; [ ! -e $$r/done ] || continue; \
+	    if [ $$n = 0 ] && [ ! -e $$r/urls.jsonl ]; then $(sitemap_step); fi; \
+	    if [ ! -e $$r/urls.jsonl ]; then $(call frontier_step,$$n,$$r); fi; \
+	    if [ ! -e $$r/committed ]; then $(commit_step); fi; \
+	    if [ ! -e $$r/chunks.mk ]; then $(split_step); fi; \
+	    $(SUB) ROUND=$$n round; : >$$r/done; \
+	done; \
+	$(make_pages)
 
 # Round 0's URLs are the seeds; round N's come from round N-1's pages.
 # sc-frontier --no-commit reads the seen set without changing it; its output
@@ -131,48 +114,127 @@ $(R):
 # marked seen without being in a round's urls.jsonl on disk.
 SEEN = $(DIR)/seen.db
 FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $(DEPTH) $(FRONTIER_ARGS)
-ifeq ($(ROUND),0)
-$(R)/urls.jsonl: | $(R)
-	@$(FRONTIER) --seeds <$(SEEDS) >$(R)/.urls.jsonl.tmp 2>$(R)/frontier.log; $(frontier_ok)
-	@mv -f $(R)/.urls.jsonl.tmp $@
+# frontier_step,N,R (shell words): R/urls.jsonl from the seeds or round N-1.
+frontier_step = \
+    if [ $(1) = 0 ]; then $(seeds_frontier) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
+    else set -- $(DIR)/round-$$(($(1) - 1))/chunk-*.jsonl; \
+        if [ $$\# = 1 ]; then $(FRONTIER) <"$$1"; else cat /dev/null "$$@" | $(FRONTIER); fi \
+            >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); fi; \
+    mv -f $(2)/.urls.jsonl.tmp $(2)/urls.jsonl
+# SITEMAPS=1: before round 0, the URLs of the sitemaps the seeds' sites
+# name in robots.txt become seeds too.  sc-fetch --robots fetches each
+# seed origin's /robots.txt (its summary lists the Sitemap lines); the
+# sitemaps go through sc-fetch | sc-parse, which gives a sitemap's <loc>
+# URLs as links (gzip too); a sitemap index's links are sitemaps, followed
+# SITEMAP_LEVELS deep.  The URLs are renamed into place as
+# DIR/sitemaps/seeds.txt last, so a kill redoes the step; it touches no
+# seen set.  Needs jq(1).
+SITEMAP_LEVELS ?= 3
+SITEMAP_SEEDS   = $(DIR)/sitemaps/seeds.txt
+SM              = $(DIR)/sitemaps
+ifeq ($(SITEMAPS),1)
+sitemap_step = [ -e $(SITEMAP_SEEDS) ] || { \
+    mkdir -p $(SM); rm -f $(SM)/robots.metrics; \
+    awk 'match($$0, /https?:\/\/[^\/?\#" ]+/) { o = substr($$0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }' $(SEEDS) \
+        | sc-fetch -q $(if $(HAVE_ROBOTS),--robots) --metrics $(SM)/robots.metrics $(FETCH_ARGS) >/dev/null 2>$(SM)/robots.log || [ $$? = 3 ]; \
+    jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' $(SM)/robots.metrics | sort -u >$(SM)/level-0.txt; \
+    : >$(SM)/.seeds.tmp; \
+    for l in $$(seq 0 $$(($(SITEMAP_LEVELS) - 1))); do \
+        [ -s $(SM)/level-$$l.txt ] || break; \
+        sc-fetch $(FETCH_OPTS) <$(SM)/level-$$l.txt 2>>$(SM)/sitemaps.log | sc-parse 2>>$(SM)/sitemaps.log >$(SM)/level-$$l.jsonl || [ $$? = 3 ]; \
+        jq -r 'select(.sitemap == "urlset") | .links[]?' $(SM)/level-$$l.jsonl >>$(SM)/.seeds.tmp; \
+        jq -r 'select(.sitemap == "sitemapindex") | .links[]?' $(SM)/level-$$l.jsonl >$(SM)/level-$$((l + 1)).txt; \
+    done; \
+    mv -f $(SM)/.seeds.tmp $(SITEMAP_SEEDS); }
+seeds_frontier = (set -o pipefail; cat $(SITEMAP_SEEDS) - <$(SEEDS) | $(FRONTIER) --seeds)
 else
-$(R)/urls.jsonl: | $(PREV)/done $(R)
-	@$(call cat_chunks,$(PREV)) | $(FRONTIER) >$(R)/.urls.jsonl.tmp 2>$(R)/frontier.log; $(frontier_ok)
-	@mv -f $(R)/.urls.jsonl.tmp $@
+sitemap_step = :
+seeds_frontier = $(FRONTIER) --seeds <$(SEEDS)
 endif
-$(R)/committed: | $(R)/urls.jsonl
-	@sc-frontier -q --commit --seen $(SEEN) <$(R)/urls.jsonl
-	@touch $@
+commit_step = sc-frontier -q --commit --seen $(SEEN) <$$r/urls.jsonl; : >$$r/committed
 # sc-frontier's status 3 (some input lines malformed) is data, not failure.
-frontier_ok = s=$$?; [ $$s = 0 ] || [ $$s = 3 ]
+frontier_ok = { s=$$?; [ $$s = 3 ] || { echo "crawl.mk: sc-frontier failed (status $$s), see $$r/frontier.log" >&2; exit 1; }; }
 
-# Split into chunks; chunks.mk, renamed last, says the split is complete.
-$(R)/chunks.mk: | $(R)/committed
-	@rm -f $(R)/chunk-*.urls
-	@awk -v stage=hosts -v SHARDS=$(SHARDS) -f $(SPLIT) $(R)/urls.jsonl \
-	    | sort -k1,1n -k2,2n -k3,3 >$(R)/.hosts.tmp
-	@awk -v stage=assign -v CHUNK=$(CHUNK) -f $(SPLIT) $(R)/.hosts.tmp $(R)/urls.jsonl \
-	    | sort -s -k1,1 | awk -v stage=write -v DIR=$(R) -f $(SPLIT) >$(R)/.chunks.tmp
-	@{ echo "# $(SHARDS) shards"; printf 'CHUNKS :='; printf ' %s' $$(cat $(R)/.chunks.tmp); echo; } >$@.tmp
-	@rm -f $(R)/.hosts.tmp $(R)/.chunks.tmp && mv -f $@.tmp $@
+# Split into chunks with one awk (crawl-split.awk); chunks.mk, renamed
+# last, says the split is complete.  It names the chunks and the number of
+# URLs in each, which is what a chunk's records are counted against.
+split_step = set -- $$r/chunk-*.urls; [ $$\# = 0 ] || rm -f "$$@"; \
+    awk -v SHARDS=$(SHARDS) -v CHUNK=$(CHUNK) -v DIR=$$r -f $(SPLIT) $$r/urls.jsonl $$r/urls.jsonl >$$r/chunks.mk.tmp; \
+    mv -f $$r/chunks.mk.tmp $$r/chunks.mk
 
-# A chunk: its URLs through SC_CRAWL_JOB, here or on its worker, into a
-# temporary file that becomes the chunk only when the job succeeded and
-# every URL has its record (the count contract of sc-fetch and sc-parse).
+pages: $(DIR)/pages.jsonl $(if $(filter 1,$(CSV)),$(DIR)/pages.csv)
+	@:
+
+# Every page record of every round, in round order.  The chunks are
+# sc-sink's output already, so pages.jsonl is their concatenation, renamed
+# into place; pages.csv goes through sc-sink.
+all_chunks = $(foreach n,$(ROUNDS),$(DIR)/round-$(n)/chunk-*.jsonl)
+merge_pages = shopt -s nullglob; cat /dev/null $(all_chunks) | sc-sink -q $(1)
+merge_jsonl = shopt -s nullglob; cat /dev/null $(all_chunks) >$(DIR)/.pages.jsonl.tmp && mv -f $(DIR)/.pages.jsonl.tmp $(DIR)/pages.jsonl
+make_pages = [ -e $(DIR)/pages.jsonl ] || { $(merge_jsonl); }; \
+    $(if $(filter 1,$(CSV)),[ -e $(DIR)/pages.csv ] || { $(call merge_pages,--csv $(DIR)/pages.csv); })
+$(DIR)/pages.jsonl: | $(DIR)/round-$(DEPTH)/done
+	@$(merge_jsonl)
+$(DIR)/pages.csv: | $(DIR)/round-$(DEPTH)/done
+	@$(call merge_pages,--csv $@)
+
+# A round that is not finished is made by `make crawl`, never from here.
+$(DIR)/round-%/done:
+	@echo "crawl.mk: round $* is not finished: run make crawl first" >&2; exit 1
+
+# ---- one round's chunks (ROUND=N, chunks.mk made) -------------------------
+ifdef ROUND
+R    := $(DIR)/round-$(ROUND)
+
+ifneq ($(filter round recrawl-round retry-round,$(MAKECMDGOALS)),)
+include $(R)/chunks.mk
+endif
+# Made by the crawl's split step, never here (so make does not restart).
+$(R)/chunks.mk: ;
+CHUNK_OUTS = $(CHUNKS:%=$(R)/chunk-%.jsonl)
+
+# Every chunk of the round; the crawl's shell then marks it done.
+round: | $(CHUNK_OUTS) ;
+
+# A chunk: its URLs through the job, here or on its worker, into a
+# temporary file that becomes the chunk only when every program succeeded
+# and sc-sink wrote one record per URL (its summary says how many; the
+# split said how many URLs).  Locally the pipeline runs in the recipe's
+# shell, so each program's status is known (sc-fetch's 130/143 after a
+# shutdown); through a worker, only the job's, so cancelled records are
+# looked for in the output.
 $(R)/chunk-%.jsonl: | $(R)/chunk-%.urls
-	@rm -f $(R)/..chunk-$*.jsonl.tmp.*
-	@$(call run_job,$*) <$(R)/chunk-$*.urls 2>$(R)/chunk-$*.log | sc-sink -q --jsonl $(R)/.chunk-$*.jsonl.tmp; \
-	    $(call chunk_commit,$(R)/chunk-$*.urls,$(R)/.chunk-$*.jsonl.tmp,$@)
+	@set -- $(R)/..chunk-$*.jsonl.tmp.*; [ ! -e "$$1" ] || rm -f "$$@"; \
+	$(call chunk_job,$*,$(R)/chunk-$*.urls,$(R)/chunk-$*.log) \
+	    | sc-sink --jsonl $(R)/.chunk-$*.jsonl.tmp 2>$(R)/chunk-$*.sum; \
+	$(call chunk_check,$(or $(N.$*),$$(wc -l <$(R)/chunk-$*.urls)),$(R)/.chunk-$*.jsonl.tmp,$@,$(R)/chunk-$*.sum)
 endif
 
 # run_job,ID: locally, or with WORKERS on the worker of the chunk's shard
 # (the part of ID before the dash, modulo the number of workers).
+# chunk_job,ID,IN,LOG: the same for a chunk of the crawl, where locally the
+# programs run in the recipe's own shell (no bash -c, and their statuses
+# stay in PIPESTATUS for chunk_check).
 ifeq ($(WORKERS),)
 run_job = bash -c "$$SC_CRAWL_JOB"
+chunk_job = sc-fetch $(FETCH_OPTS) <$(2) 2>$(3) | sc-parse $(PARSE_OPTS) 2>>$(3)
+job_ok = [ "$${st[0]}" = 0 -o "$${st[0]}" = 3 ] && [ "$${st[1]}" = 0 -o "$${st[1]}" = 3 ] && [ "$${st[2]}" = 0 ]
 else
+chunk_job = $(call run_job,$(1)) <$(2) 2>$(3)
+job_ok = [ "$${st[0]}" = 0 ] && [ "$${st[1]}" = 0 ] && ! grep -q '"kind":"cancelled"' $(1)
 run_job = set -- $(WORKERS); shift $$(( $(firstword $(subst -, ,$(1))) % $(SHARDS) )); \
     parallel --will-cite --halt now,fail=1 -j1 -k --pipe --block 16M -S "$$1" "$$SC_CRAWL_JOB"
 endif
+
+# chunk_check,N,TMP,OUT,SUMMARY: OUT appears only if every program of the
+# pipeline succeeded and sc-sink's summary says it wrote N records;
+# otherwise TMP is removed and the recipe fails.
+chunk_check = st=("$${PIPESTATUS[@]}"); read -r sum <$(4) || sum=; \
+    if $(call job_ok,$(2)) && [[ $$sum == '{"records":$(1),'* ]]; then \
+        mv -f $(2) $(3); \
+    else \
+        rm -f $(2); echo "crawl.mk: $(3) not finished (status $${st[*]}); make again redoes it" >&2; exit 1; \
+    fi
 
 # chunk_commit,IN,TMP,OUT: OUT appears only if the job and sc-sink
 # succeeded, TMP has one record per line of IN, and no record was cancelled

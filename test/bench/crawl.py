@@ -18,6 +18,10 @@ crawled within its directory by:
 - crawl.mk with WORKERS (issue 12's fan-out): two GNU parallel workers,
   ": :" (local) unless SC_BENCH_WORKERS says otherwise.
 SC_BENCH_CRAWL_SITES="9a" (or "9b") runs one of the two sites.
+9s (always, first): issue 12's shard skew, the largest worker's URLs over
+the mean, from the real split (crawl-split.awk) for 2, 3 and 8 workers, on
+the fixture crawl's 8 hosts, the one-host docs crawl, a Zipf (s=1) mix of
+1,000 hosts over 100,000 URLs, and that mix with a per-round host cap.
 Wall, CPU of the process tree and the largest process's peak RSS.  Every
 run is checked against the reference page set, which is computed here
 from the files (a breadth-first walk of their <a>/<area> links), so every
@@ -29,6 +33,7 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 from urllib.parse import urljoin
 
 import tmpfs
@@ -84,6 +89,89 @@ def chunk_skew(crawl_dir):
     return skews or None
 
 
+def shard_sizes(b, records, workers, work):
+    """URLs per shard when crawl-split.awk splits the records (dicts with
+    url and host) over that many workers, one chunk per shard (CHUNK huge)."""
+    os.makedirs(work, exist_ok=True)
+    for p in glob.glob(os.path.join(work, "chunk-*.urls")):
+        os.unlink(p)
+    src = os.path.join(work, "urls.jsonl")
+    with open(src, "w") as fo:
+        fo.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+    split = os.path.join(b.ROOT, "share/sc/crawl-split.awk")
+    out = subprocess.run(["awk", "-v", f"SHARDS={workers}", "-v", "CHUNK=1000000000", "-v", f"DIR={work}",
+                          "-f", split, src, src], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, LC_ALL="C")).stdout
+    sizes = [0] * workers
+    for line in out.splitlines():
+        if line.startswith("N."):
+            chunk, _, n = line[2:].partition(" := ")
+            sizes[int(chunk.split("-")[0])] += int(n)
+    return sizes
+
+
+def skew_of(sizes):
+    """Largest shard over the mean (issue 12's skew); empty shards count."""
+    return max(sizes) / (sum(sizes) / len(sizes)) if sum(sizes) else None
+
+
+def zipf_counts(hosts, urls, s=1.0):
+    """URLs per host, host k (1-based) getting urls * k^-s / H: exact
+    shares, largest remainders rounded up, so the mix is the same every run."""
+    weights = [k ** -s for k in range(1, hosts + 1)]
+    total = sum(weights)
+    shares = [urls * w / total for w in weights]
+    counts = [int(x) for x in shares]
+    for k in sorted(range(hosts), key=lambda k: counts[k] - shares[k])[:urls - sum(counts)]:
+        counts[k] += 1
+    return counts
+
+
+def skew_scenario(b, scratch):
+    """Issue 12's skew: the largest shard's URLs over the mean, from the
+    real split (crawl-split.awk), for 2, 3 and 8 workers: the fixture's
+    crawl (8 hosts, 127.0.0.1-8, equal), the PostgreSQL docs crawl (one
+    host), a Zipf (s=1) mix of 1,000 hosts over 100,000 URLs, and that mix
+    as the first round of a crawl with a per-round cap per host (what a
+    host over the cap has left goes to later rounds)."""
+    b.heading("9s. Shard skew (issue 12): largest worker's URLs ÷ mean, from crawl-split.awk")
+    split = os.path.join(b.ROOT, "share/sc/crawl-split.awk")
+    if not os.path.isfile(split):
+        b.say("share/sc/crawl-split.awk is not there: skipped.")
+        b.say()
+        return
+    n_hosts, n_urls = (100, 10000) if b.SMOKE else (1000, 100000)
+    counts = zipf_counts(n_hosts, n_urls)
+    cap = 1000 if not b.SMOKE else 100
+
+    def records(per_host):
+        return [{"url": f"http://{h}/page/{i}", "host": h} for h, n in per_host for i in range(n)]
+
+    mixes = [("fixture crawl: 8 hosts (127.0.0.1-8), 40 URLs each", [(f"127.0.0.{k}", 40) for k in range(1, 9)]),
+             ("PostgreSQL docs crawl: 1 host, 1,169 URLs", [("127.0.0.1", 1169)]),
+             (f"Zipf s=1: {n_hosts:,} hosts, {n_urls:,} URLs (largest host {counts[0]:,})",
+              [(f"h{k}.example", n) for k, n in enumerate(counts)]),
+             (f"same Zipf mix, per-round cap {cap:,} URLs per host: the first round "
+              f"({sum(min(n, cap) for n in counts):,} URLs; the largest host needs "
+              f"{-(-counts[0] // cap)} rounds)",
+              [(f"h{k}.example", min(n, cap)) for k, n in enumerate(counts)])]
+    rows = []
+    work = os.path.join(scratch, "skew")
+    for what, per_host in mixes:
+        recs = records(per_host)
+        row = [what]
+        for w in (2, 3, 8):
+            sizes = shard_sizes(b, recs, w, work)
+            row.append(f"{skew_of(sizes):.2f} ({'/'.join(str(x) for x in sizes)})")
+        rows.append(row)
+    shutil.rmtree(work, ignore_errors=True)
+    b.table(["URL mix", "2 workers", "3 workers", "8 workers"], rows)
+    b.say("Skew 1.00 is perfect balance; the round lasts as long as its largest shard. A host is never split "
+          "over workers (politeness), so one giant host bounds the skew from below: it is split over time "
+          "instead, by a per-round cap per host (sc-crawl(7), \"Skew\").")
+    b.say()
+
+
 def lines_in(path):
     with open(path, "rb") as fi:
         return sum(1 for _ in fi)
@@ -123,6 +211,7 @@ def scenario(b, www, base):
     with open(os.path.join(www, "robots.txt"), "w") as fr:
         fr.write("User-agent: *\nDisallow:\n")
     scratch, where = tmpfs.scratch(b.TMP, "crawl", 1 << 30)
+    skew_scenario(b, scratch)
     sites = os.environ.get("SC_BENCH_CRAWL_SITES", "9a 9b").split()
     small_depth = 1 if b.SMOKE else 2
     small = big = None
