@@ -85,8 +85,10 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 			warn_line(in, line, why);
 		return 0;
 	}
-	if (memchr(s, '\0', n) || !sc_utf8_valid((const unsigned char *)s, n) ||
-	    strcspn(s, " \t") < n) {
+	/* A space or a non-ASCII character is a URL as people paste it: the
+	 * engine requests it percent-encoded (lib/url.h, sc_url_from_pasted). */
+	if (memchr(s, '\0', n) || memchr(s, '\t', n) ||
+	    !sc_utf8_valid((const unsigned char *)s, n)) {
 		warn_line(in, line, "not a URL");
 		sc_fetch_submit_final(
 		        e, sc_record_bad_input(line->number, line->text, line->len, "not a URL"),

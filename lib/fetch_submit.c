@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "fetch_engine.h"
+#include "url.h"
 
 /* Finishes a job that never reached the network. */
 static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
@@ -242,17 +243,24 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
 		return true;
 	}
+	/* A URL as people paste it (non-ASCII, spaces, an IDN host) is
+	 * requested as browsers request it; rec's url stays as given. */
+	char *encoded = sc_url_from_pasted(url, strlen(url)); /* NULL: as it is */
+	if (encoded)
+		url = encoded;
 	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, 256)) >= 0) {
+		free(encoded);
 		if (kind == SC_ERR_BAD_INPUT)
 			return fail_bad_url(e, job, rec, line, why);
 		job_fail_early(e, job, kind, why);
 		return true;
 	}
 	if (e->stopping) {
+		free(encoded);
 		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
 		return true;
 	}
-	job->url = sc_strdup(url);
+	job->url = encoded ? encoded : sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
 	job->origin = fetch_origin_get(e, key, now);
 	job->origin->refs++;

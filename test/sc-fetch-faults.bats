@@ -135,3 +135,33 @@ EOF
 	run -0 sc_server_log 'length'
 	assert_output 0
 }
+
+@test "URLs as people paste them are requested percent-encoded (UTF-8, %20); url stays as given" {
+	fetch --retries 0 <<EOF
+$SC_BASE/page/1?q=ツ&x=a b
+{"url":"$SC_BASE/page/2?q=ü"}
+EOF
+	assert_success
+	run -0 jq -r '.url' <<<"$records"
+	assert_output "$SC_BASE/page/1?q=ツ&x=a b"$'\n'"$SC_BASE/page/2?q=ü"
+	run -0 jq -r '.final_url' <<<"$records"
+	assert_output "$SC_BASE/page/1?q=%E3%83%84&x=a%20b"$'\n'"$SC_BASE/page/2?q=%C3%BC"
+	run -0 sc_server_log '[.[] | .path] | sort'
+	assert_output '["/page/1?q=%E3%83%84&x=a%20b","/page/2?q=%C3%BC"]'
+	# sc-retry requests the same form for a record it fetches again.
+	sc_server_reset
+	jq -c '.ok = false | .error = {kind: "network", message: "x"}' <<<"$records" >failed.jsonl
+	run -0 --separate-stderr sc-retry --retries 1 --keep-order <failed.jsonl
+	run -0 sc_server_log '[.[] | .path] | sort'
+	assert_output '["/page/1?q=%E3%83%84&x=a%20b","/page/2?q=%C3%BC"]'
+}
+
+@test "a pasted URL with an IDN host goes out in punycode (*.localhost: curl resolves it to loopback itself)" {
+	local port=${SC_BASE##*:}
+	fetch --retries 0 <<<"http://bücher.localhost:$port/page/3?a b"
+	assert_success
+	jq -e --arg p "$port" '.url == "http://bücher.localhost:\($p)/page/3?a b"
+		and .final_url == "http://xn--bcher-kva.localhost:\($p)/page/3?a%20b"' <<<"$records"
+	run -0 sc_server_log '[.[] | [.host, .path]]'
+	assert_output "[[\"xn--bcher-kva.localhost:$port\",\"/page/3?a%20b\"]]"
+}
