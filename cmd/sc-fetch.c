@@ -1,6 +1,7 @@
 /* sc-fetch: fetch URLs concurrently, one NDJSON record per input line.
  * The engine is lib/fetch*.c, which sc-retry shares; this is the command:
  * its main, and its input rules (on_line), the engine's line handler. */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,19 @@ static const char usage[] =
 static void warn_line(const struct sc_lines *in, const struct sc_line *line, const char *why)
 {
 	sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
+}
+
+/* Whether s begins with "scheme://" (RFC 3986: a letter, then letters,
+ * digits, '+', '-' and '.'). */
+static bool has_scheme(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n == 0 || !isalpha((unsigned char)s[0]))
+		return false;
+	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+		i++;
+	return n - i >= 3 && memcmp(s + i, "://", 3) == 0;
 }
 
 /* sc-fetch's input rules: a URL (trimmed; empty and '#' lines are no
@@ -85,10 +99,12 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 			warn_line(in, line, why);
 		return 0;
 	}
-	/* A space or a non-ASCII character is a URL as people paste it: the
-	 * engine requests it percent-encoded (lib/url.h, sc_url_from_pasted). */
+	/* A space or a non-ASCII character is a URL as people paste it (the
+	 * engine requests it percent-encoded: lib/url.h, sc_url_from_pasted)
+	 * when the line begins with a scheme; words with spaces are no URL. */
 	if (memchr(s, '\0', n) || memchr(s, '\t', n) ||
-	    !sc_utf8_valid((const unsigned char *)s, n)) {
+	    !sc_utf8_valid((const unsigned char *)s, n) ||
+	    (memchr(s, ' ', n) && !has_scheme(s, n))) {
 		warn_line(in, line, "not a URL");
 		sc_fetch_submit_final(
 		        e, sc_record_bad_input(line->number, line->text, line->len, "not a URL"),
