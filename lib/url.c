@@ -149,6 +149,14 @@ char *sc_url_from_pasted(const char *text, size_t len)
 	if (ascii_host || !out_punycode(&o, s + host_b, host_e - host_b))
 		out_add(&o, s + host_b, host_e - host_b);
 	out_encoded(&o, s + host_e, n - host_e);
+	out_reserve(&o, 0);
+	o.s[o.len] = '\0'; /* nothing was added when text was only spaces (fuzz-url) */
+	if (o.len == len && memcmp(o.s, text, len) == 0) {
+		/* Only a host that is no valid IDN was non-ASCII, and it stays
+		 * as it was (found by fuzz-url): nothing changed after all. */
+		free(o.s);
+		return NULL;
+	}
 	return o.s;
 }
 
@@ -173,8 +181,10 @@ static bool is_unreserved(unsigned char c)
 /* RFC 3986 section 6.2.2.1-2: "%7e" is "~", "%3a" is "%3A".  Decoding
  * unreserved characters is equivalent in every component, so it is done
  * on the whole text before parsing: then "%2E%2E" is a dot segment that
- * the parser removes, as RFC 3986 and browsers agree.  Returns NULL when
- * there is nothing to change. */
+ * the parser removes, as RFC 3986 and browsers agree.  A '%' that begins
+ * no percent-encoding is one itself ("%25"): kept bare, "%4%42" would
+ * become "%4B" and then "K" on a second pass (found by fuzz-url).
+ * Returns NULL when there is nothing to change. */
 static char *normalise_percent(const char *s)
 {
 	const char *p = strchr(s, '%');
@@ -185,9 +195,13 @@ static char *normalise_percent(const char *s)
 	out_add(&o, s, (size_t)(p - s));
 	for (; *p; p++) {
 		int hi, lo;
-		if (*p != '%' || (hi = hex_value((unsigned char)p[1])) < 0 ||
-		    (lo = hex_value((unsigned char)p[2])) < 0) {
+		if (*p != '%') {
 			out_add(&o, p, 1);
+			continue;
+		}
+		if ((hi = hex_value((unsigned char)p[1])) < 0 ||
+		    (lo = hex_value((unsigned char)p[2])) < 0) {
+			out_str(&o, "%25");
 			continue;
 		}
 		unsigned char c = (unsigned char)(hi << 4 | lo);
@@ -258,6 +272,15 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 		*error = "not a URL: no host";
 		goto done;
 	}
+	/* sc_url_from_pasted made every valid IDN punycode: a non-ASCII byte
+	 * left is a host no IDN rule accepts, which curl would pass on as
+	 * it is (found by fuzz-url). */
+	for (const char *c = host; *c; c++)
+		if ((unsigned char)*c >= 0x80 || *c == '%') {
+			/* And a percent-encoded host name is none a crawl compares. */
+			*error = "not a URL: the host is no valid host name";
+			goto done;
+		}
 	user = part(h, CURLUPART_USER, 0);
 	password = part(h, CURLUPART_PASSWORD, 0);
 	zone = part(h, CURLUPART_ZONEID, 0);
@@ -277,7 +300,7 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	}
 	out->host_off = o.len;
 	for (const char *c = host; *c; c++) {
-		char lower = (char)tolower((unsigned char)*c); /* ASCII: curl allows no other */
+		char lower = (char)tolower((unsigned char)*c); /* ASCII: checked above */
 		if (zone && *c == ']') {
 			out_str(&o, "%25");
 			out_str(&o, zone);
@@ -459,9 +482,22 @@ int sc_url_canonical(const char *text, const char *base, const regex_t *strip_qu
 
 	if (!h)
 		sc_die(1, "out of memory");
-	if (base && curl_url_set(h, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
-		*error = "not a URL: the base URL is not one";
-		goto done;
+	if (base) {
+		/* The base as it would be requested, so that what a relative
+		 * reference keeps of it is encoded too (found by fuzz-url). */
+		char *base_pasted = sc_url_from_pasted(base, strlen(base));
+		char *base_norm = normalise_percent(base_pasted ? base_pasted : base);
+		uc = curl_url_set(h, CURLUPART_URL,
+		                  base_norm     ? base_norm
+		                  : base_pasted ? base_pasted
+		                                : base,
+		                  CURLU_NON_SUPPORT_SCHEME);
+		free(base_norm);
+		free(base_pasted);
+		if (uc != CURLUE_OK) {
+			*error = "not a URL: the base URL is not one";
+			goto done;
+		}
 	}
 	uc = curl_url_set(h, CURLUPART_URL, src, CURLU_NON_SUPPORT_SCHEME);
 	if (uc == CURLUE_OUT_OF_MEMORY)

@@ -234,16 +234,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	columns_from_record(&cols, rec);
 	cs.out.mode = OUT_DIRECT;
 	cs.out.fd = -1;
-	cs.out.cap = 1024;
-	cs.out.buf = malloc(cs.out.cap);
+	sc_buf_init(&cs.out.buf, OUTFILE_MAX);
 	if (csv_start(&cs, &cols) != 0 || csv_write(&cs, rec) != 0)
 		fuzz_fail("csv_write failed");
 
-	const char *p = cs.out.buf, *end = cs.out.buf + cs.out.len;
+	const char *p = cs.out.buf.p, *end = cs.out.buf.p + cs.out.buf.len;
 	bool (*read_row)(const char **, const char *, struct row *) =
 	        cs.opts.tsv ? tsv_row : csv_row;
 	if (!read_row(&p, end, &header) || !read_row(&p, end, &row) || p != end)
-		fuzz_fail("not two rows: %.*s", (int)cs.out.len, cs.out.buf);
+		fuzz_fail("not two rows: %.*s", (int)cs.out.buf.len, cs.out.buf.p);
 	if (header.n != ncells || row.n != ncells)
 		fuzz_fail("%zu cells written, %zu and %zu read", ncells, header.n, row.n);
 	for (size_t i = 0; i < ncells; i++) {
@@ -254,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free_row(&header);
 	free_row(&row);
-	free(cs.out.buf);
+	sc_buf_free(&cs.out.buf);
 	columns_free(&cols);
 	json_decref(rec);
 	return 0;

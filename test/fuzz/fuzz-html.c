@@ -62,14 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	worker_process(&scan_worker, line, strlen(line), 1, false, &a);
 	worker_process(&tree_worker, line, strlen(line), 1, false, &b);
-	if (a.len != b.len || (a.len && memcmp(a.text, b.text, a.len) != 0))
-		fuzz_fail("the SAX path and the tree differ:\nscan: %.*s\ntree: %.*s", (int)a.len,
-		          a.text ? a.text : "", (int)b.len, b.text ? b.text : "");
+	if (a.text.len != b.text.len || (a.text.len && memcmp(a.text.p, b.text.p, a.text.len) != 0))
+		fuzz_fail("the SAX path and the tree differ:\nscan: %.*s\ntree: %.*s",
+		          (int)a.text.len, a.text.p ? a.text.p : "", (int)b.text.len,
+		          b.text.p ? b.text.p : "");
 	if (a.not_ok != b.not_ok)
 		fuzz_fail("not_ok differs: %zu and %zu", a.not_ok, b.not_ok);
-	free(a.text);
+	sc_buf_free(&a.text);
 	free(a.warning);
-	free(b.text);
+	sc_buf_free(&b.text);
 	free(b.warning);
 	free(line);
 	return 0;

@@ -16,7 +16,7 @@
 
 static void check_output(const struct output *out)
 {
-	const char *p = out->text, *end = out->text + out->len;
+	const char *p = out->text.p, *end = out->text.p + out->text.len;
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -39,7 +39,7 @@ static void run(struct config *cfg, const char *line)
 	worker_init(&w, cfg);
 	worker_process(&w, line, strlen(line), 1, false, &out);
 	check_output(&out);
-	free(out.text);
+	sc_buf_free(&out.text);
 	free(out.warning);
 	worker_destroy(&w);
 }

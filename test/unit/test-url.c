@@ -52,8 +52,10 @@ static void test_rfc3986_rules(void)
 	is_str(canon("http://example.com/a%2fb%3a?x=%c3%a9"),
 	       "http://example.com/a%2Fb%3A?x=%C3%A9",
 	       "other percent-encodings upper-cased, not decoded");
-	is_str(canon("http://example.com/100%"), "http://example.com/100%",
-	       "a stray percent sign is left alone");
+	is_str(canon("http://example.com/100%"), "http://example.com/100%25",
+	       "a stray percent sign is one itself, so that a second pass changes nothing");
+	is_str(canon("http://example.com/%4%42"), "http://example.com/%254B",
+	       "a stray percent sign does not join the next encoding (fuzz-url)");
 	is_str(canon("http://example.com"), "http://example.com/", "empty path is /");
 	is_str(canon("http://example.com?q=1"), "http://example.com/?q=1",
 	       "empty path before a query is /");
@@ -188,9 +190,13 @@ static void test_from_pasted(void)
 	is_str(s, "http://h/", "surrounding spaces removed");
 	free(s);
 	s = sc_url_from_pasted("http://bad\xff.example/", strlen("http://bad\xff.example/"));
-	is_str(s, "http://bad\xff.example/",
-	       "an invalid IDN host is left for the parser to refuse");
+	ok(s == NULL, "an invalid IDN host is left as it is: nothing changed, NULL");
 	free(s);
+	s = sc_url_from_pasted("http://bad\xff.example/a b", strlen("http://bad\xff.example/a b"));
+	is_str(s, "http://bad\xff.example/a%20b", "the rest is encoded around an invalid IDN host");
+	free(s);
+	is_str(canon("http://bad\xff.example/"), "ERROR: not a URL: the host is no valid host name",
+	       "a host that is no valid IDN is no canonical URL (fuzz-url)");
 }
 
 static void test_host_and_directory(void)
