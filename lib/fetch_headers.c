@@ -67,13 +67,14 @@ static json_t *header_fields(CURL *easy)
 		if (prev) {
 			const char *sep = strcmp(name, "set-cookie") == 0 ? "\n" : ", ";
 			size_t a = json_string_length(prev), b = json_string_length(value);
-			char *joined = sc_malloc(a + 2 + b);
-			memcpy(joined, json_string_value(prev), a);
-			memcpy(joined + a, sep, strlen(sep));
-			memcpy(joined + a + strlen(sep), json_string_value(value), b);
+			struct sc_buf joined;
+			sc_buf_init(&joined, a + strlen(sep) + b); /* exactly what is added */
+			sc_buf_add(&joined, json_string_value(prev), a);
+			sc_buf_adds(&joined, sep);
+			sc_buf_add(&joined, json_string_value(value), b);
 			json_decref(value);
-			value = json_stringn_nocheck(joined, a + strlen(sep) + b);
-			free(joined);
+			value = json_stringn_nocheck(joined.p, joined.len);
+			sc_buf_free(&joined);
 		}
 		json_object_set_new(obj, name, value);
 		free(name);

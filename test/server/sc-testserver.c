@@ -606,30 +606,15 @@ typedef struct {
 
 typedef struct conn conn_t;
 struct conn {
-	int fd;
-	uint32_t events; /* current epoll interest */
-	enum phase phase;
-	bool dead;
-
 	buf_t in;
 	size_t in_start; /* consumed prefix of in */
 	buf_t out;
 	size_t out_sent; /* sent prefix of out */
-	bool peer_closed;
-
 	request_t req;
-	bool counted;        /* included in stats.connections */
-	bool inflight;       /* included in stats.inflight */
 	char *inflight_host; /* NULL or malloced: its key in stats.host_inflight */
-	bool logged;         /* log_seq is this request's log entry */
-	uint64_t log_seq;
-	bool close_after; /* close once the current response is sent */
-	bool reset_after; /* ... and do it with an RST */
-	bool hang;        /* never answer this request */
+	uint64_t log_seq;    /* this request's log entry, when logged */
 
 	/* Streamed body: gen_total bytes (chunked or not) from gen_offset on. */
-	enum generator gen;
-	bool gen_chunked;
 	uint64_t gen_offset, gen_total;
 
 	/* /slow */
@@ -638,11 +623,27 @@ struct conn {
 	/* /delay */
 	int64_t delay_ms;
 
-	enum timer_kind timer_kind;
 	int64_t timer_due_ns;
 	size_t timer_index; /* position in the timer heap, or NO_TIMER */
 
 	conn_t *prev, *next; /* list of live connections */
+
+	int fd;
+	uint32_t events; /* current epoll interest */
+	enum phase phase;
+	enum generator gen;
+	enum timer_kind timer_kind;
+
+	/* Flags, together so that the struct packs. */
+	bool dead;
+	bool peer_closed;
+	bool counted;     /* included in stats.connections */
+	bool inflight;    /* included in stats.inflight */
+	bool logged;      /* log_seq is this request's log entry */
+	bool close_after; /* close once the current response is sent */
+	bool reset_after; /* ... and do it with an RST */
+	bool hang;        /* never answer this request */
+	bool gen_chunked;
 };
 
 static int epoll_fd = -1;
