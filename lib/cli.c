@@ -85,12 +85,8 @@ void sc_die_write(const char *fmt, ...)
 	if (saved == EPIPE)
 		exit(SC_EXIT_PIPE);
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: ", sc_progname);
-	vfprintf(stderr, fmt, ap);
+	sc_vwarn(fmt, ap); /* errno is still the write's */
 	va_end(ap);
-	if (fmt[0] && fmt[strlen(fmt) - 1] == ':')
-		fprintf(stderr, " %s", strerror(saved));
-	fputc('\n', stderr);
 	exit(SC_EXIT_FAILURE);
 }
 

@@ -17,7 +17,7 @@ void sc_setprogname(const char *argv0)
 		sc_progname = slash ? slash + 1 : argv0;
 }
 
-static void vwarn(const char *fmt, va_list ap)
+void sc_vwarn(const char *fmt, va_list ap)
 {
 	int saved_errno = errno;
 	size_t len = strlen(fmt);
@@ -35,7 +35,7 @@ void sc_warn(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	sc_vwarn(fmt, ap);
 	va_end(ap);
 }
 
@@ -44,7 +44,7 @@ void sc_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	sc_vwarn(fmt, ap);
 	va_end(ap);
 	exit(status);
 }

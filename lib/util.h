@@ -6,6 +6,7 @@
 #ifndef SC_UTIL_H
 #define SC_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,8 @@ extern const char *sc_progname;
 /* Diagnostics */
 void sc_setprogname(const char *argv0); /* basename of argv0 */
 void sc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* sc_warn's va_list form, for other wrappers (sc_die_write). */
+void sc_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 _Noreturn void sc_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Allocation: these never return NULL; out of memory is fatal (exit 1). */
