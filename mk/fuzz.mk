@@ -6,6 +6,9 @@
 #                                  for FUZZ_SECONDS (default 10)
 #   make fuzz FUZZ_SECONDS=300     the same, longer
 #   make fuzz FUZZ_TARGETS="csv"   only those targets (NAME, without fuzz-)
+#   make fuzz FUZZ_RUNS=10000000 FUZZ_SECONDS=3600
+#                                  each target until 10 million executions
+#                                  or an hour, whichever comes first
 #   make fuzz-build                build only
 #
 # A target is found by its name alone: test/fuzz/fuzz-NAME.c, with its seed
@@ -21,6 +24,7 @@
 
 FUZZ_CC      = clang
 FUZZ_SECONDS ?= 10
+FUZZ_RUNS    ?= -1
 FUZZ_OUT     = build/fuzz
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                -fno-omit-frame-pointer
@@ -63,7 +67,8 @@ fuzz-build: fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 
 # Each target in turn: its scratch corpus topped up from the seeds, then
-# libFuzzer for FUZZ_SECONDS; its "Done N runs" line is printed, and the
+# libFuzzer for FUZZ_SECONDS or FUZZ_RUNS executions (-1: no limit), which
+# ever ends first; its "Done N runs" line is printed, and the
 # whole log when it fails.  -timeout catches an input that hangs.
 fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
@@ -71,7 +76,7 @@ fuzz: fuzz-build
 	    cp test/fuzz/seeds-$$t/* $$corpus/ 2>/dev/null; \
 	    dict=; [ -f test/fuzz/$$t.dict ] && dict=-dict=test/fuzz/$$t.dict; \
 	    log=$(FUZZ_OUT)/$$t.log; \
-	    if $(FUZZ_OUT)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=30 \
+	    if $(FUZZ_OUT)/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -timeout=30 \
 	        -print_final_stats=1 -artifact_prefix=$(FUZZ_OUT)/$$t- $$dict \
 	        $$corpus >$$log 2>&1; then \
 	        echo "fuzz-$$t: $$(grep '^Done [0-9]* runs' $$log)"; \
