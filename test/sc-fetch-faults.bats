@@ -150,8 +150,8 @@ EOF
 	assert_output '["/page/1?q=%E3%83%84&x=a%20b","/page/2?q=%C3%BC"]'
 	# sc-retry requests the same form for a record it fetches again.
 	sc_server_reset
-	jq -c '.ok = false | .error = {kind: "network", message: "x"}' <<<"$records" >failed.jsonl
-	run -0 --separate-stderr sc-retry --retries 1 --keep-order <failed.jsonl
+	jq -c '.ok = false | .error = {kind: "network", message: "x"}' <<<"$records" >"$BATS_TEST_TMPDIR/failed.jsonl"
+	run -0 --separate-stderr sc-retry --retries 1 --keep-order <"$BATS_TEST_TMPDIR/failed.jsonl"
 	run -0 sc_server_log '[.[] | .path] | sort'
 	assert_output '["/page/1?q=%E3%83%84&x=a%20b","/page/2?q=%C3%BC"]'
 }
