@@ -281,9 +281,16 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 			*error = "not a URL: the host is no valid host name";
 			goto done;
 		}
+	/* An IPv6 zone ID names an interface of the machine that reads the
+	 * URL: no page can link to one meaningfully, and a byte that is no
+	 * IPv6 character, percent-encoded by sc_url_from_pasted, turns into
+	 * one ("[::\xc7]" into zone "C7"; found by fuzz-url). */
+	if ((zone = part(h, CURLUPART_ZONEID, 0)) != NULL) {
+		*error = "not a URL: an IPv6 zone ID";
+		goto done;
+	}
 	user = part(h, CURLUPART_USER, 0);
 	password = part(h, CURLUPART_PASSWORD, 0);
-	zone = part(h, CURLUPART_ZONEID, 0);
 	port = part(h, CURLUPART_PORT, CURLU_NO_DEFAULT_PORT);
 	path = part(h, CURLUPART_PATH, 0);
 	query = part(h, CURLUPART_QUERY, 0);
@@ -301,10 +308,6 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	out->host_off = o.len;
 	for (const char *c = host; *c; c++) {
 		char lower = (char)tolower((unsigned char)*c); /* ASCII: checked above */
-		if (zone && *c == ']') {
-			out_str(&o, "%25");
-			out_str(&o, zone);
-		}
 		out_add(&o, &lower, 1);
 	}
 	out->host_len = o.len - out->host_off;

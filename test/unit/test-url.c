@@ -197,6 +197,11 @@ static void test_from_pasted(void)
 	free(s);
 	is_str(canon("http://bad\xff.example/"), "ERROR: not a URL: the host is no valid host name",
 	       "a host that is no valid IDN is no canonical URL (fuzz-url)");
+	is_str(canon("http:/[::\xc7]:2"), "ERROR: not a URL: an IPv6 zone ID",
+	       "a raw byte in an IPv6 literal does not become a zone ID (fuzz-url)");
+	is_str(canon("http://[fe80::1%25eth0]/"), "ERROR: not a URL: an IPv6 zone ID",
+	       "a link-local zone ID names no host a crawl can share");
+	is_str(canon("http://[::1]:8080/a"), "http://[::1]:8080/a", "an IPv6 literal without one is kept");
 }
 
 static void test_host_and_directory(void)
