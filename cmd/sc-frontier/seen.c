@@ -25,6 +25,12 @@
 #define MAIN_CACHE_KIB 8192
 #define RUN_CACHE_KIB 4096
 
+/* The page size of a new set: a batch's probes in key order touch most
+ * leaves of a large set, so large pages read it in fewer, longer reads
+ * (a sixteenth of the calls of 4 KiB pages) and make the tree shallower.
+ * A set made with another page size keeps its own. */
+#define PAGE_SIZE 65536
+
 /* 'scFR': marks a database as a seen set, so another file is refused. */
 #define APPLICATION_ID 0x73634652
 
@@ -112,11 +118,14 @@ static int init_main(struct seen *s)
 		return 0; /* a seen set already: nothing to write */
 	char sql[512];
 	snprintf(sql, sizeof(sql),
-	         "PRAGMA main.application_id = %d;"
+	         "PRAGMA main.page_size = %d; PRAGMA main.application_id = %d;"
 	         "CREATE TABLE main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
 	         "CREATE TABLE main.hosts("
-	         " host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
-	         APPLICATION_ID);
+	         " host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
+	         /* Again: SQLite turned the KiB into a number of pages of the
+	          * size before, 4 KiB, and would keep sixteen times as much. */
+	         "PRAGMA main.cache_size = -%d;",
+	         PAGE_SIZE, APPLICATION_ID, MAIN_CACHE_KIB);
 	return exec(s, sql);
 }
 
@@ -143,10 +152,11 @@ struct seen *seen_open(const char *path, char *err, size_t errlen)
 	snprintf(sql, sizeof(sql),
 	         "PRAGMA main.cache_size = -%d; PRAGMA mmap_size = 0; PRAGMA temp_store = FILE;"
 	         "PRAGMA main.synchronous = FULL;"
-	         "ATTACH '' AS run; PRAGMA run.cache_size = -%d; PRAGMA run.journal_mode = OFF;"
+	         "ATTACH '' AS run; PRAGMA run.page_size = %d; PRAGMA run.cache_size = -%d; PRAGMA "
+	         "run.journal_mode = OFF;"
 	         "CREATE TABLE run.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
 	         "CREATE TABLE run.hosts(host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;",
-	         MAIN_CACHE_KIB, RUN_CACHE_KIB);
+	         MAIN_CACHE_KIB, PAGE_SIZE, RUN_CACHE_KIB);
 	if (exec(s, sql) < 0 || init_main(s) < 0)
 		goto fail;
 	for (int i = 0; i < S_COUNT; i++)
