@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "util.h"
 
 /* ---- a small string builder (every use is bounded by its input) ---- */
@@ -373,7 +374,8 @@ static bool is_plain_char(unsigned char c, bool query)
  * give back the same bytes (up to a fragment, which is dropped), and
  * checking that costs a fraction of it.  Fills out and returns true for
  * such a URL, or returns false for the full path. */
-static bool canonical_already(const char *text, const regex_t *strip, struct sc_url *out)
+static bool canonical_already(const char *text, const regex_t *strip, struct sc_url *out,
+                              size_t *len)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i, host, last_label;
@@ -427,7 +429,7 @@ static bool canonical_already(const char *text, const regex_t *strip, struct sc_
 	for (size_t j = i; s[j]; j++)
 		if (s[j] <= ' ' || s[j] >= 0x7f)
 			return false;
-	out->url = sc_strndup(text, i);
+	*len = i;
 	out->host_off = host;
 	out->host_len = path - host;
 	out->path_off = path;
@@ -470,11 +472,15 @@ static const char *parse_error(CURLUcode uc)
 int sc_url_canonical(const char *text, const char *base, const regex_t *strip_query,
                      struct sc_url *out, const char **error)
 {
+	size_t len;
+
 	memset(out, 0, sizeof(*out));
 	/* Canonical already needs no encoding and no percent-normalising: it
 	 * has neither spaces, non-ASCII bytes nor '%'. */
-	if (canonical_already(text, strip_query, out))
+	if (canonical_already(text, strip_query, out, &len)) {
+		out->url = sc_strndup(text, len);
 		return 0;
+	}
 
 	char *pasted = sc_url_from_pasted(text, strlen(text));
 	char *norm = normalise_percent(pasted ? pasted : text);
@@ -515,6 +521,31 @@ done:
 	free(norm);
 	free(pasted);
 	return rc;
+}
+
+int sc_url_canonical_buf(const char *text, const char *base, const regex_t *strip_query,
+                         struct sc_buf *to, size_t *at, struct sc_url *out, const char **error)
+{
+	size_t len, before = to->len;
+	const char *url = text;
+
+	memset(out, 0, sizeof(*out));
+	if (!canonical_already(text, strip_query, out, &len)) {
+		if (sc_url_canonical(text, base, strip_query, out, error) < 0)
+			return -1;
+		url = out->url;
+		len = strlen(url);
+	}
+	int rc = sc_buf_add(to, url, len) == 0 && sc_buf_addc(to, '\0') == 0 ? 0 : -1;
+	if (url != text)
+		sc_url_free(out);
+	if (rc < 0) {
+		sc_buf_truncate(to, before);
+		*error = "not a URL: too long";
+		return -1;
+	}
+	*at = before;
+	return 0;
 }
 
 void sc_url_free(struct sc_url *u)

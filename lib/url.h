@@ -58,6 +58,16 @@ int sc_url_canonical(const char *text, const char *base, const regex_t *strip_qu
                      struct sc_url *out, const char **error);
 void sc_url_free(struct sc_url *u);
 
+struct sc_buf;
+/* The same canonical form, appended with a NUL to the buffer to, for a
+ * caller that keeps many URLs (sc-frontier's batches): one allocation for
+ * all of them instead of one each.  The URL is at to->p + *at; out gets
+ * the offsets and https, and out->url is NULL (there is nothing to free).
+ * Returns 0, or -1 with *error set and to unchanged (also when to's
+ * maximum is reached: "not a URL: too long"). */
+int sc_url_canonical_buf(const char *text, const char *base, const regex_t *strip_query,
+                         struct sc_buf *to, size_t *at, struct sc_url *out, const char **error);
+
 /* The canonical URL's host, a new string: the same host always gives the
  * same key, whatever case, port or IDN form the URLs used. */
 char *sc_url_host(const struct sc_url *u);

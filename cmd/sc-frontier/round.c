@@ -16,6 +16,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "frontier.h"
 #include "input.h"
@@ -40,9 +41,12 @@ struct page {
 	long depth; /* the depth of its links */
 };
 
+/* A candidate's canonical URL is in the batch's one buffer of URLs
+ * (r->urls), not a string of its own: a batch holds 131,072 of them. */
 struct cand {
+	size_t at;                  /* the URL: r->urls.p + at, NUL-terminated */
+	uint32_t host_off, host_len; /* its host, within the URL */
 	uint32_t page;
-	struct sc_url url;
 };
 
 /* A candidate's key, sorted apart from the candidates so that the sort and
@@ -61,7 +65,8 @@ struct run {
 	size_t ncand;
 	struct page *pages;
 	size_t npages, cap_pages;
-	size_t bytes;                  /* of the strings the batch holds */
+	struct sc_buf urls;            /* the candidates' URLs, one after another */
+	size_t bytes;                  /* of the pages' strings the batch holds */
 	struct keyed *order, *sorting; /* sorting: order's scratch, for the sort */
 	uint32_t *bucket;              /* BUCKETS counts, for the sort */
 	/* Per candidate, in input order: in no seen set, so emitted unless
@@ -132,10 +137,15 @@ static int flush_out(struct run *r)
 	return rc;
 }
 
+static const char *cand_url(const struct run *r, const struct cand *k)
+{
+	return r->urls.p + k->at;
+}
+
 static int emit(struct run *r, const struct cand *k)
 {
 	const struct page *p = &r->pages[k->page];
-	const char *url = k->url.url;
+	const char *url = cand_url(r, k);
 	char depth[32];
 
 	buf_add(r, "{\"url\":", 7);
@@ -152,7 +162,7 @@ static int emit(struct run *r, const struct cand *k)
 	else
 		buf_add(r, "null", 4);
 	buf_add(r, ",\"host\":", 8);
-	buf_json_string(r, url + k->url.host_off, k->url.host_len);
+	buf_json_string(r, url + k->host_off, k->host_len);
 	buf_add(r, "}\n", 2);
 	r->c->emitted++;
 	return r->len >= OUT_FLUSH ? flush_out(r) : 0;
@@ -251,8 +261,7 @@ static void key_bytes(const struct keyed *k, uint8_t out[KEY_LEN])
 
 static void free_batch(struct run *r)
 {
-	for (size_t i = 0; i < r->ncand; i++)
-		sc_url_free(&r->cand[i].url);
+	sc_buf_reset(&r->urls);
 	for (size_t i = 0; i < r->npages; i++) {
 		free(r->pages[i].from);
 		free(r->pages[i].seed);
@@ -327,13 +336,13 @@ static int decide(struct run *r)
 		struct cand *k = &r->cand[i];
 		if (!r->fresh[i])
 			continue;
-		const char *host = k->url.url + k->url.host_off;
-		if (t.added && (t.len != k->url.host_len || memcmp(t.host, host, t.len) != 0) &&
+		const char *host = cand_url(r, k) + k->host_off;
+		if (t.added && (t.len != k->host_len || memcmp(t.host, host, t.len) != 0) &&
 		    tally_flush(s, &t) < 0)
 			return -1;
 		if (!t.added) {
 			t.host = host;
-			t.len = k->url.host_len;
+			t.len = k->host_len;
 			t.before = 0;
 			if (o->max_per_host >= 0 && seen_host_count(s, host, t.len, &t.before) < 0)
 				return -1;
@@ -427,45 +436,51 @@ static bool in_scope(enum scope scope, const char *key, const struct sc_url *u)
 	return in;
 }
 
+/* Pages whose links were all refused hold no candidate, but their strings
+ * count too: a batch is decided before it outgrows its bounds. */
+static bool full(const struct run *r)
+{
+	return r->npages >= BATCH_MAX || r->bytes + r->urls.len >= BATCH_BYTES;
+}
+
 /* One link of page p (the last page added): a candidate, or a reason. */
 static int add_link(struct run *r, const char *link, const char *base, const char *key)
 {
 	const struct options *o = r->o;
 	struct cand *k = &r->cand[r->ncand];
+	struct sc_url u; /* a view of the URL in r->urls: nothing to free */
 	const char *error;
+	size_t at, before = r->urls.len;
 
 	r->c->links++;
-	if (sc_url_canonical(link, base, o->strip_query, &k->url, &error) < 0) {
+	if (sc_url_canonical_buf(link, base, o->strip_query, &r->urls, &at, &u, &error) < 0) {
 		r->c->reason[strcmp(error, "not http or https") == 0 ? R_NOT_HTTP : R_NOT_URL]++;
 		return 0;
 	}
+	u.url = r->urls.p + at;
+	size_t len = r->urls.len - 1 - at;
 	enum reason why = R_COUNT;
-	if (o->mode == MODE_LINKS && !in_scope(o->scope, key, &k->url))
+	if (len > UINT32_MAX)
+		why = R_NOT_URL; /* no line is this long; the offsets are 32 bits */
+	else if (o->mode == MODE_LINKS && !in_scope(o->scope, key, &u))
 		why = R_SCOPE;
-	else if (matches_any(o->deny, o->ndeny, k->url.url))
+	else if (matches_any(o->deny, o->ndeny, u.url))
 		why = R_DENIED;
-	else if (o->nallow && !matches_any(o->allow, o->nallow, k->url.url))
+	else if (o->nallow && !matches_any(o->allow, o->nallow, u.url))
 		why = R_NOT_ALLOWED;
 	if (why != R_COUNT) {
 		r->c->reason[why]++;
-		sc_url_free(&k->url);
+		sc_buf_truncate(&r->urls, before);
 		return 0;
 	}
-	XXH128_hash_t h = XXH3_128bits(k->url.url, strlen(k->url.url));
+	XXH128_hash_t h = XXH3_128bits(u.url, len);
 	r->order[r->ncand] = (struct keyed){ h.high64, h.low64, (uint32_t)r->ncand };
-	k->page = (uint32_t)(r->npages - 1);
+	*k = (struct cand){ .at = at, .host_off = (uint32_t)u.host_off,
+		            .host_len = (uint32_t)u.host_len, .page = (uint32_t)(r->npages - 1) };
 	r->fresh[r->ncand] = false;
-	r->bytes += strlen(k->url.url);
-	if (++r->ncand == BATCH_MAX || r->bytes >= BATCH_BYTES)
+	if (++r->ncand == BATCH_MAX || full(r))
 		return run_batch(r);
 	return 0;
-}
-
-/* Pages whose links were all refused hold no candidate, but their strings
- * count too: a batch is decided before it outgrows its bounds. */
-static bool full(const struct run *r)
-{
-	return r->npages >= BATCH_MAX || r->bytes >= BATCH_BYTES;
 }
 
 static struct page *new_page(struct run *r)
@@ -630,6 +645,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	r.bucket = sc_calloc(BUCKETS, sizeof(*r.bucket));
 	r.fresh = sc_calloc(BATCH_MAX, sizeof(*r.fresh));
 	r.recent = sc_calloc(RECENT_SLOTS, sizeof(*r.recent));
+	sc_buf_init(&r.urls, SIZE_MAX / 2);
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
 			break;
@@ -652,6 +668,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 	free(r.bucket);
 	free(r.fresh);
 	free(r.recent);
+	sc_buf_free(&r.urls);
 	free(r.pages);
 	free(r.buf);
 	return rc;

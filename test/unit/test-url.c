@@ -4,10 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "tap.h"
 #include "url.h"
 
-/* The canonical form of text, or "ERROR: message"; a static buffer. */
+/* Whether sc_url_canonical_buf, appending to a buffer that holds
+ * something already, gives what sc_url_canonical gave (u, or the error). */
+static bool same_in_buf(const char *text, const char *base, const regex_t *strip,
+                        const struct sc_url *u, const char *error)
+{
+	struct sc_buf b;
+	struct sc_url v;
+	const char *e = NULL;
+	size_t at = 0;
+	bool same;
+
+	sc_buf_init(&b, 1 << 20);
+	sc_buf_adds(&b, "before");
+	if (sc_url_canonical_buf(text, base, strip, &b, &at, &v, &e) != 0)
+		same = !u && e && strcmp(e, error) == 0 && b.len == 6;
+	else
+		same = u && !v.url && at == 6 && strcmp(b.p + at, u->url) == 0 &&
+		       b.len == at + strlen(u->url) + 1 && v.host_off == u->host_off &&
+		       v.host_len == u->host_len && v.path_off == u->path_off && v.https == u->https;
+	sc_buf_free(&b);
+	return same;
+}
+
+/* The canonical form of text, or "ERROR: message"; a static buffer.  Each
+ * call also checks that the buffer variant agrees. */
 static const char *canon_base(const char *text, const char *base, const regex_t *strip)
 {
 	static char buf[4096];
@@ -16,9 +41,13 @@ static const char *canon_base(const char *text, const char *base, const regex_t 
 
 	if (sc_url_canonical(text, base, strip, &u, &error) != 0) {
 		snprintf(buf, sizeof(buf), "ERROR: %s", error);
+		if (!same_in_buf(text, base, strip, NULL, error))
+			ok(0, "sc_url_canonical_buf refuses %s as well", text);
 		return buf;
 	}
 	snprintf(buf, sizeof(buf), "%s", u.url);
+	if (!same_in_buf(text, base, strip, &u, NULL))
+		ok(0, "sc_url_canonical_buf gives the same URL and offsets for %s", text);
 	sc_url_free(&u);
 	return buf;
 }
@@ -260,6 +289,25 @@ static void test_registrable_domain(void)
 	ok(!sc_url_host_is_ip("1.example"), "a name is not an IP");
 }
 
+static void test_canonical_buf(void)
+{
+	struct sc_buf b;
+	struct sc_url u;
+	const char *error = NULL;
+	size_t at1 = 99, at2 = 99;
+
+	sc_buf_init(&b, 40);
+	ok(sc_url_canonical_buf("http://a.example/x", NULL, NULL, &b, &at1, &u, &error) == 0 &&
+	           sc_url_canonical_buf("HTTP://B.example:80/%7e", NULL, NULL, &b, &at2, &u, &error) == 0,
+	   "two URLs, the fast path and curl's, one after the other");
+	ok(at1 == 0 && at2 == 19 && strcmp(b.p + at2, "http://b.example/~") == 0 && b.len == 38,
+	   "each NUL-terminated, at its offset");
+	ok(sc_url_canonical_buf("http://c.example/", NULL, NULL, &b, &at1, &u, &error) == -1 &&
+	           strcmp(error, "not a URL: too long") == 0 && b.len == 38,
+	   "past the buffer's maximum: refused, the buffer as it was");
+	sc_buf_free(&b);
+}
+
 int main(void)
 {
 	test_rfc3986_rules();
@@ -271,5 +319,6 @@ int main(void)
 	test_from_pasted();
 	test_host_and_directory();
 	test_registrable_domain();
+	test_canonical_buf();
 	return tap_done();
 }
