@@ -1,8 +1,6 @@
 #include "cli.h"
 
-#include <curl/curl.h>
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -34,10 +32,9 @@ void sc_usage_error(const char *fmt, ...)
 	sc_usage_hint();
 }
 
-void sc_print_version(void)
+void sc_print_version_with(const char *libraries)
 {
-	printf("%s %s (libcurl %s, jansson %s)\n", sc_progname, SC_VERSION,
-	       curl_version_info(CURLVERSION_NOW)->version, jansson_version_str());
+	printf("%s %s (%s)\n", sc_progname, SC_VERSION, libraries);
 	sc_close_stdout();
 	exit(SC_EXIT_OK);
 }

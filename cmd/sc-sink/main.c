@@ -2,7 +2,9 @@
  * never half-written.  See sc-sink(1). */
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <poll.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,8 +459,13 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			sc_print_help(usage_text);
-		case 'V':
-			sc_print_version();
+		case 'V': {
+			/* Not sc_print_version: sc-sink does not link libcurl. */
+			char libraries[128];
+			snprintf(libraries, sizeof(libraries), "jansson %s, SQLite %s",
+			         jansson_version_str(), sqlite3_libversion());
+			sc_print_version_with(libraries);
+		}
 		default:
 			sc_usage_hint();
 		}
