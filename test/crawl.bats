@@ -5,9 +5,8 @@
 # page set at each depth, each URL requested once, resume after kills at
 # random moments, make -j with the per-host cap held, status and retry.
 #
-# ROBOTS is left at its default (1): with an sc-fetch that has no --robots
-# the crawl says so and goes on; with one, robots.txt requests are left out
-# of the server-side counts (requested_urls).
+# ROBOTS is left at its default (1): robots.txt requests are left out of
+# the server-side counts (requested_urls).
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'

@@ -256,6 +256,39 @@ http://h/m http://h/2"
 16"
 }
 
+@test "--add commits a round file first, then computes the next round against the set that holds it" {
+	printf 'http://h/\nhttp://h/a\n' | sc-frontier -q --seeds --seen s.db --no-commit >round-0.jsonl
+	assert_equal "$(sqlite3 s.db 'select count(*) from seen')" 0
+	jq -cn '{url: "http://h/", links: ["http://h/a", "http://h/b", "http://h/b"]}' >pages-0.jsonl
+	run -0 --separate-stderr sc-frontier --seen s.db --no-commit --add round-0.jsonl <pages-0.jsonl
+	assert_equal "$(jq -r .url <<<"$output")" "http://h/b"
+	assert_equal "$(jq -c '[.added, .committed, .reasons.seen, .reasons.repeated]' <<<"$stderr")" "[2,null,1,1]"
+	# round 0 is in the set, with its host count; round 1 is not
+	assert_equal "$(sqlite3 s.db 'select count(*) from seen; select n from hosts')" "2
+2"
+	# again, as after a kill before the rename: the same round, nothing added twice
+	run -0 --separate-stderr sc-frontier --seen s.db --no-commit --add round-0.jsonl <pages-0.jsonl
+	assert_equal "$(jq -r .url <<<"$output")" "http://h/b"
+	assert_equal "$(jq -c '[.added]' <<<"$stderr")" "[0]"
+	assert_equal "$(sqlite3 s.db 'select count(*) from seen; select n from hosts')" "2
+2"
+	# --max-per-host counts what --add committed
+	run -0 sc-frontier -q --seen s.db --no-commit --max-per-host 2 <pages-0.jsonl
+	[ -z "$output" ] || fail "$output"
+}
+
+@test "--add: a file that cannot be read fails before any input; a bad line is status 3; usage errors" {
+	run -1 --separate-stderr sc-frontier --seen s.db --add missing.jsonl </dev/null
+	assert_equal "$stderr" "sc-frontier: missing.jsonl: No such file or directory"
+	printf '{"url":"http://h/x"}\n{"url":\n' >bad.jsonl
+	run -3 --separate-stderr sc-frontier -q --seen s.db --no-commit --add bad.jsonl </dev/null
+	[[ $stderr == "sc-frontier: bad.jsonl:2: "* ]] || fail "$stderr"
+	assert_equal "$(sqlite3 s.db 'select count(*) from seen')" 1
+	run -2 sc-frontier --add bad.jsonl </dev/null
+	run -2 sc-frontier --seen s.db --commit --add bad.jsonl </dev/null
+	run -2 sc-frontier --seen s.db --add '' </dev/null
+}
+
 @test "--no-commit reads the set but leaves it as it was; --commit adds a round file, idempotently" {
 	jq -cn '{url: "http://h/", links: ["http://h/a"]}' | sc-frontier -q --seen s.db >/dev/null
 	jq -cn '{url: "http://h/", links: ["http://h/a", "http://h/b", "http://h/c"]}' >p.jsonl

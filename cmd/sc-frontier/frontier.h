@@ -47,6 +47,7 @@ struct options {
 	enum scope scope;
 	const char *links;    /* the member holding a page's links */
 	const char *seen;     /* NULL, or the persistent seen set's file */
+	const char *add;      /* NULL, or --add's round file */
 	bool no_commit;       /* read the seen set, never write it */
 	long max_depth;       /* -1: no limit */
 	long max_per_host;    /* -1: no limit */
@@ -73,9 +74,10 @@ void seen_close(struct seen *s);
 /* The messages of the calls below, after one failed. */
 const char *seen_error(struct seen *s);
 
-/* --commit: keys go straight into the persistent set (seen_insert), all
- * in one transaction that seen_commit commits; batches share it. */
-void seen_direct(struct seen *s);
+/* --commit and --add: keys go straight into the persistent set
+ * (seen_insert), all in one transaction that seen_commit commits; batches
+ * share it.  on false: back to this run's set, for the run after --add. */
+void seen_direct(struct seen *s, bool on);
 /* Adds key to the persistent set; *inserted: it was not there. */
 int seen_insert(struct seen *s, const uint8_t key[KEY_LEN], bool *inserted);
 
@@ -102,9 +104,10 @@ int seen_commit(struct seen *s, uint64_t *added);
 
 /* ---- round.c ---- */
 
-/* Reads fd to its end and writes the URL records to out (nothing in
- * MODE_COMMIT).  Returns 0, or -1 after a diagnostic (a read, write or
- * database error). */
-int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct counts *c);
+/* Reads fd (called name in diagnostics) to its end and writes the URL
+ * records to out (nothing in MODE_COMMIT, where out may be NULL).  Returns
+ * 0, or -1 after a diagnostic (a read, write or database error). */
+int round_run(const struct options *o, struct seen *s, int fd, const char *name, FILE *out,
+              struct counts *c);
 
 #endif

@@ -13,6 +13,7 @@
  * --seen file only after standard output has been written, flushed,
  * synced when it is a file, and closed without error.  A kill before that
  * loses nothing: the next run emits the same URLs again. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <regex.h>
@@ -31,7 +32,7 @@
 static const char usage_text[] =
         "usage: sc-frontier [-hqV] [-d n] [-s scope] [--allow regex] [--deny regex]\n"
         "                   [--links name] [--max-per-host n] [--strip-query regex]\n"
-        "                   [--seen file [--no-commit]] [--seeds] < records\n"
+        "                   [--seen file [--no-commit] [--add urls]] [--seeds] < records\n"
         "       sc-frontier --commit --seen file [--strip-query regex] < urls\n";
 
 enum {
@@ -44,9 +45,11 @@ enum {
 	OPT_NO_COMMIT,
 	OPT_SEEDS,
 	OPT_COMMIT,
+	OPT_ADD,
 };
 
 static const struct option long_options[] = {
+	{ "add", required_argument, NULL, OPT_ADD },
 	{ "allow", required_argument, NULL, OPT_ALLOW },
 	{ "commit", no_argument, NULL, OPT_COMMIT },
 	{ "deny", required_argument, NULL, OPT_DENY },
@@ -104,7 +107,8 @@ static void finish_stdout(void)
 	sc_close_stdout();
 }
 
-static void summary(const struct counts *c, bool committing, uint64_t committed)
+static void summary(const struct counts *c, bool committing, uint64_t committed, bool adding,
+                    uint64_t added)
 {
 	json_t *reasons = json_object();
 
@@ -120,8 +124,37 @@ static void summary(const struct counts *c, bool committing, uint64_t committed)
 	        "invalid", (json_int_t)(c->reason[R_NOT_URL] + c->reason[R_NOT_HTTP]), "malformed",
 	        (json_int_t)c->malformed, "committed",
 	        committing ? json_integer((json_int_t)committed) : json_null(), "reasons", reasons);
+	json_object_set_new(obj, "added", adding ? json_integer((json_int_t)added) : json_null());
 	sc_metrics_write(stderr, obj);
 	json_decref(obj);
+}
+
+/* --add: a round file's URLs go into the seen set first, in their own
+ * transaction, as sc-frontier --commit would add them: a crawl commits
+ * one round and computes the next in one run (see sc-crawl(7)). */
+static int add_round_file(const struct options *o, struct seen *s, struct counts *c,
+                          uint64_t *added)
+{
+	struct options a = { .mode = MODE_COMMIT,
+		             .links = "links",
+		             .strip_query = o->strip_query,
+		             .max_depth = -1,
+		             .max_per_host = -1 };
+	int fd = open(o->add, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		sc_warn("%s:", o->add);
+		return -1;
+	}
+	seen_direct(s, true);
+	rc = round_run(&a, s, fd, o->add, NULL, c);
+	close(fd);
+	if (rc == 0 && seen_commit(s, added) < 0) {
+		sc_warn("%s: %s", o->seen, seen_error(s));
+		rc = -1;
+	}
+	seen_direct(s, false);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -130,9 +163,9 @@ int main(int argc, char **argv)
 		.scope = SCOPE_HOST, .links = "links", .max_depth = -1, .max_per_host = -1
 	};
 	static regex_t strip;
-	struct counts c = { 0 };
+	struct counts c = { 0 }, added_counts = { 0 };
 	bool quiet = false, filters = false;
-	uint64_t committed = 0;
+	uint64_t committed = 0, added = 0;
 	char err[600];
 	int opt;
 
@@ -174,6 +207,9 @@ int main(int argc, char **argv)
 		case OPT_SEEN:
 			o.seen = optarg;
 			break;
+		case OPT_ADD:
+			o.add = optarg;
+			break;
 		case OPT_NO_COMMIT:
 			o.no_commit = true;
 			break;
@@ -206,6 +242,12 @@ int main(int argc, char **argv)
 		sc_usage_error("--commit needs --seen");
 	if (o.mode == MODE_COMMIT && o.no_commit)
 		sc_usage_error("--commit and --no-commit: one or the other");
+	if (o.add && !*o.add)
+		sc_usage_error("--add: empty file name");
+	if (o.add && !o.seen)
+		sc_usage_error("--add needs --seen");
+	if (o.add && o.mode == MODE_COMMIT)
+		sc_usage_error("--add and --commit: --commit adds standard input already");
 	if (o.mode == MODE_COMMIT && filters)
 		sc_usage_error("--commit adds every URL it reads; it takes no scope, depth, "
 		               "--allow, --deny or --max-per-host");
@@ -218,12 +260,16 @@ int main(int argc, char **argv)
 	struct seen *s = seen_open(o.seen, err, sizeof(err));
 	if (!s)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
+	if (o.add && add_round_file(&o, s, &added_counts, &added) < 0) {
+		seen_close(s);
+		return SC_EXIT_FAILURE;
+	}
 	if (o.mode == MODE_COMMIT)
-		seen_direct(s);
+		seen_direct(s, true);
 	/* The first signal does not stop the run: the input is read to its
 	 * end, as the other later stages of a pipeline do, and the output
 	 * that was written is committed. */
-	if (round_run(&o, s, STDIN_FILENO, stdout, &c) < 0) {
+	if (round_run(&o, s, STDIN_FILENO, "<stdin>", stdout, &c) < 0) {
 		seen_close(s);
 		return SC_EXIT_FAILURE;
 	}
@@ -237,12 +283,13 @@ int main(int argc, char **argv)
 	}
 	seen_close(s);
 	if (!quiet)
-		summary(&c, committing, committed);
+		summary(&c, committing, committed, o.add != NULL, added);
 	for (int i = 0; i < o.nallow; i++)
 		regfree(&o.allow[i]);
 	for (int i = 0; i < o.ndeny; i++)
 		regfree(&o.deny[i]);
 	if (o.strip_query)
 		regfree(o.strip_query);
-	return sc_signals_exit_status(c.malformed ? SC_EXIT_PARTIAL : SC_EXIT_OK);
+	return sc_signals_exit_status(c.malformed || added_counts.malformed ? SC_EXIT_PARTIAL
+	                                                                    : SC_EXIT_OK);
 }

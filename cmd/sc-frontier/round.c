@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "buf.h"
@@ -629,10 +630,11 @@ static int one_line(struct run *r, const struct sc_lines *in, const struct sc_li
 	return rc;
 }
 
-int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct counts *c)
+int round_run(const struct options *o, struct seen *s, int fd, const char *name, FILE *out,
+              struct counts *c)
 {
 	struct run r = { .o = o, .seen = s, .out = out, .c = c };
-	struct sc_lines *in = sc_lines_open(fd, "<stdin>");
+	struct sc_lines *in = sc_lines_open(fd, name);
 	struct sc_jsonscan fast = { 0 };
 	struct sc_line line;
 	int rc = 0, got;
@@ -654,7 +656,7 @@ int round_run(const struct options *o, struct seen *s, int fd, FILE *out, struct
 			break;
 	}
 	if (got < 0) {
-		sc_warn("reading standard input:");
+		sc_warn("reading %s:", fd == STDIN_FILENO ? "standard input" : name);
 		rc = -1;
 	}
 	if (rc == 0)

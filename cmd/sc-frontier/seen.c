@@ -182,9 +182,10 @@ void seen_close(struct seen *s)
 	free(s);
 }
 
-void seen_direct(struct seen *s)
+void seen_direct(struct seen *s, bool on)
 {
-	s->direct = true;
+	s->direct = on;
+	s->inserted = 0;
 }
 
 int seen_begin(struct seen *s)

@@ -5,7 +5,8 @@
 # Round N's URLs are DIR/round-N/urls.jsonl.  They are split into chunks
 # (every host of the round in one chunk, crawl-split.awk), each chunk is
 # fetched and parsed into DIR/round-N/chunk-ID.jsonl, and sc-frontier makes
-# round N+1's URLs from them against the seen set.  Every file is written
+# round N+1's URLs from them against the seen set, to which it first adds
+# round N's URLs.  Every file is written
 # under a temporary name and renamed into place as its recipe's last step,
 # and nothing is ever rebuilt because of a timestamp (prerequisites are
 # order-only): a file that exists is finished, one that does not is redone.
@@ -54,25 +55,9 @@ endif
 SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory ROUNDS="$(ROUNDS)"
 SHARDS   := $(if $(WORKERS),$(words $(WORKERS)),1)
 
-# What the installed sc-fetch can do: --robots and --headers are newer than
-# some builds.  Asked once per make; said once, by the top-level make.
-# The sub-makes inherit the answer through the environment.
-ifndef SC_CRAWL_FETCH_HELP
-export SC_CRAWL_FETCH_HELP := $(or $(filter --robots --robots-cache --headers,$(subst [, ,$(subst ], ,$(shell sc-fetch --help 2>&1)))),none)
-endif
-HAVE_ROBOTS  := $(filter --robots,$(SC_CRAWL_FETCH_HELP))
-HAVE_RCACHE  := $(filter --robots-cache,$(SC_CRAWL_FETCH_HELP))
-HAVE_HEADERS := $(filter --headers,$(SC_CRAWL_FETCH_HELP))
-ifeq ($(ROBOTS),1)
-ifeq ($(HAVE_ROBOTS),)
-ifeq ($(MAKELEVEL),0)
-$(info crawl.mk: this sc-fetch has no --robots; crawling without robots.txt)
-endif
-endif
-endif
-
-ROBOTS_OPT  = $(if $(filter 1,$(ROBOTS)),$(if $(HAVE_ROBOTS),--robots $(if $(and $(HAVE_RCACHE),$(if $(WORKERS),,1)),--robots-cache $(abspath $(DIR))/robots.cache)))
-HEADERS_OPT = $(if $(HAVE_HEADERS),--headers)
+# The robots.txt cache is a file here, so not with WORKERS (sc-crawl(7)).
+ROBOTS_OPT  = $(if $(filter 1,$(ROBOTS)),--robots $(if $(WORKERS),,--robots-cache $(abspath $(DIR))/robots.cache))
+HEADERS_OPT = --headers
 FETCH_OPTS  = -q -c $(C) --per-host $(PER_HOST) $(ROBOTS_OPT) $(HEADERS_OPT) $(FETCH_ARGS)
 PARSE_OPTS  = $(FIELDS) $(PARSE_ARGS)
 RETRY_OPTS  = -q -c $(C) --per-host $(PER_HOST) $(RETRY_ARGS)
@@ -90,7 +75,7 @@ default_goal: crawl
 # ---- the crawl: one sub-make per round, then the merged pages ------------
 # Round N's chunks are only known once its URLs are split, so each round's
 # chunks are a make of their own (a generated include).  The steps before
-# them (frontier, commit, split) run here, in this one shell, each skipped
+# them (frontier, split) run here, in this one shell, each skipped
 # when its file exists: every step forks as few processes as it can,
 # because on a small crawl the processes, not the pages, are the cost.
 crawl:
@@ -99,26 +84,28 @@ crawl:
 	    r=$(DIR)/round-$$n; [ ! -e $$r/done ] || continue; \
 	    if [ $$n = 0 ] && [ ! -e $$r/urls.jsonl ]; then $(sitemap_step); fi; \
 	    if [ ! -e $$r/urls.jsonl ]; then $(call frontier_step,$$n,$$r); fi; \
-	    if [ ! -e $$r/committed ]; then $(commit_step); fi; \
 	    if [ ! -e $$r/chunks.mk ]; then $(split_step); fi; \
 	    $(SUB) ROUND=$$n round; : >$$r/done; \
 	done; \
 	$(make_pages)
 
 # Round 0's URLs are the seeds; round N's come from round N-1's pages.
-# sc-frontier --no-commit reads the seen set without changing it; its output
-# is renamed into place as urls.jsonl; only then does sc-frontier --commit
-# add that file's URLs to the set (idempotent), and "committed" marks it
-# done.  A kill before the rename leaves the set as it was (the frontier is
-# run again); a kill after it runs the commit again.  So no URL is ever
-# marked seen without being in a round's urls.jsonl on disk.
+# sc-frontier --no-commit never adds its own output to the seen set; its
+# output is renamed into place as urls.jsonl.  The run that makes round
+# N+1 first adds round N's urls.jsonl, a finished file, to the set (--add,
+# idempotent), then looks round N+1's links up: one sc-frontier per round.
+# A kill at any moment leaves the set holding only URLs of renamed round
+# files, and the frontier of the round after is run again.  So no URL is
+# ever marked seen without being in a round's urls.jsonl on disk, and none
+# of an earlier round is emitted again.
 SEEN = $(DIR)/seen.db
 FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $(DEPTH) $(FRONTIER_ARGS)
 # frontier_step,N,R (shell words): R/urls.jsonl from the seeds or round N-1.
 frontier_step = \
     if [ $(1) = 0 ]; then $(seeds_frontier) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
-    else set -- $(DIR)/round-$$(($(1) - 1))/chunk-*.jsonl; \
-        if [ $$\# = 1 ]; then $(FRONTIER) <"$$1"; else cat /dev/null "$$@" | $(FRONTIER); fi \
+    else p=$(DIR)/round-$$(($(1) - 1)); set -- $$p/chunk-*.jsonl; \
+        if [ $$\# = 1 ]; then $(FRONTIER) --add $$p/urls.jsonl <"$$1"; \
+        else cat /dev/null "$$@" | $(FRONTIER) --add $$p/urls.jsonl; fi \
             >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); fi; \
     mv -f $(2)/.urls.jsonl.tmp $(2)/urls.jsonl
 # SITEMAPS=1: before round 0, the URLs of the sitemaps the seeds' sites
@@ -136,7 +123,7 @@ ifeq ($(SITEMAPS),1)
 sitemap_step = [ -e $(SITEMAP_SEEDS) ] || { \
     mkdir -p $(SM); rm -f $(SM)/robots.metrics; \
     awk 'match($$0, /https?:\/\/[^\/?\#" ]+/) { o = substr($$0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }' $(SEEDS) \
-        | sc-fetch -q $(if $(HAVE_ROBOTS),--robots) --metrics $(SM)/robots.metrics $(FETCH_ARGS) >/dev/null 2>$(SM)/robots.log || [ $$? = 3 ]; \
+        | sc-fetch -q --robots --metrics $(SM)/robots.metrics $(FETCH_ARGS) >/dev/null 2>$(SM)/robots.log || [ $$? = 3 ]; \
     jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' $(SM)/robots.metrics | sort -u >$(SM)/level-0.txt; \
     : >$(SM)/.seeds.tmp; \
     for l in $$(seq 0 $$(($(SITEMAP_LEVELS) - 1))); do \
@@ -151,7 +138,6 @@ else
 sitemap_step = :
 seeds_frontier = $(FRONTIER) --seeds <$(SEEDS)
 endif
-commit_step = sc-frontier -q --commit --seen $(SEEN) <$$r/urls.jsonl; : >$$r/committed
 # sc-frontier's status 3 (some input lines malformed) is data, not failure.
 frontier_ok = { s=$$?; [ $$s = 3 ] || { echo "crawl.mk: sc-frontier failed (status $$s), see $$r/frontier.log" >&2; exit 1; }; }
 
