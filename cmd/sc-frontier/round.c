@@ -45,7 +45,7 @@ struct page {
 /* A candidate's canonical URL is in the batch's one buffer of URLs
  * (r->urls), not a string of its own: a batch holds 131,072 of them. */
 struct cand {
-	size_t at;                  /* the URL: r->urls.p + at, NUL-terminated */
+	size_t at;                   /* the URL: r->urls.p + at, NUL-terminated */
 	uint32_t host_off, host_len; /* its host, within the URL */
 	uint32_t page;
 };
@@ -476,8 +476,10 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 	}
 	XXH128_hash_t h = XXH3_128bits(u.url, len);
 	r->order[r->ncand] = (struct keyed){ h.high64, h.low64, (uint32_t)r->ncand };
-	*k = (struct cand){ .at = at, .host_off = (uint32_t)u.host_off,
-		            .host_len = (uint32_t)u.host_len, .page = (uint32_t)(r->npages - 1) };
+	*k = (struct cand){ .at = at,
+		            .host_off = (uint32_t)u.host_off,
+		            .host_len = (uint32_t)u.host_len,
+		            .page = (uint32_t)(r->npages - 1) };
 	r->fresh[r->ncand] = false;
 	if (++r->ncand == BATCH_MAX || full(r))
 		return run_batch(r);

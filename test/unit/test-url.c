@@ -26,7 +26,8 @@ static bool same_in_buf(const char *text, const char *base, const regex_t *strip
 	else
 		same = u && !v.url && at == 6 && strcmp(b.p + at, u->url) == 0 &&
 		       b.len == at + strlen(u->url) + 1 && v.host_off == u->host_off &&
-		       v.host_len == u->host_len && v.path_off == u->path_off && v.https == u->https;
+		       v.host_len == u->host_len && v.path_off == u->path_off &&
+		       v.https == u->https;
 	sc_buf_free(&b);
 	return same;
 }
@@ -230,7 +231,8 @@ static void test_from_pasted(void)
 	       "a raw byte in an IPv6 literal does not become a zone ID (fuzz-url)");
 	is_str(canon("http://[fe80::1%25eth0]/"), "ERROR: not a URL: an IPv6 zone ID",
 	       "a link-local zone ID names no host a crawl can share");
-	is_str(canon("http://[::1]:8080/a"), "http://[::1]:8080/a", "an IPv6 literal without one is kept");
+	is_str(canon("http://[::1]:8080/a"), "http://[::1]:8080/a",
+	       "an IPv6 literal without one is kept");
 }
 
 static void test_host_and_directory(void)
@@ -298,7 +300,8 @@ static void test_canonical_buf(void)
 
 	sc_buf_init(&b, 40);
 	ok(sc_url_canonical_buf("http://a.example/x", NULL, NULL, &b, &at1, &u, &error) == 0 &&
-	           sc_url_canonical_buf("HTTP://B.example:80/%7e", NULL, NULL, &b, &at2, &u, &error) == 0,
+	           sc_url_canonical_buf("HTTP://B.example:80/%7e", NULL, NULL, &b, &at2, &u,
+	                                &error) == 0,
 	   "two URLs, the fast path and curl's, one after the other");
 	ok(at1 == 0 && at2 == 19 && strcmp(b.p + at2, "http://b.example/~") == 0 && b.len == 38,
 	   "each NUL-terminated, at its offset");
