@@ -337,35 +337,30 @@ done:
 
 /* ---- the fast path: URLs that are canonical already ---- */
 
-static bool is_lower_host_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-}
+/* The fast path looks each byte of a link up in one table, built once:
+ * most of a round's links take this path, and the comparisons it replaces
+ * were a tenth of sc-frontier's time. */
+enum {
+	CH_HOST = 1, /* a host name in lower case: a-z 0-9 - . */
+	CH_PATH = 2, /* what a path may hold for curl to give it back unchanged:
+	              * unreserved characters, sub-delimiters, ':' '@' '/'
+	              * (RFC 3986 pchar), but no '%', whose encodings would
+	              * need normalising */
+	CH_QUERY = 4 /* the same in a query, and '?' */
+};
+static unsigned char char_class[256];
+static pthread_once_t char_class_once = PTHREAD_ONCE_INIT;
 
-/* What a path or query may hold for curl to give it back unchanged:
- * unreserved characters and sub-delimiters, ':' and '@' (RFC 3986 pchar),
- * but no '%', whose encodings would need normalising. */
-static bool is_plain_char(unsigned char c, bool query)
+static void char_class_init(void)
 {
-	if (is_unreserved(c) || c == '/' || c == ':' || c == '@')
-		return true;
-	switch (c) {
-	case '!':
-	case '$':
-	case '&':
-	case '\'':
-	case '(':
-	case ')':
-	case '*':
-	case '+':
-	case ',':
-	case ';':
-	case '=':
-		return true;
-	case '?':
-		return query;
+	for (int c = 0; c < 256; c++) {
+		bool host =
+		        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+		bool path = is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
+		char_class[c] =
+		        (unsigned char)((host ? CH_HOST : 0) | (path ? CH_PATH | CH_QUERY : 0) |
+		                        (c == '?' ? CH_QUERY : 0));
 	}
-	return false;
 }
 
 /* Most links on a page are canonical already: http or https, a host name
@@ -380,6 +375,7 @@ static bool canonical_already(const char *text, const regex_t *strip, struct sc_
 	const unsigned char *s = (const unsigned char *)text;
 	size_t i, host, last_label;
 
+	pthread_once(&char_class_once, char_class_init);
 	if (strncmp(text, "http://", 7) == 0)
 		i = 7;
 	else if (strncmp(text, "https://", 8) == 0)
@@ -387,7 +383,7 @@ static bool canonical_already(const char *text, const regex_t *strip, struct sc_
 	else
 		return false;
 	host = last_label = i;
-	for (; is_lower_host_char(s[i]); i++)
+	for (; char_class[s[i]] & CH_HOST; i++)
 		if (s[i] == '.') {
 			if (i == host || s[i - 1] == '.')
 				return false;
@@ -422,7 +418,7 @@ static bool canonical_already(const char *text, const regex_t *strip, struct sc_
 			query = true;
 			continue;
 		}
-		if (!is_plain_char(c, query))
+		if (!(char_class[c] & (query ? CH_QUERY : CH_PATH)))
 			return false;
 	}
 	/* A fragment is dropped; it must still be made of URL characters. */
