@@ -288,11 +288,18 @@ static enum sc_error_kind kind_of(CURLcode rc, bool too_large)
  * callback saw: a status line, and no blank line after it, so the failure
  * came in the middle of a header block (where a real out-of-memory is
  * vanishingly unlikely next to a line curl refuses to buffer).  A giant
- * status line, which never reaches the callback, stays internal. */
+ * status line never reaches the callback: 7.88 fails it the same way
+ * after the request went out and before any header came back. */
 static bool head_too_large(const struct transfer *xfer, CURLcode rc)
 {
-	if (!xfer->in_head)
-		return false;
+	long sent = 0;
+
+	if (!xfer->in_head) {
+		if (rc != CURLE_OUT_OF_MEMORY || xfer->head_complete)
+			return false;
+		curl_easy_getinfo(xfer->easy, CURLINFO_REQUEST_SIZE, &sent);
+		return sent > 0;
+	}
 	if (rc == CURLE_OUT_OF_MEMORY)
 		return true;
 #if LIBCURL_VERSION_NUM >= 0x080600

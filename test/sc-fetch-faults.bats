@@ -89,6 +89,15 @@ EOF
 	assert_output 2
 }
 
+@test "a status line over libcurl's limit is too_large too, not internal" {
+	fetch --retries 2 <<<"$SC_BASE/huge-header?status&size=200000"
+	assert_failure 3
+	run -0 jq -c '[.ok, .status, .error.kind, .attempts]' <<<"$output"
+	assert_output '[false,null,"too_large",1]'
+	run -0 sc_server_log '[.[] | .path] | length'
+	assert_output 1
+}
+
 @test "final_url and the metrics carry no userinfo; url stays as given" {
 	local authority=${SC_BASE#http://}
 	fetch --retries 0 <<<"http://user:secret@$authority/redirect/2"

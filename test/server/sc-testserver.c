@@ -2014,19 +2014,25 @@ static void handle_close_delimited(conn_t *c)
 }
 
 /* /huge-header?size=BYTES: a 200 whose X-Huge header value is that long
- * (default 200 KiB), beyond what clients buffer for one header. */
+ * (default 200 KiB), beyond what clients buffer for one header; with
+ * status (/huge-header?status&size=N) the status line's reason phrase is
+ * that long instead. */
 static void handle_huge_header(conn_t *c)
 {
 	bool ok = true;
 	uint64_t size = query_u64(c->req.query, "size", 200 * 1024, 16 * 1024 * 1024, &ok);
+	char *in_status = query_param(c->req.query, "status");
 	if (!ok) {
-		respond_html_message(c, 400, "usage: /huge-header?size=BYTES");
+		free(in_status);
+		respond_html_message(c, 400, "usage: /huge-header?[status&]size=BYTES");
 		return;
 	}
-	buf_puts(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Huge: ");
+	buf_puts(&c->out, in_status ? "HTTP/1.1 200 "
+	                            : "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Huge: ");
 	buf_reserve(&c->out, (size_t)size);
-	memset(c->out.data + c->out.len, 'h', (size_t)size);
+	memset(c->out.data + c->out.len, in_status ? 'O' : 'h', (size_t)size);
 	c->out.len += (size_t)size;
+	free(in_status);
 	buf_puts(&c->out, "\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
 	c->close_after = true;
 	if (c->logged)
@@ -2763,6 +2769,7 @@ static void usage(FILE *out)
 	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
 	      "  /close-delimited          a whole head, a body ended by the close (ok)\n"
 	      "  /huge-header[?size=N]     a 200 with an N-byte header (200 KiB)\n"
+	      "  /huge-header?status[&size=N]  the same length in the status line\n"
 	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
 	      "  /robots.txt               with --robots-dir DIR, per Host H: DIR/H, or\n"
 	      "                            DIR/H.status (+ DIR/H.location for 3xx), after\n"
