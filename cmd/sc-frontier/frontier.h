@@ -97,6 +97,9 @@ int seen_add(struct seen *s, const uint8_t key[KEY_LEN]);
 int seen_host_count(struct seen *s, const char *host, size_t host_len, long *n);
 /* Adds n to this run's count of host. */
 int seen_host_add(struct seen *s, const char *host, size_t host_len, long n);
+/* Whether the set (persistent and this run's) is larger than the page
+ * cache that probes it: then a batch of probes reads most of its pages. */
+bool seen_larger_than_cache(struct seen *s);
 /* Moves this run's URLs and per-host counts into the persistent set, in
  * one transaction (committing the same URLs twice changes nothing).
  * *added says how many URLs were new to it. */

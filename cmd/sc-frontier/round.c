@@ -30,9 +30,15 @@
 /* Candidates per batch: the larger the batch, the more its probes in key
  * order share B-tree pages (131,072 halves the CPU time of 32,768 against
  * a set of millions), the more memory it takes (about 150 bytes each, and
- * at most BATCH_BYTES of URLs, however long they are). */
+ * at most BATCH_BYTES of URLs, however long they are).  That pays only
+ * against a set larger than its page cache, which each batch then reads
+ * once: against a smaller one (a crawl's first hundred thousand URLs)
+ * batches stay SMALL_BATCH_MAX and SMALL_BATCH_BYTES, so that a crawl's
+ * memory does not grow with its rounds until the set is large. */
 #define BATCH_MAX 131072
 #define BATCH_BYTES (12u << 20)
+#define SMALL_BATCH_MAX 16384
+#define SMALL_BATCH_BYTES (3u << 20)
 /* Output is written when this much has piled up, and at each batch's end. */
 #define OUT_FLUSH (64 * 1024)
 
@@ -67,6 +73,7 @@ struct run {
 	struct page *pages;
 	size_t npages, cap_pages;
 	struct sc_buf urls;            /* the candidates' URLs, one after another */
+	size_t batch_max, batch_bytes; /* this batch's bounds (see BATCH_MAX) */
 	size_t bytes;                  /* of the pages' strings the batch holds */
 	struct keyed *order, *sorting; /* sorting: order's scratch, for the sort */
 	uint32_t *bucket;              /* BUCKETS counts, for the sort */
@@ -371,6 +378,16 @@ static int decide(struct run *r)
 	return seen_end(s);
 }
 
+/* The next batch's bounds, from the set's size now (it grows as batches
+ * are added: a --commit of millions starts small and ends large). */
+static void size_bounds(struct run *r)
+{
+	bool large = seen_larger_than_cache(r->seen);
+
+	r->batch_max = large ? BATCH_MAX : SMALL_BATCH_MAX;
+	r->batch_bytes = large ? BATCH_BYTES : SMALL_BATCH_BYTES;
+}
+
 static int run_batch(struct run *r)
 {
 	int rc = r->ncand ? decide(r) : 0;
@@ -380,6 +397,7 @@ static int run_batch(struct run *r)
 	if (rc == 0)
 		rc = flush_out(r);
 	free_batch(r);
+	size_bounds(r);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -441,7 +459,7 @@ static bool in_scope(enum scope scope, const char *key, const struct sc_url *u)
  * count too: a batch is decided before it outgrows its bounds. */
 static bool full(const struct run *r)
 {
-	return r->npages >= BATCH_MAX || r->bytes + r->urls.len >= BATCH_BYTES;
+	return r->npages >= r->batch_max || r->bytes + r->urls.len >= r->batch_bytes;
 }
 
 /* One link of page p (the last page added): a candidate, or a reason. */
@@ -481,7 +499,7 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 		            .host_len = (uint32_t)u.host_len,
 		            .page = (uint32_t)(r->npages - 1) };
 	r->fresh[r->ncand] = false;
-	if (++r->ncand == BATCH_MAX || full(r))
+	if (++r->ncand == r->batch_max || full(r))
 		return run_batch(r);
 	return 0;
 }
@@ -650,6 +668,7 @@ int round_run(const struct options *o, struct seen *s, int fd, const char *name,
 	r.fresh = sc_calloc(BATCH_MAX, sizeof(*r.fresh));
 	r.recent = sc_calloc(RECENT_SLOTS, sizeof(*r.recent));
 	sc_buf_init(&r.urls, SIZE_MAX / 2);
+	size_bounds(&r);
 	while ((got = sc_lines_next(in, &line)) > 0) {
 		if ((rc = one_line(&r, in, &line, &fast)) < 0)
 			break;

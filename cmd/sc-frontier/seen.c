@@ -277,6 +277,19 @@ int seen_host_add(struct seen *s, const char *host, size_t host_len, long n)
 	return step_once(s, st, NULL) < 0 ? -1 : 0;
 }
 
+bool seen_larger_than_cache(struct seen *s)
+{
+	long main_pages = 0, main_size = 0, run_pages = 0, run_size = 0;
+
+	if (pragma_int(s, "PRAGMA main.page_count", &main_pages) < 0 ||
+	    pragma_int(s, "PRAGMA main.page_size", &main_size) < 0 ||
+	    pragma_int(s, "PRAGMA run.page_count", &run_pages) < 0 ||
+	    pragma_int(s, "PRAGMA run.page_size", &run_size) < 0)
+		return true; /* the batches it was made for */
+	return main_pages * main_size > MAIN_CACHE_KIB * 1024L ||
+	       run_pages * run_size > RUN_CACHE_KIB * 1024L;
+}
+
 /* This run's keys were none of them in main when they were looked up, and
  * its host counts count exactly those keys; so with one writer at a time
  * the counts stay the number of keys per host.  A second commit of the
