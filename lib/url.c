@@ -320,6 +320,16 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	out_str(&o, path && *path == '/' ? path : "/");
 	if (query && *query)
 		out_query(&o, query, strip);
+	/* What curl percent-encodes itself it writes in lower-case hex: a raw
+	 * byte of a relative reference that sc_url_from_pasted took for a
+	 * host, say, as its scheme is longer than curl allows ("[%d4]", found
+	 * by fuzz-url).  The canonical form has upper case. */
+	for (size_t i = out->path_off; i + 2 < o.len; i++)
+		if (o.s[i] == '%' && hex_value((unsigned char)o.s[i + 1]) >= 0 &&
+		    hex_value((unsigned char)o.s[i + 2]) >= 0) {
+			o.s[i + 1] = (char)toupper((unsigned char)o.s[i + 1]);
+			o.s[i + 2] = (char)toupper((unsigned char)o.s[i + 2]);
+		}
 	out->url = o.s;
 	out->https = scheme[4] == 's';
 	rc = 0;

@@ -231,6 +231,10 @@ static void test_from_pasted(void)
 	       "a raw byte in an IPv6 literal does not become a zone ID (fuzz-url)");
 	is_str(canon("http://[fe80::1%25eth0]/"), "ERROR: not a URL: an IPv6 zone ID",
 	       "a link-local zone ID names no host a crawl can share");
+	is_str(canon_base("hVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVp://[\xd4]", "http://tp/",
+	                  NULL),
+	       "http://tp/hVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVp://[%D4]",
+	       "what curl encodes itself comes out in upper-case hex (fuzz-url)");
 	is_str(canon("http://[::1]:8080/a"), "http://[::1]:8080/a",
 	       "an IPv6 literal without one is kept");
 }
