@@ -277,8 +277,11 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	 * left is a host no IDN rule accepts, which curl would pass on as
 	 * it is (found by fuzz-url). */
 	for (const char *c = host; *c; c++)
-		if ((unsigned char)*c >= 0x80 || *c == '%') {
-			/* And a percent-encoded host name is none a crawl compares. */
+		if ((unsigned char)*c >= 0x7f || (unsigned char)*c <= ' ' || *c == '%') {
+			/* And a percent-encoded host name is none a crawl compares,
+			 * nor one with a control character, which curl decodes
+			 * from "%7F" ("https:/%7F" was "https://\x7f/", found by
+			 * fuzz-url). */
 			*error = "not a URL: the host is no valid host name";
 			goto done;
 		}

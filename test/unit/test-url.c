@@ -235,6 +235,10 @@ static void test_from_pasted(void)
 	                  NULL),
 	       "http://tp/hVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVp://[%D4]",
 	       "what curl encodes itself comes out in upper-case hex (fuzz-url)");
+	is_str(canon("https:/%7F"), "ERROR: not a URL: the host is no valid host name",
+	       "a host that curl decodes to a control character is refused (fuzz-url)");
+	is_str(canon("http://a%01b/"), "ERROR: not a URL: bad host name",
+	       "one that it decodes to another control character curl refuses itself");
 	is_str(canon("http://[::1]:8080/a"), "http://[::1]:8080/a",
 	       "an IPv6 literal without one is kept");
 }
