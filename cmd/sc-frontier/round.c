@@ -382,7 +382,9 @@ static int decide(struct run *r)
  * are added: a --commit of millions starts small and ends large). */
 static void size_bounds(struct run *r)
 {
-	bool large = seen_larger_than_cache(r->seen);
+	/* The set only grows during a run: once large, it need not be asked
+	 * again (four PRAGMAs, after every batch, however small). */
+	bool large = r->batch_max == BATCH_MAX || seen_larger_than_cache(r->seen);
 
 	r->batch_max = large ? BATCH_MAX : SMALL_BATCH_MAX;
 	r->batch_bytes = large ? BATCH_BYTES : SMALL_BATCH_BYTES;
