@@ -50,6 +50,18 @@ setup() {
 	[ ! -e c ]
 }
 
+@test "a DIR or SEEDS make cannot use as a file name is refused by name, before anything runs" {
+	run -2 crawl_make DEPTH=1 "DIR=my crawl"
+	[[ $output == *'DIR="my crawl": make cannot have a blank in a file name'* ]] || fail "$output"
+	run -2 crawl_make DEPTH=1 DIR=c:1
+	[[ $output == *"DIR=\"c:1\": make cannot have a ':' in a file name"* ]] || fail "$output"
+	run -2 crawl_make DEPTH=1 DIR=
+	[[ $output == *"DIR is empty"* ]] || fail "$output"
+	run -2 crawl_make DEPTH=1 DIR=c SEEDS=
+	[[ $output == *"SEEDS is empty"* ]] || fail "$output"
+	[ ! -e c ] && [ ! -e my ] && [ ! -e c:1 ] && [ ! -e /round-0 ]
+}
+
 @test "pages.jsonl of a crawl that has not run says so instead of crawling" {
 	run -2 crawl_make DEPTH=1 DIR=c c/pages.jsonl
 	[[ $output == *"round 1 is not finished: run make crawl first"* ]] || fail "$output"

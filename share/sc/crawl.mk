@@ -40,6 +40,12 @@ $(foreach v,DEPTH C PER_HOST CHUNK,$(if $(call is_number,$($(v))),,$(error $(v)=
 ifeq ($(CHUNK),0)
 $(error CHUNK must be at least 1)
 endif
+# File names go into make rules and shell words unquoted: make cannot name a
+# target with a blank, ':' or '%' in it, and an empty DIR would put the
+# crawl at the root of the file system.
+$(foreach v,DIR SEEDS,$(if $(strip $($(v))),,$(error $(v) is empty)))
+bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(if $(findstring %,$(1)),a '%'))
+$(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
 SHELL := /bin/bash
 .SUFFIXES:
