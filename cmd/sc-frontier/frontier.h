@@ -2,7 +2,8 @@
  *
  * main.c   options, the run, the summary
  * round.c  records in, candidate URLs through canonical form, depth and
- *          scope, batches through the seen set, URL records out
+ *          scope, gathered in batches
+ * batch.c  a batch through the seen set, its URL records out
  * seen.c   the seen set and per-host counts (SQLite, 128-bit keys) */
 #ifndef SC_FRONTIER_H
 #define SC_FRONTIER_H

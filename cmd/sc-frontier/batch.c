@@ -1,0 +1,378 @@
+/* A batch through the seen set: the candidates sorted by key and looked
+ * up in one transaction, in key order (so the B-tree is walked in order,
+ * and equal keys in the batch sit side by side), then taken in input order
+ * for --max-per-host and the output, so the output keeps the order of the
+ * input and the first occurrence of a URL is the one emitted.  The batch's
+ * URL records are written whole, then the batch is freed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "cli.h"
+#include "signals.h"
+#include "util.h"
+
+/* Candidates per batch: the larger the batch, the more its probes in key
+ * order share B-tree pages (131,072 halves the CPU time of 32,768 against
+ * a set of millions), the more memory it takes (about 150 bytes each, and
+ * at most BATCH_BYTES of URLs, however long they are).  That pays only
+ * against a set larger than its page cache, which each batch then reads
+ * once: against a smaller one (a crawl's first hundred thousand URLs)
+ * batches stay SMALL_BATCH_MAX and SMALL_BATCH_BYTES, so that a crawl's
+ * memory does not grow with its rounds until the set is large. */
+#define BATCH_MAX 131072
+#define BATCH_BYTES (12u << 20)
+#define SMALL_BATCH_MAX 16384
+#define SMALL_BATCH_BYTES (3u << 20)
+/* Output is written when this much has piled up, and at each batch's end. */
+#define OUT_FLUSH (64 * 1024)
+
+/* ---- output ---- */
+
+static void buf_add(struct run *r, const char *s, size_t n)
+{
+	if (r->len + n > r->cap) {
+		while (r->len + n > r->cap)
+			r->cap = r->cap ? r->cap * 2 : OUT_FLUSH * 2;
+		r->buf = sc_realloc(r->buf, r->cap);
+	}
+	memcpy(r->buf + r->len, s, n);
+	r->len += n;
+}
+
+/* A JSON string; s is valid UTF-8 (canonical URLs are ASCII, and the rest
+ * comes from JSON input). */
+static void buf_json_string(struct run *r, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run_start = 0;
+
+	buf_add(r, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch >= 0x20 && ch != '"' && ch != '\\')
+			continue;
+		buf_add(r, s + run_start, i - run_start);
+		if (ch == '"' || ch == '\\') {
+			char e[2] = { '\\', (char)ch };
+			buf_add(r, e, 2);
+		} else {
+			char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
+			buf_add(r, e, 6);
+		}
+		run_start = i + 1;
+	}
+	buf_add(r, s + run_start, n - run_start);
+	buf_add(r, "\"", 1);
+}
+
+/* Writes out the whole lines gathered so far: a second signal waits until
+ * they are written, so the next stage never sees half a record. */
+static int flush_out(struct run *r)
+{
+	int rc = 0;
+
+	if (r->len == 0)
+		return 0;
+	sc_signals_write_begin();
+	if (fwrite(r->buf, 1, r->len, r->out) != r->len || fflush(r->out) != 0)
+		rc = -1;
+	sc_signals_write_end();
+	r->len = 0;
+	/* Nothing is committed to the seen set after a failed write: exit
+	 * now (a closed pipe quietly, 141; anything else with its message). */
+	if (rc < 0)
+		sc_die_write("error writing standard output:");
+	return rc;
+}
+
+static const char *cand_url(const struct run *r, const struct cand *k)
+{
+	return r->urls.p + k->at;
+}
+
+static int emit(struct run *r, const struct cand *k)
+{
+	const struct page *p = &r->pages[k->page];
+	const char *url = cand_url(r, k);
+	char depth[32];
+
+	buf_add(r, "{\"url\":", 7);
+	buf_json_string(r, url, strlen(url));
+	int n = snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth);
+	buf_add(r, depth, (size_t)n);
+	if (p->seed)
+		buf_json_string(r, p->seed, strlen(p->seed));
+	else
+		buf_json_string(r, url, strlen(url)); /* a seed is its own */
+	buf_add(r, ",\"from\":", 8);
+	if (p->from)
+		buf_json_string(r, p->from, strlen(p->from));
+	else
+		buf_add(r, "null", 4);
+	buf_add(r, ",\"host\":", 8);
+	buf_json_string(r, url + k->host_off, k->host_len);
+	buf_add(r, "}\n", 2);
+	r->c->emitted++;
+	return r->len >= OUT_FLUSH ? flush_out(r) : 0;
+}
+
+/* ---- a batch through the seen set ---- */
+
+/* A cache of keys known to be in the set, so that the links every page
+ * has (the navigation, the index) cost no lookup after the first: exact,
+ * as only keys found in the set or added to it are cached, and the set
+ * only grows during a run.  Direct-mapped by the key's low bits. */
+#define RECENT_SLOTS (1u << 16)
+
+struct recent {
+	uint64_t hi, lo;
+	enum where where; /* NOWHERE: an empty slot */
+};
+
+static enum where recent_find(const struct run *r, const struct keyed *k)
+{
+	const struct recent *slot = &r->recent[k->lo & (RECENT_SLOTS - 1)];
+
+	return slot->hi == k->hi && slot->lo == k->lo ? slot->where : NOWHERE;
+}
+
+static void recent_put(struct run *r, const struct keyed *k, enum where where)
+{
+	r->recent[k->lo & (RECENT_SLOTS - 1)] = (struct recent){ k->hi, k->lo, where };
+}
+
+/* The sort of a batch in key order, the first occurrence of a key first:
+ * the keys are hashes, spread evenly, so a stable counting sort on their
+ * top bits leaves buckets of a key or two, which an insertion sort
+ * finishes (stable too).  Several times faster than qsort on 131,072. */
+#define BUCKET_BITS 16
+#define BUCKETS (1u << BUCKET_BITS)
+
+static bool key_less(const struct keyed *x, const struct keyed *y)
+{
+	return x->hi < y->hi || (x->hi == y->hi && x->lo < y->lo);
+}
+
+static void sort_keys(struct run *r, size_t n)
+{
+	struct keyed *in = r->order, *out = r->sorting;
+	uint32_t *count = r->bucket, sum = 0;
+
+	memset(count, 0, BUCKETS * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		count[in[i].hi >> (64 - BUCKET_BITS)]++;
+	for (size_t b = 0; b < BUCKETS; b++) {
+		uint32_t c = count[b];
+		count[b] = sum;
+		sum += c;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[count[in[i].hi >> (64 - BUCKET_BITS)]++] = in[i];
+	/* Insertion sort: each key moves only within its bucket. */
+	for (size_t i = 1; i < n; i++) {
+		struct keyed k = out[i];
+		size_t j = i;
+		while (j > 0 && key_less(&k, &out[j - 1])) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = k;
+	}
+	r->order = out;
+	r->sorting = in;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->hi != y->hi)
+		return x->hi < y->hi ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static bool same_key(const struct keyed *x, const struct keyed *y)
+{
+	return x->hi == y->hi && x->lo == y->lo;
+}
+
+/* The key as stored: big-endian, so that SQLite's memcmp order is ours. */
+static void key_bytes(const struct keyed *k, uint8_t out[KEY_LEN])
+{
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(k->hi >> (56 - 8 * i));
+		out[8 + i] = (uint8_t)(k->lo >> (56 - 8 * i));
+	}
+}
+
+static void free_batch(struct run *r)
+{
+	sc_buf_reset(&r->urls);
+	for (size_t i = 0; i < r->npages; i++) {
+		free(r->pages[i].from);
+		free(r->pages[i].seed);
+	}
+	r->ncand = r->npages = 0;
+	r->bytes = 0;
+}
+
+/* The URLs emitted for one host, added to its count in one step when the
+ * next URL is another host's: a round's links come host by host. */
+struct tally {
+	const char *host; /* borrowed from a candidate */
+	size_t len;
+	long before; /* its count before, when --max-per-host needs it */
+	long added;  /* emitted since */
+};
+
+static int tally_flush(struct seen *s, struct tally *t)
+{
+	int rc = t->added ? seen_host_add(s, t->host, t->len, t->added) : 0;
+
+	t->added = 0;
+	return rc;
+}
+
+static int decide(struct run *r)
+{
+	const struct options *o = r->o;
+	struct seen *s = r->seen;
+	size_t n = r->ncand;
+	enum where where;
+
+	uint8_t key[KEY_LEN];
+
+	if (n >= BUCKETS / 4)
+		sort_keys(r, n);
+	else
+		qsort(r->order, n, sizeof(*r->order), by_key);
+	if (seen_begin(s) < 0)
+		return -1;
+	/* Key order: each key once, against the set. */
+	for (size_t i = 0; i < n; i++) {
+		const struct keyed *k = &r->order[i];
+		/* The slots ahead, fetched while this key is looked up. */
+		if (i + 16 < n)
+			__builtin_prefetch(&r->recent[r->order[i + 16].lo & (RECENT_SLOTS - 1)]);
+		if (i > 0 && same_key(k, k - 1)) {
+			r->c->reason[R_REPEATED]++;
+			continue;
+		}
+		if (!(where = recent_find(r, k))) {
+			key_bytes(k, key);
+			if (o->mode == MODE_COMMIT) {
+				/* Added now, counted below: one B-tree walk. */
+				bool inserted;
+				if (seen_insert(s, key, &inserted) < 0)
+					return -1;
+				where = inserted ? NOWHERE : IN_SET;
+			} else if (seen_has(s, key, &where) < 0) {
+				return -1;
+			}
+			if (where)
+				recent_put(r, k, where);
+		}
+		r->fresh[k->index] = where == NOWHERE;
+		if (where)
+			r->c->reason[where == IN_SET ? R_SEEN : R_REPEATED]++;
+	}
+	/* Input order: the per-host limit, and the output. */
+	struct tally t = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		struct cand *k = &r->cand[i];
+		if (!r->fresh[i])
+			continue;
+		const char *host = cand_url(r, k) + k->host_off;
+		if (t.added && (t.len != k->host_len || memcmp(t.host, host, t.len) != 0) &&
+		    tally_flush(s, &t) < 0)
+			return -1;
+		if (!t.added) {
+			t.host = host;
+			t.len = k->host_len;
+			t.before = 0;
+			if (o->max_per_host >= 0 && seen_host_count(s, host, t.len, &t.before) < 0)
+				return -1;
+		}
+		if (o->max_per_host >= 0 && t.before + t.added >= o->max_per_host) {
+			r->fresh[i] = false;
+			r->c->reason[R_PER_HOST]++;
+			continue;
+		}
+		t.added++;
+		if (o->mode != MODE_COMMIT && emit(r, k) < 0)
+			return -2;
+	}
+	if (tally_flush(s, &t) < 0)
+		return -1;
+	/* Key order again: this run's set grows in order. */
+	for (size_t i = 0; i < n; i++) {
+		if (o->mode == MODE_COMMIT || !r->fresh[r->order[i].index])
+			continue;
+		key_bytes(&r->order[i], key);
+		if (seen_add(s, key) < 0)
+			return -1;
+		recent_put(r, &r->order[i], IN_RUN);
+	}
+	return seen_end(s);
+}
+
+/* The next batch's bounds, from the set's size now (it grows as batches
+ * are added: a --commit of millions starts small and ends large). */
+static void size_bounds(struct run *r)
+{
+	/* The set only grows during a run: once large, it need not be asked
+	 * again (four PRAGMAs, after every batch, however small). */
+	bool large = r->batch_max == BATCH_MAX || seen_larger_than_cache(r->seen);
+
+	r->batch_max = large ? BATCH_MAX : SMALL_BATCH_MAX;
+	r->batch_bytes = large ? BATCH_BYTES : SMALL_BATCH_BYTES;
+}
+
+int batch_run(struct run *r)
+{
+	int rc = r->ncand ? decide(r) : 0;
+
+	if (rc == -1)
+		sc_warn("%s", seen_error(r->seen));
+	if (rc == 0)
+		rc = flush_out(r);
+	free_batch(r);
+	size_bounds(r);
+	return rc < 0 ? -1 : 0;
+}
+
+bool batch_full(const struct run *r)
+{
+	/* Pages whose links were all refused hold no candidate, but their
+	 * strings count too. */
+	return r->npages >= r->batch_max || r->bytes + r->urls.len >= r->batch_bytes;
+}
+
+void batch_open(struct run *r)
+{
+	r->cand = sc_calloc(BATCH_MAX, sizeof(*r->cand));
+	r->order = sc_calloc(BATCH_MAX, sizeof(*r->order));
+	r->sorting = sc_calloc(BATCH_MAX, sizeof(*r->sorting));
+	r->bucket = sc_calloc(BUCKETS, sizeof(*r->bucket));
+	r->fresh = sc_calloc(BATCH_MAX, sizeof(*r->fresh));
+	r->recent = sc_calloc(RECENT_SLOTS, sizeof(*r->recent));
+	sc_buf_init(&r->urls, SIZE_MAX / 2);
+	size_bounds(r);
+}
+
+void batch_close(struct run *r)
+{
+	free_batch(r);
+	free(r->cand);
+	free(r->order);
+	free(r->sorting);
+	free(r->bucket);
+	free(r->fresh);
+	free(r->recent);
+	sc_buf_free(&r->urls);
+	free(r->pages);
+	free(r->buf);
+}
