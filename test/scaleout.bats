@@ -85,6 +85,43 @@ ARGS=(SEEDS=seeds.txt DEPTH=2 DIR=c PER_HOST=2 'FETCH_ARGS=-A sc-worker/$$SC_WOR
 	check_worker_crawl once 3
 }
 
+# "WORKER ROUND/CHUNK FIRST_MS LAST_MS": when each chunk's requests began
+# and ended on the server, and which worker made them.
+chunk_spans() {
+	local f
+	for f in c/round-*/chunk-*.urls; do
+		jq -r --arg c "${f#c/}" '"\(.url) \($c)"' "$f"
+	done | sort >chunk-of
+	sc_server_log '.[] | select(.path != "/robots.txt") | "http://\(.host)\(.path) \(.agent) \(.t_ms)"' |
+		jq -r . | sort | join - chunk-of |
+		awk '{ k = $2 " " $4; if (!(k in lo) || $3 < lo[k]) lo[k] = $3; if ($3 > hi[k]) hi[k] = $3 }
+		     END { for (k in lo) print k, lo[k], hi[k] }' | sort -k1,1 -k3,3n
+}
+
+# The most chunks worker $1 had running at once, from chunk_spans on stdin.
+most_at_once() {
+	awk -v w="sc-worker/$1" '$1 == w { print $3, 1; print $4, -1 }' | sort -k1,1n -k2,2n |
+		awk '{ n += $2; if (n > max) max = n } END { print max + 0 }'
+}
+
+@test "job slots N/host: a worker runs at most N chunks at once, however large make -j is" {
+	need_sshd
+	run -0 crawl_make -j 6 "${ARGS[@]}" CHUNK=1 WORKERS="1/w1 2/w2" \
+		'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 150'
+	check_worker_crawl once 2
+	chunk_spans >spans
+	# Several chunks per worker per round, so that make -j 6 could have
+	# run them side by side.
+	[ "$(grep -c ' round-2/chunk-0-' spans)" -ge 3 ] || fail "$(cat spans)"
+	[ "$(grep -c ' round-2/chunk-1-' spans)" -ge 3 ] || fail "$(cat spans)"
+	local w1 w2
+	w1=$(most_at_once w1 <spans)
+	w2=$(most_at_once w2 <spans)
+	[ "$w1" = 1 ] || fail "w1 (1 slot) ran $w1 chunks at once: $(cat spans)"
+	# Two slots are two: the slots bound the chunks, they do not serialise them.
+	[ "$w2" = 2 ] || fail "w2 (2 slots) ran $w2 chunks at once: $(cat spans)"
+}
+
 # The remote sc-fetch of worker $1, and the sshd session process above it.
 session_of_worker() {
 	local p q comm

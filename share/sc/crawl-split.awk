@@ -112,10 +112,16 @@ function assign(    i, h, s, id) {
 END {
 	if (!assigned)
 		assign()
+	# Shards in turn (0-0000 1-0000 0-0001 ...): make -j starts chunks
+	# in this order, so every worker gets work before any gets a second.
 	printf "CHUNKS :="
-	for (s = 0; s < SHARDS; s++)
-		if (s in last)
-			for (i = 0; i <= last[s]; i++)
+	most = -1
+	for (s in last)
+		if (last[s] > most)
+			most = last[s]
+	for (i = 0; i <= most; i++)
+		for (s = 0; s < SHARDS; s++)
+			if ((s in last) && i <= last[s])
 				printf " %d-%04d", s, i
 	printf "\n"
 	for (s = 0; s < SHARDS; s++)

@@ -203,7 +203,10 @@ $(R)/chunk-%.jsonl: | $(R)/chunk-%.urls
 endif
 
 # run_job,ID: locally, or with WORKERS on the worker of the chunk's shard
-# (the part of ID before the dash, modulo the number of workers).
+# (the part of ID before the dash, modulo the number of workers), in one of
+# the worker's job slots (N of N/host, else 1): chunk SHARD-K takes slot K
+# mod N, a lock file in DIR held while it runs, so that a worker never runs
+# more chunks at once than its slots, whatever make's -j.
 # chunk_job,ID,IN,LOG: the same for a chunk of the crawl, where locally the
 # programs run in the recipe's own shell (no bash -c, and their statuses
 # stay in PIPESTATUS for chunk_check).
@@ -214,7 +217,9 @@ job_ok = [ "$${st[0]}" = 0 -o "$${st[0]}" = 3 ] && [ "$${st[1]}" = 0 -o "$${st[1
 else
 chunk_job = $(call run_job,$(1)) <$(2) 2>$(3)
 job_ok = [ "$${st[0]}" = 0 ] && [ "$${st[1]}" = 0 ] && ! grep -q '"kind":"cancelled"' $(1)
-run_job = set -- $(WORKERS); shift $$(( $(firstword $(subst -, ,$(1))) % $(SHARDS) )); \
+run_job = w=$$(( $(firstword $(subst -, ,$(1))) % $(SHARDS) )); set -- $(WORKERS); shift $$w; \
+    slots=1; [[ $$1 =~ ^([0-9]+)/ ]] && [ $${BASH_REMATCH[1]} -gt 0 ] && slots=$${BASH_REMATCH[1]}; \
+    flock $(DIR)/.worker-$$w.slot-$$(( 10\#$(lastword $(subst -, ,$(1))) % slots )) \
     parallel --will-cite --halt now,fail=1 -j1 -k --pipe --block 16M -S "$$1" "$$SC_CRAWL_JOB"
 endif
 
