@@ -322,6 +322,31 @@ http://h/m http://h/2"
 	[[ $stderr == "sc-frontier: text.db: "* ]] || fail "$stderr"
 }
 
+@test "a seen set whose tables a kill left half made is completed, not refused" {
+	# What a kill between the tables left, when they were made one by one
+	# (the crawl's kill test found it): the application id, one table.
+	sqlite3 half.db 'PRAGMA page_size = 65536; PRAGMA application_id = 1935885906;
+		CREATE TABLE seen(k BLOB PRIMARY KEY) WITHOUT ROWID;'
+	echo https://a.example/x >seeds
+	run -0 --separate-stderr sc-frontier --seen half.db --seeds <seeds
+	assert_output '{"url":"https://a.example/x","depth":0,"seed":"https://a.example/x","from":null,"host":"a.example"}'
+	run -0 --separate-stderr sc-frontier --seen half.db --seeds <seeds
+	assert_output ''
+	[ "$(sqlite3 half.db "SELECT count(*) FROM sqlite_schema WHERE name IN ('seen', 'hosts')")" = 2 ]
+}
+
+@test "processes making the same new seen set at once all succeed" {
+	local i pids=()
+	for i in 1 2 3 4 5 6; do
+		echo "https://a.example/$i" | sc-frontier -q --seen new.db --seeds >"out.$i" 2>"err.$i" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || fail "run $((i + 1)): $(cat "err.$((i + 1))")"
+	done
+	[ "$(cat out.* | wc -l)" = 6 ]
+}
+
 @test "--max-per-host counts URLs ever emitted per host, across runs of one seen set" {
 	jq -cn '{url: "http://a/", links: ["http://a/1", "http://a/2", "http://a/3", "http://b/1"]}' >p1.jsonl
 	run -0 --separate-stderr sc-frontier --scope any --max-per-host 2 --seen s.db <p1.jsonl

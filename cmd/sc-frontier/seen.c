@@ -102,31 +102,58 @@ static int pragma_int(struct seen *s, const char *sql, long *v)
 	return 0;
 }
 
-/* Creates the tables, or checks that an existing file is a seen set. */
+/* Creates the tables, or checks that an existing file is a seen set.  The
+ * tables are made in one transaction, so that a kill leaves a set whole
+ * or not at all, and a second process making the same set at once waits,
+ * then finds it made; a set left half-made by an earlier version, which
+ * made them one by one, is completed.  A set that is whole is not written
+ * to, so that one on a read-only file can be read. */
 static int init_main(struct seen *s)
 {
-	long app, tables;
+	long app, tables, ours;
+	char sql[512];
+	sqlite3_stmt *st;
 
-	if (pragma_int(s, "PRAGMA main.application_id", &app) < 0 ||
-	    pragma_int(s, "SELECT count(*) FROM main.sqlite_schema", &tables) < 0)
+	/* One statement, one read transaction: what another process commits
+	 * meanwhile is seen whole or not at all. */
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT (SELECT application_id FROM main.pragma_application_id),"
+	                       " count(*), count(CASE WHEN type = 'table' AND name IN"
+	                       " ('seen', 'hosts') THEN 1 END) FROM main.sqlite_schema",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return fail(s, "reading the seen set");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		fail(s, "reading the seen set");
+		sqlite3_finalize(st);
 		return -1;
+	}
+	app = (long)sqlite3_column_int64(st, 0);
+	tables = (long)sqlite3_column_int64(st, 1);
+	ours = (long)sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
 	if (tables > 0 && app != APPLICATION_ID) {
 		snprintf(s->msg, sizeof(s->msg), "not a seen set of sc-frontier");
 		return -1;
 	}
-	if (tables > 0)
-		return 0; /* a seen set already: nothing to write */
-	char sql[512];
+	if (ours == 2)
+		return 0;
 	snprintf(sql, sizeof(sql),
-	         "PRAGMA main.page_size = %d; PRAGMA main.application_id = %d;"
-	         "CREATE TABLE main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
-	         "CREATE TABLE main.hosts("
+	         "PRAGMA main.page_size = %d; BEGIN IMMEDIATE;"
+	         "PRAGMA main.application_id = %d;"
+	         "CREATE TABLE IF NOT EXISTS main.seen(k BLOB PRIMARY KEY) WITHOUT ROWID;"
+	         "CREATE TABLE IF NOT EXISTS main.hosts("
 	         " host TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
+	         "COMMIT;"
 	         /* Again: SQLite turned the KiB into a number of pages of the
 	          * size before, 4 KiB, and would keep sixteen times as much. */
 	         "PRAGMA main.cache_size = -%d;",
 	         PAGE_SIZE, APPLICATION_ID, MAIN_CACHE_KIB);
-	return exec(s, sql);
+	if (exec(s, sql) < 0) {
+		if (!sqlite3_get_autocommit(s->db))
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
 }
 
 struct seen *seen_open(const char *path, char *err, size_t errlen)
