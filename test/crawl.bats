@@ -155,6 +155,39 @@ setup() {
 	[ "$(sc_server_stats '.hosts | length')" = 8 ]
 }
 
+@test "ROUND_MAX_PER_HOST: a host's URLs beyond the cap wait for later rounds; the same pages, each requested once" {
+	seeds_for "${HOSTS[@]:0:3}" >seeds.txt
+	run -0 crawl_make -j 2 SEEDS=seeds.txt DEPTH=3 DIR=c CHUNK=2 ROUND_MAX_PER_HOST=2
+	for h in "${HOSTS[@]:0:3}"; do expected_pages "http://$h:$SC_PORT" 3; done | LC_ALL=C sort >expected
+	crawled_pages c >crawled
+	diff -u expected crawled
+	cut -d' ' -f2 expected | sort >expected.urls
+	requested_urls >requested
+	diff -u expected.urls requested
+	# No round fetched more than 2 URLs of a host; rounds went on after
+	# DEPTH for the deferred ones, and the last has no URLs.
+	local r last
+	for r in c/round-*; do
+		cat /dev/null "$r"/chunk-*.urls | jq -r .host | sort | uniq -c | awk '$1 > 2' >over
+		[ ! -s over ] || fail "$r: $(cat over)"
+	done
+	[ -s c/round-3/deferred.jsonl ]
+	last=$(ls -d c/round-* | sed 's/.*-//' | sort -n | tail -1)
+	[ "$last" -gt 4 ] && [ ! -s "c/round-$last/urls.jsonl" ]
+	# Finished: make again asks for nothing; status lists every round.
+	sc_server_reset
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=3 DIR=c ROUND_MAX_PER_HOST=2
+	[ "$(sc_server_log length)" = 0 ]
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=3 DIR=c ROUND_MAX_PER_HOST=2
+	assert_line --partial "round $last: 0 urls"
+	assert_line --regexp "^round 3: [0-9]+ urls \([0-9]+ deferred to the next round\), "
+	# pages.jsonl is remade from every round, with the cap or without.
+	rm c/pages.jsonl
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=3 DIR=c c/pages.jsonl
+	crawled_pages c >crawled
+	diff -u expected crawled
+}
+
 # Runs the crawl of "${args[@]}" into DIR=c, killing make's whole process
 # group at random moments (mixed SIGINT and SIGKILL) and starting the same
 # make again each time, 11 times at most, then lets it finish.  Leaves kills.N (the kills of this
@@ -217,10 +250,13 @@ killed_crawl() {
 	seeds_for "${HOSTS[@]}" >seeds.txt
 	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 2; done | sort >expected
 	cut -d' ' -f2 expected | sort >expected.urls
-	local args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 50")
-	local total=0 crawls=0 kills k n in_chunk=0
+	local args total=0 crawls=0 kills k n in_chunk=0
 	while ((total < 20)); do
 		crawls=$((crawls + 1))
+		args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 50")
+		# Every other crawl with a per-round host cap: rounds after DEPTH,
+		# and URLs deferred from one round file to the next.
+		((crawls % 2)) || args+=(ROUND_MAX_PER_HOST=2)
 		rm -rf c log-length.* done.*
 		sc_server_reset
 		killed_crawl
@@ -244,7 +280,7 @@ killed_crawl() {
 			sort "done.$k" | comm -12 chunks-after - >refetched
 			[ ! -s refetched ] || fail "after kill $k (seed $seed), finished chunks fetched again: $(cat refetched)"
 		done
-		echo "# crawl $crawls: $kills kills ($in_chunk so far during a chunk), $(sort log.urls | uniq -d | wc -l) URLs requested again (all in interrupted chunks)" >&3
+		echo "# crawl $crawls${args[6]:+ (${args[6]})}: $kills kills ($in_chunk so far during a chunk), $(sort log.urls | uniq -d | wc -l) URLs requested again (all in interrupted chunks)" >&3
 	done
 }
 

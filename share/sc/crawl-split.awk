@@ -5,12 +5,15 @@
 #   - every URL of a host is in one chunk (per-host limits hold under make -j),
 #   - a host always goes to shard hash(host) mod SHARDS, whatever else is in
 #     the round (the same host lands on the same worker, round after round),
-#   - a chunk holds at most CHUNK URLs, unless one host alone has more.
+#   - a chunk holds at most CHUNK URLs, unless one host alone has more;
+#   - with CAP > 0, a host has at most CAP URLs in the round: the first CAP
+#     of it, in the order of the input; the rest go to DIR/deferred.jsonl,
+#     for the next round.
 # hash() is h = (h * 31 + byte) mod (2^31 - 1) over the host's bytes: plain
 # arithmetic (exact in any awk's doubles), so it is the same on every machine.
 #
 # Usage (crawl.mk runs it once per round; the file is read twice):
-#   awk -v SHARDS=W -v CHUNK=N -v DIR=d -f crawl-split.awk urls.jsonl urls.jsonl
+#   awk -v SHARDS=W -v CHUNK=N [-v CAP=M] -v DIR=d -f crawl-split.awk urls.jsonl urls.jsonl
 # The first pass counts each host's URLs; the hosts of a shard are then
 # packed, in the order they first appear, greedily into chunks named
 # SHARD-NNNN; the second pass writes each URL to DIR/chunk-ID.urls.  It
@@ -59,7 +62,8 @@ FNR == NR {
 	h = host_of($0)
 	if (!(h in count))
 		order[++hosts] = h
-	count[h]++
+	if (CAP < 1 || count[h] < CAP)
+		count[h]++
 	next
 }
 
@@ -71,7 +75,12 @@ FNR == NR {
 {
 	if ($0 ~ /^[ \t]*$/)
 		next
-	file = DIR "/chunk-" chunk_of[host_of($0)] ".urls"
+	h = host_of($0)
+	if (CAP > 0 && taken[h]++ >= CAP) {
+		print >(DIR "/deferred.jsonl")
+		next
+	}
+	file = DIR "/chunk-" chunk_of[h] ".urls"
 	if (!(file in is_open)) {
 		if (open_files >= MAX_OPEN) {
 			for (f in is_open)

@@ -31,12 +31,13 @@ CSV           ?= 0
 SITEMAPS      ?= 0
 WORKERS       ?=
 RECRAWL       ?= recrawl
+ROUND_MAX_PER_HOST ?= 0
 
 # Numbers are checked before anything runs, in make itself (no shell: this
 # makefile is read once per round).
 is_number = $(and $(1),$(if $(word 2,$(1)),,$(if $(call digits_left,$(1)),,ok)))
 digits_left = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-$(foreach v,DEPTH C PER_HOST CHUNK,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
+$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
 ifeq ($(CHUNK),0)
 $(error CHUNK must be at least 1)
 endif
@@ -54,9 +55,11 @@ export LC_ALL := C
 
 CRAWL_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
 SPLIT    := $(dir $(CRAWL_MK))crawl-split.awk
-# The sub-makes get ROUNDS on their command line: one seq(1) per crawl.
+# Rounds 0 to DEPTH, and those after DEPTH that a per-round host cap
+# made (ROUND_MAX_PER_HOST); the sub-makes get ROUNDS on their command
+# line: one shell per crawl.
 ifndef ROUNDS
-ROUNDS   := $(shell seq 0 $(DEPTH))
+ROUNDS   := $(shell seq 0 $(DEPTH); n=$$(($(DEPTH) + 1)); while [ -d $(DIR)/round-$$n ]; do echo $$n; n=$$((n + 1)); done)
 endif
 SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory ROUNDS="$(ROUNDS)"
 SHARDS   := $(if $(WORKERS),$(words $(WORKERS)),1)
@@ -84,16 +87,26 @@ default_goal: crawl
 # them (frontier, split) run here, in this one shell, each skipped
 # when its file exists: every step forks as few processes as it can,
 # because on a small crawl the processes, not the pages, are the cost.
+# After DEPTH, rounds go on while the round before had URLs, once a per
+# round host cap (ROUND_MAX_PER_HOST) has deferred any: those deferred, and
+# the links of the pages they delayed.  A crawl resumed without the cap
+# still fetches what it deferred.
 crawl:
 	+@set -e; shopt -s nullglob; [ -d $(DIR)/round-$(DEPTH) ] || mkdir -p $(ROUNDS:%=$(DIR)/round-%); \
-	for n in $(ROUNDS); do \
-	    r=$(DIR)/round-$$n; [ ! -e $$r/done ] || continue; \
+	rounds=(); for ((n = 0; ; n++)); do \
+	    r=$(DIR)/round-$$n; \
+	    if [ $$n -gt $(DEPTH) ]; then $(more_rounds); fi; \
+	    rounds+=($$n); [ ! -e $$r/done ] || continue; \
 	    if [ $$n = 0 ] && [ ! -e $$r/urls.jsonl ]; then $(sitemap_step); fi; \
 	    if [ ! -e $$r/urls.jsonl ]; then $(call frontier_step,$$n,$$r); fi; \
 	    if [ ! -e $$r/chunks.mk ]; then $(split_step); fi; \
 	    $(SUB) ROUND=$$n round; : >$$r/done; \
 	done; \
 	$(make_pages)
+CAPPED = $(filter-out 0,$(ROUND_MAX_PER_HOST))
+deferred_any = { d=($(DIR)/round-*/deferred.jsonl); [ $${\#d[@]} -gt 0 ]; }
+more_rounds = [ -s $(DIR)/round-$$((n - 1))/urls.jsonl ] && \
+    { $(if $(CAPPED),:,[ $$n -gt $$(($(DEPTH) + 1)) ] || $(deferred_any)); } || break; mkdir -p $$r
 
 # Round 0's URLs are the seeds; round N's come from round N-1's pages.
 # sc-frontier --no-commit never adds its own output to the seen set; its
@@ -110,8 +123,9 @@ FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $
 frontier_step = \
     if [ $(1) = 0 ]; then $(seeds_frontier) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
     else p=$(DIR)/round-$$(($(1) - 1)); set -- $$p/chunk-*.jsonl; \
+        { [ ! -e $$p/deferred.jsonl ] || cat $$p/deferred.jsonl; \
         if [ $$\# = 1 ]; then $(FRONTIER) --add $$p/urls.jsonl <"$$1"; \
-        else cat /dev/null "$$@" | $(FRONTIER) --add $$p/urls.jsonl; fi \
+        else cat /dev/null "$$@" | $(FRONTIER) --add $$p/urls.jsonl; fi; } \
             >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); fi; \
     mv -f $(2)/.urls.jsonl.tmp $(2)/urls.jsonl
 # SITEMAPS=1: before round 0, the URLs of the sitemaps the seeds' sites
@@ -150,25 +164,31 @@ frontier_ok = { s=$$?; [ $$s = 3 ] || { echo "crawl.mk: sc-frontier failed (stat
 # Split into chunks with one awk (crawl-split.awk); chunks.mk, renamed
 # last, says the split is complete.  It names the chunks and the number of
 # URLs in each, which is what a chunk's records are counted against.
-split_step = set -- $$r/chunk-*.urls; [ $$\# = 0 ] || rm -f "$$@"; \
-    awk -v SHARDS=$(SHARDS) -v CHUNK=$(CHUNK) -v DIR=$$r -f $(SPLIT) $$r/urls.jsonl $$r/urls.jsonl >$$r/chunks.mk.tmp; \
+split_step = set -- $$r/chunk-*.urls $$r/deferred.jsonl; rm -f "$$@"; \
+    awk -v SHARDS=$(SHARDS) -v CHUNK=$(CHUNK) -v CAP=$(ROUND_MAX_PER_HOST) -v DIR=$$r -f $(SPLIT) $$r/urls.jsonl $$r/urls.jsonl >$$r/chunks.mk.tmp; \
     mv -f $$r/chunks.mk.tmp $$r/chunks.mk
 
 pages: $(DIR)/pages.jsonl $(if $(filter 1,$(CSV)),$(DIR)/pages.csv)
 	@:
 
-# Every page record of every round, in round order.  The chunks are
-# sc-sink's output already, so pages.jsonl is their concatenation, renamed
-# into place; pages.csv goes through sc-sink.
-all_chunks = $(foreach n,$(ROUNDS),$(DIR)/round-$(n)/chunk-*.jsonl)
-merge_pages = shopt -s nullglob; cat /dev/null $(all_chunks) | sc-sink -q $(1)
-merge_jsonl = shopt -s nullglob; cat /dev/null $(all_chunks) >$(DIR)/.pages.jsonl.tmp && mv -f $(DIR)/.pages.jsonl.tmp $(DIR)/pages.jsonl
+# Every page record of every round, in round order (the shell array
+# rounds names them).  The chunks are sc-sink's output already, so
+# pages.jsonl is their concatenation, renamed into place; pages.csv goes
+# through sc-sink.
+all_chunks = chunks=(); for n in "$${rounds[@]}"; do chunks+=($(DIR)/round-$$n/chunk-*.jsonl); done
+merge_pages = shopt -s nullglob; $(all_chunks); cat /dev/null "$${chunks[@]}" | sc-sink -q $(1)
+merge_jsonl = shopt -s nullglob; $(all_chunks); cat /dev/null "$${chunks[@]}" >$(DIR)/.pages.jsonl.tmp && mv -f $(DIR)/.pages.jsonl.tmp $(DIR)/pages.jsonl
 make_pages = [ -e $(DIR)/pages.jsonl ] || { $(merge_jsonl); }; \
     $(if $(filter 1,$(CSV)),[ -e $(DIR)/pages.csv ] || { $(call merge_pages,--csv $(DIR)/pages.csv); })
-$(DIR)/pages.jsonl: | $(DIR)/round-$(DEPTH)/done
-	@$(merge_jsonl)
-$(DIR)/pages.csv: | $(DIR)/round-$(DEPTH)/done
-	@$(call merge_pages,--csv $@)
+$(DIR)/pages.jsonl: | $(DIR)/round-$(lastword $(ROUNDS))/done
+	@$(crawl_finished); rounds=($(ROUNDS)); $(merge_jsonl)
+$(DIR)/pages.csv: | $(DIR)/round-$(lastword $(ROUNDS))/done
+	@$(crawl_finished); rounds=($(ROUNDS)); $(call merge_pages,--csv $@)
+# A crawl that ever deferred URLs (ROUND_MAX_PER_HOST) ends with a round
+# that has no URLs; one that did not, with round DEPTH.
+crawl_finished = shopt -s nullglob; last=$(DIR)/round-$(lastword $(ROUNDS)); \
+    [ ! -s $$last/urls.jsonl ] || { $(if $(CAPPED),false,[ $(lastword $(ROUNDS)) = $(DEPTH) ] && ! $(deferred_any)); } || \
+    { echo "crawl.mk: round $(lastword $(ROUNDS)) is not the last: run make crawl first" >&2; exit 1; }
 
 # A round that is not finished is made by `make crawl`, never from here.
 $(DIR)/round-%/done:
@@ -257,7 +277,8 @@ status:
 	    for f in $$d/chunk-*.jsonl; do [ -e "$$f" ] || continue; done_=$$((done_ + 1)); \
 	        ok=$$((ok + $$(grep -c '"ok":true' "$$f"))); fail=$$((fail + $$(grep -c '"ok":false' "$$f"))); done; \
 	    state=running; [ -e $$d/done ] && state=done; \
-	    echo "round $$n: $$(wc -l <$$d/urls.jsonl) urls, $$c chunks, $$done_ done, $$((c - done_)) pending;" \
+	    later=; [ ! -e $$d/deferred.jsonl ] || later=" ($$(wc -l <$$d/deferred.jsonl) deferred to the next round)"; \
+	    echo "round $$n: $$(wc -l <$$d/urls.jsonl) urls$$later, $$c chunks, $$done_ done, $$((c - done_)) pending;" \
 	         "pages $$ok ok, $$fail failed ($$state)"; \
 	    tc=$$((tc + c)); td=$$((td + done_)); tok=$$((tok + ok)); tfail=$$((tfail + fail)); \
 	done; \

@@ -89,17 +89,18 @@ def chunk_skew(crawl_dir):
     return skews or None
 
 
-def shard_sizes(b, records, workers, work):
+def shard_sizes(b, records, workers, work, cap=0):
     """URLs per shard when crawl-split.awk splits the records (dicts with
-    url and host) over that many workers, one chunk per shard (CHUNK huge)."""
+    url and host) over that many workers, one chunk per shard (CHUNK huge),
+    with crawl.mk's ROUND_MAX_PER_HOST=cap (0: none)."""
     os.makedirs(work, exist_ok=True)
-    for p in glob.glob(os.path.join(work, "chunk-*.urls")):
+    for p in glob.glob(os.path.join(work, "chunk-*.urls")) + glob.glob(os.path.join(work, "deferred.jsonl")):
         os.unlink(p)
     src = os.path.join(work, "urls.jsonl")
     with open(src, "w") as fo:
         fo.writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
     split = os.path.join(b.ROOT, "share/sc/crawl-split.awk")
-    out = subprocess.run(["awk", "-v", f"SHARDS={workers}", "-v", "CHUNK=1000000000", "-v", f"DIR={work}",
+    out = subprocess.run(["awk", "-v", f"SHARDS={workers}", "-v", "CHUNK=1000000000", "-v", f"CAP={cap}", "-v", f"DIR={work}",
                           "-f", split, src, src], check=True, capture_output=True, text=True,
                          env=dict(os.environ, LC_ALL="C")).stdout
     sizes = [0] * workers
@@ -147,28 +148,27 @@ def skew_scenario(b, scratch):
     def records(per_host):
         return [{"url": f"http://{h}/page/{i}", "host": h} for h, n in per_host for i in range(n)]
 
-    mixes = [("fixture crawl: 8 hosts (127.0.0.1-8), 40 URLs each", [(f"127.0.0.{k}", 40) for k in range(1, 9)]),
-             ("PostgreSQL docs crawl: 1 host, 1,169 URLs", [("127.0.0.1", 1169)]),
-             (f"Zipf s=1: {n_hosts:,} hosts, {n_urls:,} URLs (largest host {counts[0]:,})",
-              [(f"h{k}.example", n) for k, n in enumerate(counts)]),
-             (f"same Zipf mix, per-round cap {cap:,} URLs per host: the first round "
+    zipf = [(f"h{k}.example", n) for k, n in enumerate(counts)]
+    mixes = [("fixture crawl: 8 hosts (127.0.0.1-8), 40 URLs each", [(f"127.0.0.{k}", 40) for k in range(1, 9)], 0),
+             ("PostgreSQL docs crawl: 1 host, 1,169 URLs", [("127.0.0.1", 1169)], 0),
+             (f"Zipf s=1: {n_hosts:,} hosts, {n_urls:,} URLs (largest host {counts[0]:,})", zipf, 0),
+             (f"same Zipf mix, ROUND_MAX_PER_HOST={cap}: the first round "
               f"({sum(min(n, cap) for n in counts):,} URLs; the largest host needs "
-              f"{-(-counts[0] // cap)} rounds)",
-              [(f"h{k}.example", min(n, cap)) for k, n in enumerate(counts)])]
+              f"{-(-counts[0] // cap)} rounds)", zipf, cap)]
     rows = []
     work = os.path.join(scratch, "skew")
-    for what, per_host in mixes:
+    for what, per_host, round_cap in mixes:
         recs = records(per_host)
         row = [what]
         for w in (2, 3, 8):
-            sizes = shard_sizes(b, recs, w, work)
+            sizes = shard_sizes(b, recs, w, work, round_cap)
             row.append(f"{skew_of(sizes):.2f} ({'/'.join(str(x) for x in sizes)})")
         rows.append(row)
     shutil.rmtree(work, ignore_errors=True)
     b.table(["URL mix", "2 workers", "3 workers", "8 workers"], rows)
     b.say("Skew 1.00 is perfect balance; the round lasts as long as its largest shard. A host is never split "
           "over workers (politeness), so one giant host bounds the skew from below: it is split over time "
-          "instead, by a per-round cap per host (sc-crawl(7), \"Skew\").")
+          "instead, by a per-round cap per host (ROUND_MAX_PER_HOST, sc-crawl(7), \"Skew\").")
     b.say()
 
 
