@@ -342,6 +342,12 @@ static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcod
 		oc->kind = SC_ERR_NETWORK;
 		snprintf(oc->message, sizeof(oc->message), "incomplete response: %s",
 		         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
+	} else if (rc == CURLE_URL_MALFORMAT && oc->status) {
+		/* A redirect whose Location curl cannot parse: the server's
+		 * answer, not our input. */
+		oc->kind = SC_ERR_HTTP;
+		snprintf(oc->message, sizeof(oc->message), "HTTP %ld: %s", oc->status,
+		         xfer->errbuf[0] ? xfer->errbuf : curl_easy_strerror(rc));
 	} else if (rc != CURLE_OK) {
 		oc->kind = kind_of(rc, false);
 		snprintf(oc->message, sizeof(oc->message), "%s",

@@ -98,6 +98,15 @@ EOF
 	assert_output 1
 }
 
+@test "a redirect to a Location curl cannot parse is the server's http error with its status, not bad_input" {
+	fetch --retries 2 <<<"$SC_BASE/redirect-to?url=http://%5B::1"
+	assert_failure 3
+	jq -e '.ok == false and .status == 302 and .attempts == 1 and .error.kind == "http"
+		and (.error.message | startswith("HTTP 302: ")) and (.error.message | test("redirect"))' <<<"$output"
+	run -0 requests '[.status, .error, .next]'
+	assert_output '[302,"http","done"]'
+}
+
 @test "final_url and the metrics carry no userinfo; url stays as given" {
 	local authority=${SC_BASE#http://}
 	fetch --retries 0 <<<"http://user:secret@$authority/redirect/2"
