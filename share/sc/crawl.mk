@@ -164,7 +164,7 @@ frontier_ok = { s=$$?; [ $$s = 3 ] || { echo "crawl.mk: sc-frontier failed (stat
 # Split into chunks with one awk (crawl-split.awk); chunks.mk, renamed
 # last, says the split is complete.  It names the chunks and the number of
 # URLs in each, which is what a chunk's records are counted against.
-split_step = set -- $$r/chunk-*.urls $$r/deferred.jsonl; rm -f "$$@"; \
+split_step = set -- $$r/chunk-*.urls $$r/deferred.json[l]; [ $$\# = 0 ] || rm -f "$$@"; \
     awk -v SHARDS=$(SHARDS) -v CHUNK=$(CHUNK) -v CAP=$(ROUND_MAX_PER_HOST) -v DIR=$$r -f $(SPLIT) $$r/urls.jsonl $$r/urls.jsonl >$$r/chunks.mk.tmp; \
     mv -f $$r/chunks.mk.tmp $$r/chunks.mk
 
