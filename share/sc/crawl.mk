@@ -116,16 +116,18 @@ more_rounds = [ -s $(DIR)/round-$$((n - 1))/urls.jsonl ] && \
 # A kill at any moment leaves the set holding only URLs of renamed round
 # files, and the frontier of the round after is run again.  So no URL is
 # ever marked seen without being in a round's urls.jsonl on disk, and none
-# of an earlier round is emitted again.
+# of an earlier round is emitted again.  The URLs round N deferred
+# (ROUND_MAX_PER_HOST) are in its urls.jsonl, so seen, and head round N+1's:
+# a chunk file or the deferred file that cannot be read fails the step.
 SEEN = $(DIR)/seen.db
 FRONTIER = sc-frontier --seen $(SEEN) --no-commit --scope $(SCOPE) --max-depth $(DEPTH) $(FRONTIER_ARGS)
 # frontier_step,N,R (shell words): R/urls.jsonl from the seeds or round N-1.
 frontier_step = \
     if [ $(1) = 0 ]; then $(seeds_frontier) >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); \
     else p=$(DIR)/round-$$(($(1) - 1)); set -- $$p/chunk-*.jsonl; \
-        { [ ! -e $$p/deferred.jsonl ] || cat $$p/deferred.jsonl; \
+        { [ ! -e $$p/deferred.jsonl ] || cat $$p/deferred.jsonl || exit 1; \
         if [ $$\# = 1 ]; then $(FRONTIER) --add $$p/urls.jsonl <"$$1"; \
-        else cat /dev/null "$$@" | $(FRONTIER) --add $$p/urls.jsonl; fi; } \
+        else (set -o pipefail; cat /dev/null "$$@" | $(FRONTIER) --add $$p/urls.jsonl); fi; } \
             >$(2)/.urls.jsonl.tmp 2>$(2)/frontier.log || $(frontier_ok); fi; \
     mv -f $(2)/.urls.jsonl.tmp $(2)/urls.jsonl
 # SITEMAPS=1: before round 0, the URLs of the sitemaps the seeds' sites
