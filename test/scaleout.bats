@@ -98,10 +98,11 @@ chunk_spans() {
 		     END { for (k in lo) print k, lo[k], hi[k] }' | sort -k1,1 -k3,3n
 }
 
-# The most chunks worker $1 had running at once, from chunk_spans on stdin.
+# The most chunks worker $1 (any worker, without $1) had running at once,
+# from chunk_spans on stdin.
 most_at_once() {
-	awk -v w="sc-worker/$1" '$1 == w { print $3, 1; print $4, -1 }' | sort -k1,1n -k2,2n |
-		awk '{ n += $2; if (n > max) max = n } END { print max + 0 }'
+	awk -v w="sc-worker/$1" '$1 == w || w == "sc-worker/" { print $3, 1; print $4, -1 }' |
+		sort -k1,1n -k2,2n | awk '{ n += $2; if (n > max) max = n } END { print max + 0 }'
 }
 
 @test "job slots N/host: a worker runs at most N chunks at once, however large make -j is" {
@@ -120,6 +121,18 @@ most_at_once() {
 	[ "$w1" = 1 ] || fail "w1 (1 slot) ran $w1 chunks at once: $(cat spans)"
 	# Two slots are two: the slots bound the chunks, they do not serialise them.
 	[ "$w2" = 2 ] || fail "w2 (2 slots) ran $w2 chunks at once: $(cat spans)"
+}
+
+@test "WORKERS without make -j: a round's chunks still run on every worker at once" {
+	need_sshd
+	run -0 crawl_make "${ARGS[@]}" CHUNK=1 WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 150'
+	check_worker_crawl once 2
+	chunk_spans >spans
+	local all w1
+	all=$(most_at_once <spans)
+	w1=$(most_at_once w1 <spans)
+	[ "$all" = 2 ] || fail "$all chunks at once over 2 workers of 1 slot: $(cat spans)"
+	[ "$w1" = 1 ] || fail "w1 ran $w1 chunks at once: $(cat spans)"
 }
 
 # The remote sc-fetch of worker $1, and the sshd session process above it.

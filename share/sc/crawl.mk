@@ -61,8 +61,12 @@ SPLIT    := $(dir $(CRAWL_MK))crawl-split.awk
 ifndef ROUNDS
 ROUNDS   := $(shell seq 0 $(DEPTH); n=$$(($(DEPTH) + 1)); while [ -d $(DIR)/round-$$n ]; do echo $$n; n=$$((n + 1)); done)
 endif
-SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory ROUNDS="$(ROUNDS)"
+SUB       = $(MAKE) -f $(CRAWL_MK) --no-print-directory ROUNDS="$(ROUNDS)" $(ROUND_JOBS)
 SHARDS   := $(if $(WORKERS),$(words $(WORKERS)),1)
+# With WORKERS and no -j, a round runs as many chunks at once as its
+# workers have job slots (N of N/host, else 1), not one at a time.
+slots_of   = $(if $(and $(findstring /,$(1)),$(call is_number,$(firstword $(subst /, ,$(1))))),$(patsubst 0,1,$(firstword $(subst /, ,$(1)))),1)
+ROUND_JOBS = $(if $(WORKERS),$(if $(filter -j%,$(MAKEFLAGS)),,-j$$((0$(foreach w,$(WORKERS),+$(call slots_of,$(w)))))))
 
 # The robots.txt cache is a file here, so not with WORKERS (sc-crawl(7)).
 ROBOTS_OPT  = $(if $(filter 1,$(ROBOTS)),--robots $(if $(WORKERS),,--robots-cache $(abspath $(DIR))/robots.cache))
