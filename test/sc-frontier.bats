@@ -363,8 +363,8 @@ http://h/m http://h/2"
 # ---- seeds ----
 
 @test "--seeds: plain URLs and records become depth-0 seeds, through dedupe and filters" {
-	printf '%s\n' 'http://Example.com/a#top' '{"url":"http://example.com/a","depth":5}' '  https://b.example/  ' '' \
-		'{"url":"http://example.com/x.pdf"}' >seeds.txt
+	printf '%s\n' '# the shop' 'http://Example.com/a#top' '{"url":"http://example.com/a","depth":5}' '  https://b.example/  ' '' \
+		'  # https://c.example/ (off for now)' '{"url":"http://example.com/x.pdf"}' >seeds.txt
 	run -0 --separate-stderr sc-frontier --seeds --deny '\.pdf$' --seen s.db <seeds.txt
 	assert_output '{"url":"http://example.com/a","depth":0,"seed":"http://example.com/a","from":null,"host":"example.com"}
 {"url":"https://b.example/","depth":0,"seed":"https://b.example/","from":null,"host":"b.example"}'

@@ -234,6 +234,8 @@ static int one_line(struct run *r, const struct sc_lines *in, const struct sc_li
 		skip++;
 	if (r->o->mode != MODE_LINKS && skip < line->len && line->text[skip] != '{' &&
 	    !line->too_long) {
+		if (line->text[skip] == '#')
+			return 0; /* a comment, as sc-fetch reads URL lists */
 		if (memchr(line->text, '\0', line->len)) {
 			sc_warn("%s:%zu: a NUL byte in a URL", sc_lines_name(in), line->number);
 			r->c->malformed++;

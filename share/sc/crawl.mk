@@ -148,7 +148,7 @@ SM              = $(DIR)/sitemaps
 ifeq ($(SITEMAPS),1)
 sitemap_step = [ -e $(SITEMAP_SEEDS) ] || { \
     mkdir -p $(SM); rm -f $(SM)/robots.metrics; \
-    awk 'match($$0, /https?:\/\/[^\/?\#" ]+/) { o = substr($$0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }' $(SEEDS) \
+    awk '!/^[ \t]*\#/ && match($$0, /https?:\/\/[^\/?\#" ]+/) { o = substr($$0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }' $(SEEDS) \
         | sc-fetch -q --robots --metrics $(SM)/robots.metrics $(FETCH_ARGS) >/dev/null 2>$(SM)/robots.log || [ $$? = 3 ]; \
     jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' $(SM)/robots.metrics | sort -u >$(SM)/level-0.txt; \
     : >$(SM)/.seeds.tmp; \
