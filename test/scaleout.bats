@@ -77,6 +77,13 @@ ARGS=(SEEDS=seeds.txt DEPTH=2 DIR=c PER_HOST=2 'FETCH_ARGS=-A sc-worker/$$SC_WOR
 	check_worker_crawl once 2
 	# The mapping is the documented one: chunk S-NNNN runs on worker S.
 	[ -n "$(ls c/round-2/chunk-0-*.jsonl)" ] && [ -n "$(ls c/round-2/chunk-1-*.jsonl)" ]
+	# A worker keeps robots.txt in its own cache (the workers' HOME here is
+	# the sshd's): a host's robots.txt is asked for once in the crawl, not
+	# once a round.
+	[ -s "$SSHD_DIR/home/.cache/sc/robots.cache" ]
+	sc_server_log '.[] | select(.path == "/robots.txt") | .host' | jq -r . | sort | uniq -c |
+		awk '$1 > 1' >again
+	[ ! -s again ] || fail "robots.txt asked for more than once: $(cat again)"
 }
 
 @test "3 workers, sshlogin syntax N/host: the same pages, each host on one worker" {

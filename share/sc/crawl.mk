@@ -68,8 +68,12 @@ SHARDS   := $(if $(WORKERS),$(words $(WORKERS)),1)
 slots_of   = $(if $(and $(findstring /,$(1)),$(call is_number,$(firstword $(subst /, ,$(1))))),$(patsubst 0,1,$(firstword $(subst /, ,$(1)))),1)
 ROUND_JOBS = $(if $(WORKERS),$(if $(filter -j%,$(MAKEFLAGS)),,-j$$((0$(foreach w,$(WORKERS),+$(call slots_of,$(w)))))))
 
-# The robots.txt cache is a file here, so not with WORKERS (sc-crawl(7)).
-ROBOTS_OPT  = $(if $(filter 1,$(ROBOTS)),--robots $(if $(WORKERS),,--robots-cache $(abspath $(DIR))/robots.cache))
+# The robots.txt cache: DIR/robots.cache here; with WORKERS each worker's
+# own, in its $XDG_CACHE_HOME/sc (else ~/.cache/sc), made by the job, which
+# goes without it where that cannot be made (sc-crawl(7)).
+ROBOTS_OPT  = $(if $(filter 1,$(ROBOTS)),--robots $(if $(WORKERS),"$$@",--robots-cache $(abspath $(DIR))/robots.cache))
+WORKER_ROBOTS_CACHE = $(if $(and $(WORKERS),$(filter 1,$(ROBOTS))),d=$${XDG_CACHE_HOME:-$$HOME/.cache}/sc; set --; \
+    if mkdir -p "$$d" 2>/dev/null; then set -- --robots-cache "$$d/robots.cache"; fi;)
 HEADERS_OPT = --headers
 FETCH_OPTS  = -q -c $(C) --per-host $(PER_HOST) $(ROBOTS_OPT) $(HEADERS_OPT) $(FETCH_ARGS)
 PARSE_OPTS  = $(FIELDS) $(PARSE_ARGS)
@@ -80,7 +84,7 @@ RETRY_OPTS  = -q -c $(C) --per-host $(PER_HOST) $(RETRY_ARGS)
 # as one argument whatever quotes FETCH_ARGS holds.  It succeeds when
 # sc-parse does (status 0, or 3: some records not ok, which is data);
 # sc-fetch failing shows as missing records, checked by chunk_commit.
-export SC_CRAWL_JOB = sc-fetch $(FETCH_OPTS) | sc-parse $(PARSE_OPTS); s=$$?; [ $$s = 0 ] || [ $$s = 3 ]
+export SC_CRAWL_JOB = $(WORKER_ROBOTS_CACHE) sc-fetch $(FETCH_OPTS) | sc-parse $(PARSE_OPTS); s=$$?; [ $$s = 0 ] || [ $$s = 3 ]
 
 default_goal: crawl
 .DEFAULT_GOAL := crawl
