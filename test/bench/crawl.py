@@ -319,13 +319,16 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
                         why=crawl_why, prep=fresh_dir(crawl_dir), check=pages_check))
     # Two GNU parallel workers on this machine (":" is the local host, no
     # ssh); SC_BENCH_WORKERS="127.0.0.1 127.0.0.1" goes through ssh instead.
+    # Local workers keep their robots.txt cache in the crawl's folder, fresh
+    # each run like the local crawl's, not in the user's ~/.cache.
     workers = os.environ.get("SC_BENCH_WORKERS") or (": :" if shutil.which("parallel") else None)
     with open(mk) if mk else open(os.devnull) as fm:
         knows_workers = "WORKERS" in fm.read()
     workers_why = (crawl_why or ("crawl.mk has no WORKERS" if not knows_workers else None)
                    or (None if workers else "no GNU parallel, and SC_BENCH_WORKERS not set"))
     runners.append(dict(name="make -f crawl.mk, 2 workers (WORKERS)",
-                        cmd=None if workers_why else f"{make} WORKERS={b.q(workers)}",
+                        cmd=None if workers_why else
+                        f"XDG_CACHE_HOME={b.q(crawl_dir)}/.cache {make} WORKERS={b.q(workers)}",
                         why=workers_why, prep=fresh_dir(crawl_dir), check=pages_check))
     if scrapy_reps == 0:
         runners[0].update(cmd=None, why="smoke mode runs Scrapy on the small site only")
