@@ -139,12 +139,7 @@ setup() {
 @test "make -j 4 over 8 hosts: the same pages, each host's in-flight maximum within PER_HOST" {
 	seeds_for "${HOSTS[@]}" >seeds.txt
 	run -0 crawl_make -j 4 SEEDS=seeds.txt DEPTH=3 DIR=c CHUNK=20 C=16 PER_HOST=2
-	for h in "${HOSTS[@]}"; do expected_pages "http://$h:$SC_PORT" 3; done | LC_ALL=C sort >expected
-	crawled_pages c >crawled
-	diff -u expected crawled
-	cut -d' ' -f2 expected | sort >expected.urls
-	requested_urls >requested
-	diff -u expected.urls requested
+	check_crawl 3 "${HOSTS[@]}"
 	# Chunks ran side by side (more than one chunk in a round), and every
 	# host of a round is in exactly one of them.
 	[ "$(ls c/round-2/chunk-*.urls | wc -l)" -gt 1 ]
@@ -158,12 +153,7 @@ setup() {
 @test "ROUND_MAX_PER_HOST: a host's URLs beyond the cap wait for later rounds; the same pages, each requested once" {
 	seeds_for "${HOSTS[@]:0:3}" >seeds.txt
 	run -0 crawl_make -j 2 SEEDS=seeds.txt DEPTH=3 DIR=c CHUNK=2 ROUND_MAX_PER_HOST=2
-	for h in "${HOSTS[@]:0:3}"; do expected_pages "http://$h:$SC_PORT" 3; done | LC_ALL=C sort >expected
-	crawled_pages c >crawled
-	diff -u expected crawled
-	cut -d' ' -f2 expected | sort >expected.urls
-	requested_urls >requested
-	diff -u expected.urls requested
+	check_crawl 3 "${HOSTS[@]:0:3}"
 	# No round fetched more than 2 URLs of a host; rounds went on after
 	# DEPTH for the deferred ones, and the last has no URLs.
 	local r last

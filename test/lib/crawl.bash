@@ -9,6 +9,10 @@
 #                           for, once per request, from /log (robots.txt,
 #                           which sc-fetch --robots asks for, left out)
 # seeds_for HOSTS...        BASE/page/1 for each 127.0.0.x of HOSTS
+# check_crawl D HOSTS...    the crawl in DIR c holds exactly the pages of
+#                           the link graph of HOSTS within D links of their
+#                           seeds, and the server was asked for each once;
+#                           leaves the lists in expected and expected.urls
 
 CRAWL_MK=$SC_REPO_ROOT/share/sc/crawl.mk
 # Byte order for every sort and comm here and in the suites.
@@ -35,4 +39,15 @@ requested_urls() {
 seeds_for() {
 	local h
 	for h in "$@"; do echo "http://$h:$SC_PORT/page/1"; done
+}
+
+check_crawl() {
+	local depth=$1 h
+	shift
+	for h in "$@"; do expected_pages "http://$h:$SC_PORT" "$depth"; done | LC_ALL=C sort >expected
+	crawled_pages c >crawled
+	diff -u expected crawled
+	cut -d' ' -f2 expected | LC_ALL=C sort >expected.urls
+	requested_urls >requested
+	diff -u expected.urls requested
 }
