@@ -1,6 +1,6 @@
 # sc: small C programs that scrape the web, composed with pipes.
 # Settings live at the top; everything below is derived from the tree
-# (cmd/*.c or cmd/NAME/*.c is a program, lib/*.c the shared library,
+# (cmd/*.c or cmd/NAME/*.c is a program, lib/PART/*.c the shared library,
 # test/unit/*.c a unit test, test/server/*.c the fixture server).
 
 VERSION   = 0.1.0
@@ -37,7 +37,7 @@ SC_CFLAGS   = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DSC_VERSION='"$(VERS
 SC_LDFLAGS  = $(SAN_FLAGS) -Wl,--as-needed $(LDFLAGS)
 SC_LIBS     = $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC   = $(wildcard lib/*.c)
+LIB_SRC   = $(wildcard lib/*/*.c)
 LIB_OBJ   = $(LIB_SRC:%.c=$(OUT)/%.o)
 LIBSC     = $(OUT)/libsc.a
 

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "fetch.h"
-#include "input.h"
-#include "lines.h"
-#include "record.h"
-#include "signals.h"
-#include "utf8.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "engine/fetch.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
+#include "core/signals.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 static const char usage[] =
         "usage: sc-fetch [-kq] [-c N] [-m SECS] [-A AGENT] [-H 'NAME: VALUE']...\n"

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "fetch.h"
-#include "input.h"
-#include "lines.h"
-#include "record.h"
-#include "retry.h"
-#include "signals.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "engine/fetch.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
+#include "web/retry.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"

@@ -85,4 +85,4 @@ fuzz: fuzz-build
 	    fi; \
 	done; exit $$status
 
--include $(wildcard $(FUZZ_OUT)/lib/*.d $(FUZZ_OUT)/cmd/*/*.d $(FUZZ_OUT)/test/fuzz/*.d)
+-include $(wildcard $(FUZZ_OUT)/lib/*/*.d $(FUZZ_OUT)/cmd/*/*.d $(FUZZ_OUT)/test/fuzz/*.d)

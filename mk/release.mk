@@ -19,8 +19,8 @@ RELEASE_DEB_PKGS = cppcheck clang-tidy clang-format shellcheck mandoc
 # Every C file of ours: the library, the programs, the unit tests, the
 # fixture server and whatever C the benchmarks grow.  Headers are linted
 # through the files that include them (.clang-tidy's HeaderFilterRegex).
-LINT_SRC   = $(sort $(wildcard lib/*.c cmd/*.c cmd/*/*.c test/*/*.c))
-FORMAT_SRC = $(sort $(wildcard lib/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch]))
+LINT_SRC   = $(sort $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c test/*/*.c))
+FORMAT_SRC = $(sort $(wildcard lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch]))
 
 # The Makefile's compile flags, less optimisation and -Werror (clang-tidy
 # reports clang's own -Wall -Wextra warnings as clang-diagnostic-*, errors

@@ -4,7 +4,7 @@
 # first that fails, and drops clang's "N warnings generated." chatter (the
 # warnings it counts are those of system headers, filtered out anyway).
 #
-#     sh mk/tidy.sh lib/cli.c cmd/sc-sink.c -- -std=c17 -Ilib ...
+#     sh mk/tidy.sh lib/kit/cli.c cmd/sc-sink.c -- -std=c17 -Ilib ...
 set -u
 files=
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "batch.h"
-#include "cli.h"
-#include "signals.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 /* Candidates per batch: the larger the batch, the more its probes in key
  * order share B-tree pages (131,072 halves the CPU time of 32,768 against

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "frontier.h"
 
 struct page {

@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "kit/cli.h"
 #include "frontier.h"
-#include "metrics.h"
-#include "signals.h"
-#include "util.h"
+#include "record/metrics.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 /* A copy of the SYNOPSIS of man/sc-frontier.1. */
 static const char usage_text[] =

@@ -14,12 +14,12 @@
 #include <xxhash.h>
 
 #include "batch.h"
-#include "cli.h"
-#include "input.h"
-#include "jsonscan.h"
-#include "lines.h"
-#include "url.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "record/input.h"
+#include "record/jsonscan.h"
+#include "record/lines.h"
+#include "web/url.h"
+#include "core/util.h"
 
 /* ---- candidates ---- */
 

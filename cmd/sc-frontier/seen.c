@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "frontier.h"
-#include "util.h"
+#include "core/util.h"
 
 /* Page caches, in KiB (negative cache_size is KiB in SQLite). */
 #define MAIN_CACHE_KIB 8192

@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "sc-parse.h"
-#include "utf8.h"
-#include "util.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 /* An XPath 1.0 string literal for s: XPath has no escapes, so a value
  * holding both quote characters is built with concat(). */

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
-#include "jsonscan.h"
-#include "jsonstr.h"
-#include "record.h"
-#include "utf8.h"
-#include "util.h"
+#include "record/input.h"
+#include "record/jsonscan.h"
+#include "record/jsonstr.h"
+#include "record/record.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 static xmlXPathCompExprPtr compile_or_die(const char *xpath)
 {

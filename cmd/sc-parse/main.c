@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "lines.h"
-#include "record.h"
-#include "signals.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "record/lines.h"
+#include "record/record.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 #define MAX_JOBS 256
 

@@ -19,11 +19,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hash.h"
-#include "record.h"
-#include "url.h"
-#include "utf8.h"
-#include "util.h"
+#include "core/hash.h"
+#include "record/record.h"
+#include "web/url.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 #define PARSE_OPTIONS                                                                        \
 	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \

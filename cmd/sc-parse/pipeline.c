@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "input.h"
-#include "lines.h"
-#include "record.h"
-#include "signals.h"
-#include "util.h"
+#include "kit/cli.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 #define SLOTS_PER_JOB 4
 /* Pages can nest deep; libxml2 recurses in places.  Give workers the main

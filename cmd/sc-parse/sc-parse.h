@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
-#include "jsonscan.h"
+#include "core/buf.h"
+#include "record/jsonscan.h"
 
 /* A compiled selector: the XPath that libxml2 evaluates. */
 struct selector {

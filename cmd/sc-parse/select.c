@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "css.h"
-#include "record.h"
-#include "util.h"
+#include "record/record.h"
+#include "core/util.h"
 
 #define XPATH_PREFIX "xpath:"
 

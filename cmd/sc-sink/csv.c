@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define HEADER_READ_MAX ((size_t)1 << 20)
 

@@ -11,15 +11,15 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "input.h"
-#include "jsonscan.h"
-#include "lines.h"
-#include "metrics.h"
-#include "record.h"
-#include "signals.h"
+#include "kit/cli.h"
+#include "record/input.h"
+#include "record/jsonscan.h"
+#include "record/lines.h"
+#include "record/metrics.h"
+#include "record/record.h"
+#include "core/signals.h"
 #include "sink.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char usage_text[] =
         "usage: sc-sink [-aq] [--tee] [-c columns] [--no-header] [--formula-escape]\n"

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "signals.h"
-#include "util.h"
+#include "core/signals.h"
+#include "core/util.h"
 
 #define BUF_INIT ((size_t)256 << 10)
 #define FLUSH_AT ((size_t)128 << 10)

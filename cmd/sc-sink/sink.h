@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "core/buf.h"
 
 #define SINK_MAX 8 /* sinks per run: one abort slot each (signals.h) */
 #define ERRLEN 512

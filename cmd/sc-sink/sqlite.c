@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "core/util.h"
 
 /* Every database open, so that an exit on a failure elsewhere (sc_die)
  * still closes it properly: see sqlite_cleanup_all. */

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "jsonstr.h"
-#include "utf8.h"
-#include "util.h"
+#include "core/buf.h"
+#include "record/jsonstr.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 struct file {
 	char *p;

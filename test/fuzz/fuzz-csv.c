@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "record.h"
+#include "record/record.h"
 #include "sc-sink/sink.h"
 
 #define MAX_CELLS 64

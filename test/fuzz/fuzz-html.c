@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "lines.h"
-#include "record.h"
+#include "record/lines.h"
+#include "record/record.h"
 #include "sc-parse/sc-parse.h"
 
 static struct config scan_cfg = { .input_name = "<fuzz>", .max_line = SC_LINE_MAX };

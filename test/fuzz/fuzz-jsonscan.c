@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
+#include "record/jsonscan.h"
 
 static struct sc_jsonscan scratch;
 

@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 
 #include "fuzz.h"
-#include "lines.h"
+#include "record/lines.h"
 
 #define FAKE_FD 1000
 #define KEEP 4096

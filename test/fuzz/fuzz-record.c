@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "input.h"
-#include "lines.h"
-#include "record.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
 
 static struct sc_jsonscan scratch;
 static struct sc_lines *reader; /* only for its name and maximum */

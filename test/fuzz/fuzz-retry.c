@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "fuzz.h"
-#include "retry.h"
+#include "web/retry.h"
 
 #define HUGE_MS (LLONG_MAX / 2)
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "robots.h"
+#include "web/robots.h"
 
 static const char *const AGENTS[] = { "foobot", "FooBot/1.0 (+http://x)", "*", "", "a-b_c" };
 static const char *const DEFAULT_PATHS[] = { "/",         "/a",  "/a/b?c=d", "/%7Ea",

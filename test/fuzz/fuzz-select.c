@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "lines.h"
-#include "record.h"
+#include "record/lines.h"
+#include "record/record.h"
 #include "sc-parse/sc-parse.h"
 
 static void check_output(const struct output *out)

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "url.h"
+#include "web/url.h"
 
 static void check_pasted(const char *text, size_t len)
 {

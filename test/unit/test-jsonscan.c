@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonscan.h"
+#include "record/jsonscan.h"
 #include "tap.h"
 
 static struct sc_jsonscan js;

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "input.h"
-#include "lines.h"
-#include "metrics.h"
-#include "record.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/metrics.h"
+#include "record/record.h"
 #include "tap.h"
-#include "utf8.h"
-#include "util.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 /* A reader over the bytes in data, through a pipe-less temp file. */
 static struct sc_lines *reader_over(const char *data, size_t len)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "record.h"
-#include "retry.h"
+#include "record/record.h"
+#include "web/retry.h"
 #include "tap.h"
 
 /* Sun, 06 Nov 1994 08:49:37 GMT, the RFC's example date, in ms. */

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "robots.h"
+#include "web/robots.h"
 #include "tap.h"
 
 static bool allowed(const char *text, const char *agent, const char *path)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "core/buf.h"
 #include "tap.h"
-#include "url.h"
+#include "web/url.h"
 
 /* Whether sc_url_canonical_buf, appending to a buffer that holds
  * something already, gives what sc_url_canonical gave (u, or the error). */

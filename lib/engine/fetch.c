@@ -1,0 +1,461 @@
+/* fetch: the loop.  Owns the engine's life (new, free), sc_fetch_run: the
+ * epoll set that holds curl's sockets, the self-pipe that signals wake and
+ * the input while more work is wanted; reading input lines on demand; the
+ * end of each attempt (retry or finish); and the drain after a signal. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kit/cli.h"
+#include "engine/fetch_engine.h"
+#include "core/signals.h"
+
+/* Lines read beyond the work that can start now: enough that a finished
+ * transfer is replaced at once, small enough to stay flat in memory. */
+#define READAHEAD_BASE(c) ((size_t)(c) / 4 + 4)
+/* When free slots cannot be filled because every queued URL waits on its
+ * host's cap, reading goes on (so other hosts' URLs are not stuck behind
+ * them), up to this many queued jobs. */
+#define READAHEAD_MAX(c) ((size_t)(c)*4 + 10000)
+/* The --keep-order window: records read but not yet written. */
+#define ORDER_WINDOW(c) ((size_t)(c)*4 + 64)
+
+static int wake_pipe[2] = { -1, -1 };
+
+void sc_fetch_signal_hook(void)
+{
+	int saved = errno;
+
+	if (wake_pipe[1] >= 0) {
+		ssize_t n = write(wake_pipe[1], "", 1);
+		(void)n;
+	}
+	errno = saved;
+}
+
+/* One attempt ended (xfer is NULL for a job cancelled while it waited). */
+void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                         struct outcome *oc)
+{
+	double now = sc_now_ms();
+	struct sc_retry_decision d = { .verdict = SC_RETRY_DONE };
+
+	fetch_count_attempt(e, job, oc);
+	fetch_history_add(job, oc);
+	if (oc->kind != SC_ERR_CANCELLED && !e->stopping)
+		d = sc_retry_decide(e->retry, job->attempts, job->max_attempts, oc->status,
+		                    oc->kind, xfer ? xfer->retry_after : NULL, now, sc_wall_ms());
+	if (job->robots_for && d.verdict != SC_RETRY_AGAIN)
+		fetch_robots_learn(e, job, xfer, oc);
+	fetch_request_metrics(e, job, xfer, oc, sc_retry_verdict_name(d.verdict));
+	if (d.verdict == SC_RETRY_AGAIN) {
+		job->wait_ms = d.delay_ms;
+		job->ready_at = now + (double)d.delay_ms;
+		if (d.pause_origin && job->ready_at > job->origin->paused_until)
+			job->origin->paused_until = job->ready_at;
+		fetch_heap_push(e, job);
+		return;
+	}
+	if (job->robots_for) {
+		fetch_robots_job_end(e, job);
+		return;
+	}
+	fetch_job_complete(e, job, xfer, oc, now);
+	if (d.verdict == SC_RETRY_RATE_LIMITED) {
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+		         "Retry-After of %lld s is beyond --retry-max-wait (%ld s)",
+		         (d.delay_ms + 999) / 1000, e->opts->retry.max_wait_ms / 1000);
+		sc_record_set_error(job->rec, SC_ERR_RATE_LIMITED, msg);
+		job->failed = true;
+	}
+	fetch_job_done(e, job);
+}
+
+/* A job that never started its next attempt (queued, or waiting to retry)
+ * ends as cancelled; an earlier attempt's outcome stays in its history. */
+static void cancel_waiting(struct sc_fetch_engine *e, struct job *job)
+{
+	double now = sc_now_ms();
+
+	if (job->robots_for) {
+		fetch_robots_job_end(e, job);
+		return;
+	}
+	if (job->attempts == 0)
+		job->first_start = now;
+	fetch_job_complete(e, job, NULL, &(struct outcome){ .kind = SC_ERR_CANCELLED }, now);
+	sc_record_set_error(job->rec, SC_ERR_CANCELLED, "cancelled by shutdown before it started");
+	job->failed = true;
+	fetch_job_done(e, job);
+}
+
+static void start_stopping(struct sc_fetch_engine *e)
+{
+	e->stopping = true;
+	e->grace_deadline = sc_now_ms() + e->opts->grace_s * 1000.0;
+	/* Nothing new starts: queued and waiting jobs end now, as cancelled. */
+	while (e->ring) {
+		struct origin *origin = e->ring;
+		while (origin->queued > 0)
+			cancel_waiting(e, fetch_origin_pop(e, origin));
+		fetch_ring_remove(e, origin);
+	}
+	while (e->nheap > 0)
+		cancel_waiting(e, fetch_heap_pop(e));
+	/* Jobs queued on origins that were not in the ring (at their cap). */
+	for (size_t i = 0; i < e->hsize; i++)
+		for (struct origin *origin = e->htab[i]; origin; origin = origin->hnext)
+			while (origin->queued > 0)
+				cancel_waiting(e, fetch_origin_pop(e, origin));
+}
+
+/* curl's socket callback: mirrors what curl wants of a socket into epfd.
+ * socketp is NULL until the socket is in the set (curl_multi_assign). */
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct sc_fetch_engine *e = userp;
+	struct epoll_event ev = { .data.fd = s };
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (socketp) {
+			epoll_ctl(e->epfd, EPOLL_CTL_DEL, s, NULL); /* gone already if closed */
+			curl_multi_assign(e->multi, s, NULL);
+		}
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+	if (epoll_ctl(e->epfd, op, s, &ev) != 0) {
+		/* A descriptor number curl closed and reused, or one closed
+		 * under us: the other operation fits. */
+		op = op == EPOLL_CTL_ADD ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+		if (epoll_ctl(e->epfd, op, s, &ev) != 0)
+			return -1;
+	}
+	if (!socketp)
+		curl_multi_assign(e->multi, s, e);
+	return 0;
+}
+
+/* curl's timer callback: the loop calls curl back when the time comes. */
+static int on_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct sc_fetch_engine *e = userp;
+
+	(void)multi;
+	/* 0 is "at once": due whatever clock reading the loop compares it to. */
+	e->curl_timer_at = timeout_ms < 0    ? INFINITY
+	                   : timeout_ms == 0 ? 0
+	                                     : sc_now_ms() + (double)timeout_ms;
+	return 0;
+}
+
+/* Adds or removes the input descriptor, so that epoll wakes for input only
+ * while the engine wants more.  A regular file cannot be polled, and needs
+ * not be: its reads never wait. */
+static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
+{
+	if (want == e->input_polled)
+		return;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	if (epoll_ctl(e->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0 || !want)
+		e->input_polled = want;
+}
+
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts, FILE *out,
+                                            char err[256])
+{
+	struct sc_fetch_engine *e;
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, 256, "cannot initialise libcurl");
+		return NULL;
+	}
+	e = sc_calloc(1, sizeof(*e));
+	e->opts = opts;
+	e->epfd = -1;
+	e->out = out;
+	e->metrics = stderr;
+	if (opts->metrics_path) {
+		e->metrics = fopen(opts->metrics_path, "a");
+		if (!e->metrics) {
+			snprintf(err, 256, "--metrics: %s: %s", opts->metrics_path,
+			         strerror(errno));
+			free(e);
+			return NULL;
+		}
+		e->own_metrics = true;
+	}
+	e->multi = curl_multi_init();
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epfd < 0) {
+		snprintf(err, 256, "epoll_create1: %s", strerror(errno));
+		goto fail;
+	}
+	e->curl_timer_at = INFINITY;
+	e->urlh = curl_url();
+	e->retry = sc_retry_state_new(&opts->retry);
+	if (!e->multi || !e->urlh || !e->retry)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	/* The cap holds for sockets too, and the keep-alive pool matches it. */
+	curl_multi_setopt(e->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, opts->concurrency);
+	if (opts->per_host > 0)
+		curl_multi_setopt(e->multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->per_host);
+	curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, opts->concurrency);
+	curl_multi_setopt(e->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	/* Event-driven: curl says which sockets to watch and when to call it;
+	 * one epoll_wait then costs the ready sockets, not all of them. */
+	curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
+	curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
+	if (opts->keep_order) {
+		e->wsize = ORDER_WINDOW(opts->concurrency);
+		e->window = sc_calloc(e->wsize, sizeof(*e->window));
+	}
+	e->tokens = 1;
+	e->total_lines = -1;
+	if (!fetch_robots_init(e, err))
+		goto fail;
+	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+		snprintf(err, 256, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = wake_pipe[0] };
+	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0) {
+		snprintf(err, 256, "epoll_ctl: %s", strerror(errno));
+		goto fail;
+	}
+	return e;
+fail:
+	sc_fetch_engine_free(e);
+	return NULL;
+}
+
+void sc_fetch_engine_free(struct sc_fetch_engine *e)
+{
+	if (!e)
+		return;
+	fetch_xfers_free(e);
+	fetch_origins_free(e);
+	fetch_hoststats_free(e);
+	fetch_robots_free(e);
+	free(e->heap);
+	sc_buf_free(&e->line);
+	sc_buf_free(&e->mline);
+	free(e->window);
+	curl_multi_cleanup(e->multi);
+	if (e->epfd >= 0)
+		close(e->epfd);
+	curl_url_cleanup(e->urlh);
+	sc_retry_state_free(e->retry);
+	/* Metrics lines are flushed as they are written and their errors
+	 * reported then; a failure here can only repeat one of those. */
+	if (e->own_metrics)
+		(void)fclose(e->metrics);
+	free(e);
+	curl_global_cleanup();
+}
+
+static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
+{
+	size_t c = (size_t)e->opts->concurrency;
+
+	if (e->input_eof || e->input_error || e->out_error)
+		return false;
+	if (e->stopping && !e->opts->read_input_in_drain)
+		return false;
+	if (e->opts->keep_order && e->next_seq - e->next_out >= e->wsize)
+		return false;
+	if (e->queued < READAHEAD_BASE(c))
+		return true;
+	return host_blocked && e->queued < READAHEAD_MAX(c);
+}
+
+/* Reads and submits lines while the engine wants more work and the input
+ * has some ready.  Returns after admitting what the new lines allow. */
+static void read_input(struct sc_fetch_engine *e, double now)
+{
+	bool host_blocked;
+	struct sc_line line;
+
+	fetch_admit(e, now, &host_blocked);
+	e->input_wait = false;
+	while (want_input(e, host_blocked)) {
+		int rc = sc_lines_next(e->in, &line);
+		if (rc == 0) {
+			e->input_eof = true;
+			break;
+		}
+		if (rc < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				e->input_wait = true;
+				break;
+			}
+			snprintf(e->error, sizeof(e->error), "%s: read error: %s",
+			         sc_lines_name(e->in), strerror(errno));
+			e->input_error = true;
+			break;
+		}
+		if (e->on_line(e, e->in, &line, e->line_ctx) != 0) {
+			e->input_error = true;
+			break;
+		}
+		fetch_admit(e, now, &host_blocked);
+	}
+}
+
+static long long count_lines(int fd)
+{
+	struct stat st;
+	char buf[1 << 16];
+	long long lines = 0;
+	off_t off = 0;
+	ssize_t n;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	off = lseek(fd, 0, SEEK_CUR);
+	if (off < 0)
+		return -1;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p))); p++)
+			lines++;
+		off += n;
+	}
+	return lines;
+}
+
+static void process_messages(struct sc_fetch_engine *e)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(e->multi, &left))) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		struct transfer *xfer = NULL;
+		CURL *easy = msg->easy_handle;
+		CURLcode rc = msg->data.result;
+		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&xfer);
+		fetch_transfer_done(e, xfer, rc);
+	}
+}
+
+int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
+                 void *ctx, char err[256])
+{
+	int fd = sc_lines_fd(in);
+	bool aborted = false;
+
+	e->in = in;
+	e->on_line = on_line;
+	e->line_ctx = ctx;
+	sc_buf_init(&e->line, fetch_line_max(e->opts, sc_lines_max(in)));
+	sc_buf_init(&e->mline, fetch_line_max(e->opts, sc_lines_max(in)));
+	e->start_ms = e->last_stats = sc_now_ms();
+	e->tokens_at = e->start_ms;
+	e->progress = e->opts->progress && isatty(STDERR_FILENO);
+	if (e->progress)
+		e->total_lines = count_lines(fd);
+	e->in_flags = fcntl(fd, F_GETFL);
+	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, e->in_flags | O_NONBLOCK);
+
+	for (;;) {
+		double now = sc_now_ms();
+		if ((sc_stop_signal || e->out_error || e->input_error) && !e->stopping) {
+			start_stopping(e);
+			if (e->out_error || e->input_error)
+				e->grace_deadline = now;
+		}
+		if (e->stopping && !aborted && now >= e->grace_deadline) {
+			aborted = true;
+			fetch_abort_inflight(e);
+		}
+		/* Retries whose wait is over go to the front of their queue. */
+		while (e->nheap > 0 && e->heap[0]->ready_at <= now) {
+			struct job *job = fetch_heap_pop(e);
+			job->queued_at = now;
+			fetch_origin_push(e, job->origin, job, true);
+		}
+		read_input(e, now);
+		bool host_blocked;
+		double wake = fetch_admit(e, now, &host_blocked);
+		bool input_done = e->input_eof || e->input_error || e->out_error ||
+		                  (e->stopping && !e->opts->read_input_in_drain);
+		if (input_done && e->inflight == 0 && e->queued == 0 && e->nheap == 0)
+			break;
+
+		/* Sleep until a socket, the input, a signal or a clock. */
+		double timeout = 1000;
+		if (e->nheap > 0)
+			timeout = fmin(timeout, e->heap[0]->ready_at - now);
+		if (wake < INFINITY)
+			timeout = fmin(timeout, wake - now);
+		if (e->stopping && !aborted)
+			timeout = fmin(timeout, e->grace_deadline - now);
+		if (e->opts->stats_every_s > 0)
+			timeout =
+			        fmin(timeout, e->last_stats + e->opts->stats_every_s * 1000 - now);
+		if (e->progress)
+			timeout = fmin(timeout, e->last_progress + 250 - now);
+		/* read_input may have started transfers since now was read. */
+		timeout = fmin(timeout, e->curl_timer_at - sc_now_ms());
+		if (timeout < 0)
+			timeout = 0;
+		poll_input(e, fd, e->input_wait && want_input(e, host_blocked));
+		struct epoll_event events[64];
+		int nev = epoll_wait(e->epfd, events, 64, (int)ceil(timeout));
+		int running;
+		for (int i = 0; i < nev; i++) {
+			int efd = events[i].data.fd;
+			if (efd == wake_pipe[0]) {
+				char drain[64];
+				while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+					;
+			} else if (efd != fd || !e->input_polled) {
+				uint32_t ev = events[i].events;
+				int flags = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) |
+				            (ev & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+				            (ev & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+				curl_multi_socket_action(e->multi, efd, flags, &running);
+			}
+			/* The input: read at the top of the loop. */
+		}
+		if (sc_now_ms() >= e->curl_timer_at) {
+			e->curl_timer_at = INFINITY;
+			curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+		}
+		process_messages(e);
+
+		now = sc_now_ms();
+		if (e->opts->stats_every_s > 0 &&
+		    now - e->last_stats >= e->opts->stats_every_s * 1000) {
+			e->last_stats = now;
+			fetch_summary(e, false);
+		}
+		if (e->progress && now - e->last_progress >= 250)
+			fetch_progress_draw(e, now);
+	}
+	if (e->progress)
+		fetch_progress_clear(e);
+	fetch_summary(e, true);
+	poll_input(e, fd, false);
+	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, e->in_flags);
+	if (e->out_error && !e->input_error && e->out_errno == EPIPE)
+		return SC_EXIT_PIPE; /* the reader went away: quietly (sc(7)) */
+	if (e->out_error || e->input_error) {
+		snprintf(err, 256, "%s", e->error);
+		return SC_EXIT_FAILURE;
+	}
+	return e->records_failed ? SC_EXIT_PARTIAL : SC_EXIT_OK;
+}

@@ -1,0 +1,188 @@
+/* fetch: the concurrent fetch engine and the option parser that sc-fetch and
+ * sc-retry share.
+ *
+ * One thread, libcurl's multi interface driven by curl_multi_socket_action
+ * from an epoll set that holds curl's sockets (CURLMOPT_SOCKETFUNCTION), the
+ * self-pipe for signals and, while more work is wanted, the input
+ * descriptor; curl's timer (CURLMOPT_TIMERFUNCTION) bounds the wait.  The
+ * engine pulls input lines itself, only when it wants more work, so
+ * read-ahead stays small and memory is flat in the number of URLs.
+ *
+ * The files (each opens with what it owns; lib/fetch_engine.h is their
+ * private header, not for programs):
+ *	fetch.c           the loop: engine new/free, run, epoll, signals, drain
+ *	fetch_origin.c    origins and admission: queues, ring, rates, retry heap
+ *	fetch_submit.c    items in: url and request checked, made into a job
+ *	fetch_transfer.c  the transfer: curl easy set-up, callbacks, error kinds
+ *	fetch_output.c    records out: complete, encode, keep-order, write
+ *	fetch_metrics.c   request lines, summary, progress
+ *	fetch_opts.c      the shared command line
+ *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
+ *	fetch_headers.c   --headers, http_version, 304 not_modified
+ *
+ * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
+ * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.
+ *
+ *	struct sc_fetch_options opts;
+ *	char err[256];
+ *	sc_fetch_options_init(&opts);
+ *	int first = sc_fetch_options_parse(&opts, argc, argv, err);
+ *	if (first == SC_FETCH_PARSE_ERROR) sc_usage_error("%s", err);   // exit 2
+ *	sc_signals_install(sc_fetch_signal_hook);
+ *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, stdout, err);
+ *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
+ *	int status = sc_fetch_run(e, in, on_line, ctx, err);  // on_line: the program's
+ *	sc_fetch_engine_free(e); sc_lines_close(in); sc_fetch_options_free(&opts);
+ *	return sc_exit_status(status);
+ *
+ * The line handler decides per line: sc_fetch_submit_input() (sc-fetch) or
+ * sc_fetch_submit() (sc-retry, continuing a record's attempts) a record to
+ * fetch, or sc_fetch_submit_raw() / sc_fetch_submit_final() an item to
+ * write in its place. */
+#ifndef SC_FETCH_H
+#define SC_FETCH_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "record/lines.h"
+#include "web/retry.h"
+
+struct curl_slist;
+
+struct sc_fetch_options {
+	long concurrency;             /* -c/--concurrency: hard cap on requests and sockets (20) */
+	long per_host;                /* --per-host: cap per origin; 0 = only the global cap */
+	double rate;                  /* --rate: requests/s overall; 0 = unlimited */
+	double host_rate;             /* --host-rate: requests/s per origin; 0 = unlimited */
+	long delay_ms;                /* --delay: minimum gap between starts on one origin (0) */
+	long max_redirs;              /* --max-redirs (5); 0 = follow none */
+	long connect_timeout_ms;      /* --connect-timeout SECS (10 s) */
+	long timeout_ms;              /* -m/--timeout SECS per attempt (30 s); 0 = none */
+	long low_speed_limit;         /* --low-speed-limit BYTES/s (1) */
+	long low_speed_time;          /* --low-speed-time SECS (30); 0 = no low-speed abort */
+	long long max_bytes;          /* --max-bytes (10 MiB): larger bodies are too_large */
+	char *user_agent;             /* -A/--user-agent (owned; default sc-fetch/VERSION) */
+	struct curl_slist *headers;   /* -H/--header, in order (owned) */
+	bool insecure;                /* -k/--insecure: no TLS verification */
+	bool keep_order;              /* --keep-order: output in input order */
+	bool quiet;                   /* -q: only the summary line on the metrics stream */
+	bool progress;                /* --progress: one-line status on the terminal */
+	double stats_every_s;         /* --stats-every SECS: interim summaries; 0 = none */
+	char *metrics_path;           /* --metrics FILE (owned); NULL = stderr */
+	double grace_s;               /* --grace SECS (10): drain time after a signal */
+	bool read_input_in_drain;     /* not an option: after SIGINT/SIGTERM keep reading
+	                              input to its end (sc-retry, a later stage, must
+	                              pass through what the stage before it drains);
+	                              lines submitted then start no fetch
+	                              (sc_fetch_submit makes them cancelled records) */
+	bool robots;                  /* --robots: obey each origin's robots.txt */
+	char *robots_agent;           /* --robots-agent TOKEN (owned); NULL: -A's product token */
+	long max_crawl_delay_ms;      /* --max-crawl-delay SECS (30 s): Crawl-delay's cap */
+	char *robots_cache_path;      /* --robots-cache FILE (owned), or NULL */
+	bool response_headers;        /* --headers: the final response's header fields */
+	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
+	                                 --retry-max-wait, --retry-budget, --seed */
+};
+
+/* Sets the defaults. */
+void sc_fetch_options_init(struct sc_fetch_options *opts);
+/* Frees what the options own (not o itself). */
+void sc_fetch_options_free(struct sc_fetch_options *opts);
+
+/* The shared part of the command line.  SC_FETCH_SHORTOPTS and
+ * sc_fetch_long_options (terminated by a zero entry) are the fetch options;
+ * long-only fetch options use val in [0x1000, 0x10ff], so a program's own
+ * long-only options must use values outside it (sc-retry: 0x2000 and up). */
+#define SC_FETCH_SHORTOPTS "c:m:A:H:kq"
+extern const struct option sc_fetch_long_options[];
+
+/* Applies one fetch option (opt as getopt_long returned it).  Returns 1 if
+ * it is a fetch option and its argument is good, 0 if opt is not a fetch
+ * option, -1 with the usage error in err ("--concurrency: '0' is out of
+ * range (1..100000)"). */
+int sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg, char err[256]);
+
+/* Rejects bad combinations of options by name: 0, or -1 with the usage
+ * error in err. */
+int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256]);
+
+/* What sc_fetch_options_parse returns instead of the first operand. */
+#define SC_FETCH_PARSE_ERROR (-1)   /* a usage error, its message in err */
+#define SC_FETCH_PARSE_HELP (-2)    /* -h/--help: the program prints its usage */
+#define SC_FETCH_PARSE_VERSION (-3) /* -V/--version */
+
+/* Parses argv: the fetch options, -h/--help and -V/--version, then
+ * sc_fetch_options_check; sets the default User-Agent "sc-fetch/VERSION"
+ * unless one is set already.  Prints nothing: returns optind (the first
+ * operand) or one of SC_FETCH_PARSE_*; the program prints and exits 2 on a
+ * usage error (sc_usage_error("%s", err)). */
+int sc_fetch_options_parse(struct sc_fetch_options *opts, int argc, char **argv, char err[256]);
+
+/* The engine. */
+struct sc_fetch_engine;
+
+/* Makes an engine: opts is borrowed and must outlive the engine; records go to
+ * out (borrowed).  The metrics stream is opts->metrics_path or stderr.
+ * Returns NULL with a reason in err (e.g. "--metrics: FILE: No such file or
+ * directory") when it cannot start. */
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts, FILE *out,
+                                            char err[256]);
+void sc_fetch_engine_free(struct sc_fetch_engine *e);
+
+/* Called once per input line that the engine reads (blank lines included).
+ * It must submit exactly one item per record (sc_fetch_submit*, see below)
+ * and nothing for a line that is no record.  line is valid only during the
+ * call.  Returns 0, or non-zero to stop reading input (fatal: run ends 1). */
+typedef int (*sc_fetch_line_fn)(struct sc_fetch_engine *e, const struct sc_lines *in,
+                                const struct sc_line *line, void *ctx);
+
+/* Fetches rec["url"] (rec is stolen; it becomes the output record, with
+ * the fetch members set on it).  prior_attempts is the number of attempts
+ * already made (0 for a fresh record; sc-retry passes the record's
+ * "attempts"): attempts continue from it, the existing "history" array is
+ * appended to, and max attempts are prior_attempts + 1 + retries.
+ * rec may carry "request": {"method", "headers", "body"}.  A record whose
+ * url is missing or is not http(s) is finished at once (bad_input /
+ * blocked_scheme) without a request. */
+void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts);
+
+/* sc_fetch_submit for a fresh record read from line (prior attempts 0),
+ * the way sc-fetch submits its input: a url that does not parse makes the
+ * bad_input record of that line (its number and raw text) instead, and
+ * returns false with the reason in why, for the program's warning
+ * "PROG: NAME:LINE: why".  Returns true otherwise (rec is stolen either way). */
+bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
+                           char why[256]);
+
+/* Why a record's "request" member cannot be sent ("request.method is not a
+ * method name"), or NULL when it can (or there is none). */
+const char *sc_fetch_request_problem(const json_t *req);
+
+/* An item that needs no fetching: written as it is, in its input position
+ * under --keep-order.  failed: count it as a record this program made that
+ * is not ok (exit 3).  _final steals rec; _raw copies text (a whole line
+ * without its newline), passed through byte for byte. */
+void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed);
+void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len, bool failed);
+
+/* Runs until the input ends (or a signal drains it) and every submitted item
+ * is written; writes the summary line.  on_line is called for each input
+ * line.  in's descriptor is switched to non-blocking for the run (and
+ * back).  Returns SC_EXIT_OK (every record made is ok), SC_EXIT_PARTIAL,
+ * SC_EXIT_PIPE (standard output's reader went away: no message) or
+ * SC_EXIT_FAILURE: an output or input error, its message in err ("error
+ * writing standard output: No space left on device"; empty when on_line
+ * stopped the run), for the program to print.  The caller ends with
+ * sc_exit_status (lib/cli.h), which also maps a signal. */
+int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
+                 void *ctx, char err[256]);
+
+/* The hook to pass to sc_signals_install: wakes the running engine so it
+ * starts the drain at once (async-signal-safe). */
+void sc_fetch_signal_hook(void);
+
+#endif

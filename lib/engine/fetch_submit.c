@@ -1,0 +1,285 @@
+/* fetch_submit: items into the engine.  Checks a record's url and request
+ * member, makes the job (its request headers, method and body, its
+ * origin's key and a URL for metrics without credentials) and queues it on
+ * its origin; an item that cannot be fetched is finished at once. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kit/cli.h"
+#include "engine/fetch_engine.h"
+#include "web/url.h"
+
+/* Finishes a job that never reached the network. */
+static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
+                           const char *message)
+{
+	json_object_set_new(job->rec, "status", json_null());
+	sc_record_set_error(job->rec, kind, message);
+	job->failed = true;
+	fetch_job_finish(e, job);
+}
+
+/* Whether a JSON string holds a control character (U+0000-U+001F, DEL):
+ * none can be in a URL, a method or a header name, and a NUL would cut the
+ * C string curl is given, so a different request would go out.  tab_ok
+ * allows HTAB, which a header value may hold (RFC 9110 5.5). */
+static bool has_control(const json_t *str, bool tab_ok)
+{
+	const unsigned char *p = (const unsigned char *)json_string_value(str);
+	size_t n = json_string_length(str);
+
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && !(tab_ok && p[i] == '\t')) || p[i] == 0x7f)
+			return true;
+	return false;
+}
+
+/* Why a "request" member cannot be sent, or NULL when it can. */
+const char *sc_fetch_request_problem(const json_t *req)
+{
+	const char *key;
+	json_t *v;
+
+	if (!req || json_is_null(req))
+		return NULL;
+	if (!json_is_object(req))
+		return "request is not an object";
+	v = json_object_get(req, "method");
+	if (v && !json_is_null(v)) {
+		const char *m = json_string_value(v);
+		if (!m)
+			return "request.method is not a string";
+		if (!*m || strchr(m, ' ') || has_control(v, false))
+			return "request.method is not a method name";
+	}
+	v = json_object_get(req, "headers");
+	if (v && !json_is_null(v)) {
+		if (!json_is_object(v))
+			return "request.headers is not an object";
+		json_t *hv;
+		json_object_foreach(v, key, hv)
+		{
+			if (!json_is_string(hv))
+				return "request.headers has a value that is not a string";
+			bool bad_name = !*key || strpbrk(key, ": ");
+			for (const unsigned char *k = (const unsigned char *)key; *k && !bad_name;
+			     k++)
+				bad_name = *k < 0x20 || *k == 0x7f;
+			if (bad_name || has_control(hv, true))
+				return "request.headers has a malformed header";
+		}
+	}
+	return NULL;
+}
+
+static bool header_named(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncasecmp(line, name, n) == 0 && (line[n] == ':' || line[n] == ';');
+}
+
+/* Builds the job's request from rec.request (already checked) and the -H
+ * headers: the record's headers win over -H headers of the same name. */
+static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t *req)
+{
+	const json_t *hdrs = json_object_get(req, "headers");
+	const json_t *body = json_object_get(req, "body");
+	const char *key;
+	json_t *hv;
+	struct curl_slist *l = NULL;
+	bool has_ctype = false;
+
+	job->req_method = json_string_value(json_object_get(req, "method"))
+	                          ? sc_strdup(json_string_value(json_object_get(req, "method")))
+	                          : NULL;
+	for (struct curl_slist *g = e->opts->headers; g; g = g->next) {
+		bool overridden = false;
+		json_object_foreach((json_t *)hdrs, key, hv) if (header_named(g->data, key))
+		        overridden = true;
+		if (!overridden)
+			l = curl_slist_append(l, g->data);
+	}
+	json_object_foreach((json_t *)hdrs, key, hv)
+	{
+		const char *val = json_string_value(hv);
+		size_t n = strlen(key) + strlen(val) + 3;
+		char *line = sc_malloc(n);
+		/* "Name;" is how libcurl sends a header with an empty value. */
+		if (*val)
+			snprintf(line, n, "%s: %s", key, val);
+		else
+			snprintf(line, n, "%s;", key);
+		l = curl_slist_append(l, line);
+		free(line);
+		if (strcasecmp(key, "content-type") == 0)
+			has_ctype = true;
+	}
+	if (body && !json_is_null(body)) {
+		job->has_body = true;
+		if (json_is_string(body)) {
+			job->req_body_len = json_string_length(body);
+			job->req_body = sc_malloc(job->req_body_len + 1);
+			memcpy(job->req_body, json_string_value(body), job->req_body_len + 1);
+		} else {
+			job->req_body = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+			job->req_body_len = strlen(job->req_body);
+			if (!has_ctype)
+				l = curl_slist_append(l, "Content-Type: application/json");
+		}
+		/* No "Expect: 100-continue" round trip. */
+		l = curl_slist_append(l, "Expect:");
+	}
+	job->req_headers = l;
+}
+
+char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url)
+{
+	char *clean = NULL, *copy;
+
+	if (!strchr(url, '@'))
+		return sc_strdup(url);
+	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
+	if (curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+		return sc_strdup(url); /* an '@' that is not userinfo: no URL parses without it */
+	curl_url_set(e->urlh, CURLUPART_USER, NULL, 0);
+	curl_url_set(e->urlh, CURLUPART_PASSWORD, NULL, 0);
+	curl_url_set(e->urlh, CURLUPART_OPTIONS, NULL, 0);
+	if (curl_url_get(e->urlh, CURLUPART_URL, &clean, 0) != CURLUE_OK || !clean)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	copy = sc_strdup(clean);
+	curl_free(clean);
+	return copy;
+}
+
+/* Parses url: its origin key into key, or an error.  Returns -1, or the
+ * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
+static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
+                      char **metrics_url, char *why, size_t whysize)
+{
+	char *scheme = NULL, *host = NULL, *port = NULL;
+	CURLUcode uc;
+	int rc = -1;
+
+	/* Cleared first: a handle that holds a URL resolves the next one
+	 * against it, which would make "xfer" mean "http://last-host/xfer". */
+	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
+	uc = curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+	if (uc != CURLUE_OK) {
+		snprintf(why, whysize, "not a valid URL: %s", curl_url_strerror(uc));
+		return SC_ERR_BAD_INPUT;
+	}
+	curl_url_get(e->urlh, CURLUPART_SCHEME, &scheme, 0);
+	if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
+		snprintf(why, whysize, "scheme '%s' is not http or https", scheme ? scheme : "");
+		rc = SC_ERR_BLOCKED_SCHEME;
+		goto out;
+	}
+	if (curl_url_get(e->urlh, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(e->urlh, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+		snprintf(why, whysize, "not a valid URL: no host");
+		rc = SC_ERR_BAD_INPUT;
+		goto out;
+	}
+	for (char *p = host; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
+	/* Metrics never show credentials. */
+	*metrics_url = fetch_url_without_userinfo(e, url);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	return rc;
+}
+
+/* Finishes a job whose url cannot be fetched as bad_input: with line, the
+ * bad_input record of that line (returns false: the caller warns), else
+ * rec with the error set. */
+static bool fail_bad_url(struct sc_fetch_engine *e, struct job *job, json_t *rec,
+                         const struct sc_line *line, const char *why)
+{
+	if (!line) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, why);
+		return true;
+	}
+	json_t *bad = sc_record_bad_input(line->number, line->text, line->len, why);
+	json_object_set(bad, "url", json_object_get(rec, "url"));
+	json_decref(rec);
+	job->rec = bad;
+	job->failed = true;
+	fetch_job_finish(e, job);
+	return false;
+}
+
+/* Submits rec; line, when given, is its input line, for the bad_input
+ * record of a URL that does not parse.  Returns false when it made that
+ * record, with the reason in why. */
+static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
+                   const struct sc_line *line, char why[256])
+{
+	struct job *job = fetch_job_new(e);
+	const char *url = json_string_value(json_object_get(rec, "url"));
+	const char *problem;
+	char key[1024];
+	int kind;
+	double now = sc_now_ms();
+
+	job->rec = rec;
+	job->prior = job->attempts = prior_attempts > 0 ? prior_attempts : 0;
+	job->max_attempts = job->attempts + 1 + e->opts->retry.retries;
+	if (!url) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
+		return true;
+	}
+	if (has_control(json_object_get(rec, "url"), false)) {
+		/* Made the line's bad_input record, like a url that does not parse. */
+		snprintf(why, 256, "not a valid URL: it holds a control character");
+		return fail_bad_url(e, job, rec, line, why);
+	}
+	if ((problem = sc_fetch_request_problem(json_object_get(rec, "request")))) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
+		return true;
+	}
+	/* A URL as people paste it (non-ASCII, spaces, an IDN host) is
+	 * requested as browsers request it; rec's url stays as given. */
+	char *encoded = sc_url_from_pasted(url, strlen(url)); /* NULL: as it is */
+	if (encoded)
+		url = encoded;
+	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, 256)) >= 0) {
+		free(encoded);
+		if (kind == SC_ERR_BAD_INPUT)
+			return fail_bad_url(e, job, rec, line, why);
+		job_fail_early(e, job, kind, why);
+		return true;
+	}
+	if (e->stopping) {
+		free(encoded);
+		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
+		return true;
+	}
+	job->url = encoded ? encoded : sc_strdup(url);
+	job_request(e, job, json_object_get(rec, "request"));
+	job->origin = fetch_origin_get(e, key, now);
+	job->origin->refs++;
+	job->queued_at = now;
+	if (fetch_robots_refuse(e, job))
+		return true;
+	fetch_origin_push(e, job->origin, job, false);
+	return true;
+}
+
+void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts)
+{
+	char why[256];
+
+	submit(e, rec, prior_attempts, NULL, why);
+}
+
+bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
+                           char why[256])
+{
+	return submit(e, rec, 0, line, why);
+}

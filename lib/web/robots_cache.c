@@ -1,0 +1,170 @@
+/* robots_cache: robots.txt answers kept across runs in an SQLite file (see
+ * robots.h).  One row per origin; the body is stored rather than the parsed
+ * rules so that a later run with another agent reads the same entry.
+ * Processes share the file safely: WAL mode lets readers run beside the
+ * writer, the busy timeout makes a second writer wait instead of failing,
+ * and each write is a single INSERT OR REPLACE (one transaction). */
+#include "web/robots.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/util.h"
+
+/* Long enough for make -j 8 writers, each writing one row at a time. */
+#define BUSY_TIMEOUT_MS 10000
+
+struct sc_robots_cache {
+	sqlite3 *db;
+	sqlite3_stmt *get, *put;
+};
+
+static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *msg(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return sc_strdup(buf);
+}
+
+static char *db_msg(sqlite3 *db, const char *what)
+{
+	return msg("robots cache: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+/* Switching to WAL needs a lock a concurrent opener may hold for a moment,
+ * and SQLite does not always wait for it through the busy handler. */
+static int enable_wal(sqlite3 *db)
+{
+	for (int attempt = 0; attempt < 200; attempt++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		int rc = sqlite3_step(st);
+		bool wal = rc == SQLITE_ROW &&
+		           strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+		sqlite3_finalize(st);
+		if (wal)
+			return 0;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			return -1;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	return -1;
+}
+
+struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err)
+{
+	static const char schema[] = "CREATE TABLE IF NOT EXISTS robots ("
+	                             " origin TEXT PRIMARY KEY,"
+	                             " fetched_ms INTEGER NOT NULL,"
+	                             " status INTEGER NOT NULL,"
+	                             " body BLOB NOT NULL)";
+	struct sc_robots_cache *c = sc_calloc(1, sizeof *c);
+	const char *what = path;
+
+	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
+	if (enable_wal(c->db) != 0) {
+		what = "cannot use WAL mode";
+		goto fail;
+	}
+	what = "cannot create its table";
+	if (sqlite3_exec(c->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(c->db, schema, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	what = "not a robots cache";
+	if (sqlite3_prepare_v2(c->db,
+	                       "SELECT fetched_ms, status, body FROM robots WHERE origin = ?1", -1,
+	                       &c->get, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(c->db,
+	                       "INSERT OR REPLACE INTO robots (origin, fetched_ms, status, body)"
+	                       " VALUES (?1, ?2, ?3, ?4)",
+	                       -1, &c->put, NULL) != SQLITE_OK)
+		goto fail;
+	return c;
+fail:
+	if (err)
+		*err = msg("robots cache: %s: %s: %s", path, what,
+		           c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	sc_robots_cache_close(c);
+	return NULL;
+}
+
+void sc_robots_cache_close(struct sc_robots_cache *c)
+{
+	if (!c)
+		return;
+	sqlite3_finalize(c->get);
+	sqlite3_finalize(c->put);
+	sqlite3_close(c->db);
+	free(c);
+}
+
+int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long *status,
+                        char **body, size_t *len, char **err)
+{
+	int found = 0;
+
+	sqlite3_bind_text(c->get, 1, origin, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(c->get);
+	if (rc == SQLITE_ROW) {
+		int64_t fetched = sqlite3_column_int64(c->get, 0);
+		/* A fetch time in the future (a clock set back) is not trusted. */
+		if (fetched <= now_ms && now_ms - fetched < SC_ROBOTS_CACHE_TTL_MS) {
+			const void *b = sqlite3_column_blob(c->get, 2);
+			size_t n = (size_t)sqlite3_column_bytes(c->get, 2);
+			*status = (long)sqlite3_column_int64(c->get, 1);
+			*body = sc_malloc(n + 1);
+			if (n)
+				memcpy(*body, b, n);
+			(*body)[n] = '\0';
+			*len = n;
+			found = 1;
+		}
+	} else if (rc != SQLITE_DONE) {
+		found = -1;
+		if (err)
+			*err = db_msg(c->db, "lookup");
+	}
+	sqlite3_reset(c->get);
+	sqlite3_clear_bindings(c->get);
+	return found;
+}
+
+int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
+                        const char *body, size_t len, char **err)
+{
+	if (sc_robots_kind_for_status(status) == SC_ROBOTS_DISALLOW_ALL)
+		return 0;
+	if (sc_robots_kind_for_status(status) == SC_ROBOTS_ALLOW_ALL || !body)
+		len = 0; /* the body of a 404 page says nothing */
+	/* One byte past the limit, so the parser still sees whether the
+	 * limit cuts a line. */
+	if (len > SC_ROBOTS_MAX_BYTES + 1)
+		len = SC_ROBOTS_MAX_BYTES + 1;
+	sqlite3_bind_text(c->put, 1, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(c->put, 2, now_ms);
+	sqlite3_bind_int64(c->put, 3, status);
+	sqlite3_bind_blob(c->put, 4, len ? body : "", (int)len, SQLITE_STATIC);
+	int rc = sqlite3_step(c->put);
+	sqlite3_reset(c->put);
+	sqlite3_clear_bindings(c->put);
+	if (rc != SQLITE_DONE) {
+		if (err)
+			*err = db_msg(c->db, "store");
+		return -1;
+	}
+	return 0;
+}
