@@ -20,10 +20,10 @@
 #include <strings.h>
 
 #include "core/hash.h"
-#include "record/record.h"
-#include "web/url.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "record/record.h"
+#include "web/url.h"
 
 #define PARSE_OPTIONS                                                                        \
 	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \
@@ -546,19 +546,6 @@ void page_free(struct page *page)
 
 /* ---- URLs ---- */
 
-bool is_url_attribute(const char *name)
-{
-	static const char *const names[] = {
-		"href",     "src",  "action",   "formaction", "cite",     "poster", "background",
-		"longdesc", "data", "manifest", "icon",       "codebase", "usemap", "profile",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
-}
-
 /* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
  * as it is after the base's origin: no "//" authority, no dot segment,
  * nothing to percent-encode or decode, no fragment, no empty query (which
@@ -739,40 +726,6 @@ static const char *attr(const xmlNode *node, const char *name, xmlChar **owned)
 	return NULL;
 }
 
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; *p;) {
-		while (*p && isspace((unsigned char)*p))
-			p++;
-		const char *start = p;
-		while (*p && !isspace((unsigned char)*p))
-			p++;
-		if ((size_t)(p - start) == n && strncasecmp(start, word, n) == 0)
-			return true;
-	}
-	return false;
-}
-
-static json_t *normalised(const char *s, struct sc_buf *scratch)
-{
-	bool space = false;
-
-	buf_clear(scratch);
-	for (; *s; s++) {
-		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f') {
-			space = scratch->len > 0;
-			continue;
-		}
-		if (space)
-			sc_buf_add(scratch, " ", 1);
-		space = false;
-		sc_buf_add(scratch, s, 1);
-	}
-	return sc_json_string_lossy(scratch->p ? scratch->p : "", scratch->len);
-}
-
 void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch)
 {
 	json_t *title = NULL, *description = NULL, *canonical = NULL, *lang = NULL, *h1 = NULL;
@@ -820,7 +773,7 @@ void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *sc
 					h1 = sc_json_string_lossy(scratch->p, scratch->len);
 				} else if (!lang && strcmp(name, "html") == 0 &&
 				           (v = attr(node, "lang", &owned))) {
-					lang = normalised(v, scratch);
+					lang = normalised_string(v, scratch);
 					xmlFree(owned);
 				}
 				break;
@@ -830,7 +783,7 @@ void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *sc
 					bool is_description = strcasecmp(v, "description") == 0;
 					xmlFree(owned);
 					if (is_description && (v = attr(node, "content", &owned))) {
-						description = normalised(v, scratch);
+						description = normalised_string(v, scratch);
 						xmlFree(owned);
 					}
 				}
@@ -1193,7 +1146,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	out->parsed = true;
 	out->title = collected(&sc->title);
 	out->description =
-	        sc->has_description ? normalised(sc->description.p, scratch) : json_null();
+	        sc->has_description ? normalised_string(sc->description.p, scratch) : json_null();
 	if (sc->has_canonical) {
 		char *abs = page_resolve(&page, sc->canonical.p, false);
 		out->canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
@@ -1202,7 +1155,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	} else {
 		out->canonical = json_null();
 	}
-	out->lang = sc->has_lang ? normalised(sc->lang.p, scratch) : json_null();
+	out->lang = sc->has_lang ? normalised_string(sc->lang.p, scratch) : json_null();
 	out->h1 = collected(&sc->h1);
 	linkset_reset(&pp->links);
 	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {

@@ -8,6 +8,8 @@
  *              gathered while parsing when they are all that is asked for;
  *              SC_PARSE_TREE=1 in the environment forces the tree, for tests)
  *   encode.c   records to JSON text, as jansson writes them
+ *   text.c     the normalised text of nodes and values, which select.c and
+ *              the default fields share
  *   select.c   selectors (CSS via css.c, or XPath) and the values of matches
  *   sitemap.c  the <loc> URLs of sitemaps and sitemap indexes (plain or gzip)
  *
@@ -61,14 +63,6 @@ struct page {
 	                         ("http://host:port"), for root-relative links; malloced */
 };
 
-/* select.c */
-
-/* Compiles src (CSS, or XPath after "xpath:").  Returns 0, or -1 with the
- * 1-based column and a message. */
-int selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
-                     size_t msgsize);
-void selector_free(struct selector *sel);
-
 /* The maximum of sc-parse's scratch buffers (lib/buf.h): 8 times the
  * default line maximum (SC_LINE_MAX).  A value comes from one page, at
  * most a line long, so it stays far below.  (The output of one line has
@@ -84,6 +78,8 @@ static inline void buf_clear(struct sc_buf *b)
 	sc_buf_add(b, "", 0);
 }
 
+/* text.c */
+
 /* The whitespace-normalised text of node and its descendants, without the
  * contents of script and style elements, into b (replacing its content). */
 void node_text(const xmlNode *node, struct sc_buf *b);
@@ -91,6 +87,22 @@ void node_text(const xmlNode *node, struct sc_buf *b);
 /* Appends s[0..n) to b with runs of whitespace collapsed; *space carries a
  * pending space between calls, so text split over nodes joins correctly. */
 void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space);
+
+/* s with runs of whitespace collapsed and none at either end, as a new
+ * JSON string (scratch is overwritten). */
+json_t *normalised_string(const char *s, struct sc_buf *scratch);
+
+/* True when word is one of the whitespace-separated words of list,
+ * compared without case (rel="alternate canonical"). */
+bool has_word(const char *list, const char *word);
+
+/* select.c */
+
+/* Compiles src (CSS, or XPath after "xpath:").  Returns 0, or -1 with the
+ * 1-based column and a message. */
+int selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
+                     size_t msgsize);
+void selector_free(struct selector *sel);
 
 /* The output value of one node of an XPath result (an element's text or
  * markup, an attribute's value made absolute if it is a URL, ...). */
@@ -129,9 +141,6 @@ unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
 /* The absolute form of ref against the page's base URL, or NULL when it
  * cannot be made one.  strip_fragment removes "#...".  Malloced. */
 char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
-
-/* True for attributes whose value is a URL (href, src, action, ...). */
-bool is_url_attribute(const char *name);
 
 /* Adds the default fields (title, description, canonical, lang, h1,
  * links) to rec; null when the page was not parsed. */

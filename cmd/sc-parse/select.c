@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "css.h"
 #include "record/record.h"
-#include "core/util.h"
 
 #define XPATH_PREFIX "xpath:"
 
@@ -122,68 +122,18 @@ void selector_free(struct selector *sel)
 
 /* ---- values ---- */
 
-static bool is_space(char c)
+/* True for attributes whose value is a URL. */
+static bool is_url_attribute(const char *name)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
+	static const char *const names[] = {
+		"href",     "src",  "action",   "formaction", "cite",     "poster", "background",
+		"longdesc", "data", "manifest", "icon",       "codebase", "usemap", "profile",
+	};
 
-void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space)
-{
-	const char *run = s, *end = s + n;
-
-	for (; s < end; s++) {
-		if (!is_space(*s))
-			continue;
-		if (s > run) {
-			if (*space && b->len > 0)
-				sc_buf_add(b, " ", 1);
-			sc_buf_add(b, run, (size_t)(s - run));
-			*space = false;
-		}
-		*space = true;
-		run = s + 1;
-	}
-	if (s > run) {
-		if (*space && b->len > 0)
-			sc_buf_add(b, " ", 1);
-		sc_buf_add(b, run, (size_t)(s - run));
-		*space = false;
-	}
-}
-
-static bool skipped_element(const xmlNode *n)
-{
-	return n->type == XML_ELEMENT_NODE && (strcmp((const char *)n->name, "script") == 0 ||
-	                                       strcmp((const char *)n->name, "style") == 0);
-}
-
-void node_text(const xmlNode *node, struct sc_buf *b)
-{
-	const xmlNode *cur = node;
-	bool space = false;
-
-	buf_clear(b);
-	/* Pre-order over node's subtree, without recursion (pages can nest
-	 * 10,000 deep), skipping scripts and styles inside it. */
-	while (cur) {
-		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
-		    cur->content)
-			text_add_normalised(b, (const char *)cur->content,
-			                    strlen((const char *)cur->content), &space);
-		if (cur->children &&
-		    (cur == node || (cur->type == XML_ELEMENT_NODE && !skipped_element(cur)))) {
-			cur = cur->children;
-			continue;
-		}
-		if (cur == node)
-			break;
-		while (!cur->next) {
-			cur = cur->parent;
-			if (!cur || cur == node)
-				return;
-		}
-		cur = cur->next;
-	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
 }
 
 static json_t *outer_html(const xmlNode *node)
