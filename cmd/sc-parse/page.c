@@ -1,13 +1,8 @@
-/* page: from a record's body to a libxml2 document and its base URL.
- *
- * Which bytes: "body" is a JSON string, so its bytes are UTF-8 already and
- * are parsed as UTF-8 whatever the page declares; "body_base64" holds the
- * page's bytes as fetched, decoded by the first of: a byte order mark, the
- * charset of content_type, a <meta charset> or <meta http-equiv> in the
- * first 4 KiB, UTF-8 if the bytes are valid UTF-8, else windows-1252 (the
- * web's default).  The charset is decided here, and libxml2 is told to
- * ignore the document's own hints, so that one rule holds. */
+/* page: from a record's body (body.h) to a libxml2 document and its base
+ * URL. */
 #include "sc-parse.h"
+
+#include "body.h"
 
 #include <ctype.h>
 #include <libxml/encoding.h>
@@ -24,17 +19,6 @@
 #include "core/util.h"
 #include "record/record.h"
 #include "web/url.h"
-
-#define PARSE_OPTIONS                                                                        \
-	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \
-	 HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE)
-
-/* How far to look for a <meta> charset declaration. */
-#define META_PRESCAN_BYTES 4096
-/* libxml2 keeps interned names in the context's dictionary across pages;
- * past this many the context is renewed, so memory stays flat over an
- * endless stream of pages with ever-new attribute names. */
-#define DICT_RENEW_SIZE 50000
 
 /* What the SAX callbacks gather for the default fields (scan_page).  A
  * collector follows the text of one element (the first title, the first
@@ -113,243 +97,7 @@ void page_parser_free(struct page_parser *pp)
 	free(pp);
 }
 
-/* ---- the body's bytes ---- */
-
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
-/* Decodes base64 (padding optional, whitespace ignored).  Returns a
- * malloced buffer and its length, or NULL if s is not base64. */
-unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
-{
-	unsigned char *out = sc_malloc(len / 4 * 3 + 4);
-	size_t o = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	bool padding = false;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		int v;
-		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-			continue;
-		if (c == '=') {
-			padding = true;
-			continue;
-		}
-		v = b64_value(c);
-		if (v < 0 || padding) {
-			free(out);
-			return NULL;
-		}
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	if (bits >= 6) { /* a lone sixth of a byte: truncated */
-		free(out);
-		return NULL;
-	}
-	*outlen = o;
-	return out;
-}
-
-/* ---- is it HTML? ---- */
-
-/* The media type of content_type, lowercased, without parameters. */
-static void media_type(const char *ct, char *out, size_t size)
-{
-	size_t n = 0;
-
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	while (*ct && *ct != ';' && *ct != ' ' && *ct != '\t' && n + 1 < size)
-		out[n++] = (char)tolower((unsigned char)*ct++);
-	out[n] = '\0';
-}
-
-static bool has_prefix(const unsigned char *s, size_t n, const char *magic, size_t m)
-{
-	return n >= m && memcmp(s, magic, m) == 0;
-}
-
-/* Images, archives and PDFs are sometimes labelled text/html; their
- * signatures are unmistakable. */
-static bool binary_signature(const unsigned char *s, size_t n)
-{
-	return has_prefix(s, n, "\x89PNG\r\n\x1a\n", 8) || has_prefix(s, n, "GIF8", 4) ||
-	       has_prefix(s, n, "\xff\xd8\xff", 3) || has_prefix(s, n, "%PDF-", 5) ||
-	       has_prefix(s, n, "PK\x03\x04", 4) || has_prefix(s, n, "\x1f\x8b", 2) ||
-	       (has_prefix(s, n, "RIFF", 4) && n >= 12 && memcmp(s + 8, "WEBP", 4) == 0) ||
-	       has_prefix(s, n, "\x00\x00\x01\x00", 4) || has_prefix(s, n, "wOF", 3);
-}
-
-static bool looks_like_html(const char *content_type, const unsigned char *s, size_t n)
-{
-	char mt[128] = "";
-	size_t i = 0;
-
-	if (content_type)
-		media_type(content_type, mt, sizeof(mt));
-	while (i < n &&
-	       (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f'))
-		i++;
-	if (i == n)
-		return false; /* empty, or only whitespace */
-	if (binary_signature(s, n))
-		return false;
-	if (mt[0])
-		return strcmp(mt, "text/html") == 0 || strcmp(mt, "application/xhtml+xml") == 0;
-	/* No content type: sniff as browsers do, by the first tag; skip a
-	 * UTF-8 byte order mark. */
-	if (has_prefix(s + i, n - i, "\xef\xbb\xbf", 3))
-		i += 3;
-	return i < n && s[i] == '<';
-}
-
-/* ---- the charset ---- */
-
-/* The value of the charset parameter in s (a content type, or the inside
- * of a meta tag), or "" if none. */
-static void find_charset(const char *s, size_t n, char *out, size_t size)
-{
-	out[0] = '\0';
-	for (size_t i = 0; i + 7 <= n; i++) {
-		if (strncasecmp(s + i, "charset", 7) != 0)
-			continue;
-		size_t j = i + 7, k = 0;
-		while (j < n && (s[j] == ' ' || s[j] == '\t'))
-			j++;
-		if (j >= n || s[j] != '=')
-			continue;
-		j++;
-		while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '"' || s[j] == '\''))
-			j++;
-		while (j < n && k + 1 < size &&
-		       (isalnum((unsigned char)s[j]) || strchr("-_.:", s[j])))
-			out[k++] = s[j++];
-		out[k] = '\0';
-		if (k > 0)
-			return;
-	}
-}
-
-/* The charset of the first <meta> that declares one. */
-static void meta_charset(const unsigned char *s, size_t n, char *out, size_t size)
-{
-	const char *p = (const char *)s;
-	size_t limit = n < META_PRESCAN_BYTES ? n : META_PRESCAN_BYTES;
-
-	out[0] = '\0';
-	for (size_t i = 0; i + 5 < limit; i++) {
-		if (p[i] != '<' || strncasecmp(p + i + 1, "meta", 4) != 0)
-			continue;
-		const char *end = memchr(p + i, '>', n - i);
-		size_t taglen = end ? (size_t)(end - (p + i)) : n - i;
-		find_charset(p + i, taglen, out, size);
-		if (out[0])
-			return;
-	}
-}
-
-/* The iconv/libxml2 name for a charset label, or NULL if libxml2 cannot
- * decode it.  Labels are mapped as the WHATWG Encoding standard does for
- * the common cases: latin1 means windows-1252, Shift_JIS means CP932. */
-static const char *encoding_for_label(const char *label)
-{
-	static const struct {
-		const char *label, *name;
-	} aliases[] = {
-		{ "iso-8859-1", "WINDOWS-1252" },
-		{ "iso8859-1", "WINDOWS-1252" },
-		{ "latin1", "WINDOWS-1252" },
-		{ "l1", "WINDOWS-1252" },
-		{ "us-ascii", "WINDOWS-1252" },
-		{ "ascii", "WINDOWS-1252" },
-		{ "shift_jis", "CP932" },
-		{ "shift-jis", "CP932" },
-		{ "sjis", "CP932" },
-		{ "x-sjis", "CP932" },
-		{ "ms_kanji", "CP932" },
-		{ "windows-31j", "CP932" },
-		{ "gb2312", "GBK" },
-		{ "x-gbk", "GBK" },
-		{ "utf8", "UTF-8" },
-		{ "unicode-1-1-utf-8", "UTF-8" },
-	};
-	static _Thread_local char name[64];
-	xmlCharEncodingHandlerPtr handler;
-
-	if (!label[0])
-		return NULL;
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcasecmp(label, aliases[i].label) == 0)
-			return aliases[i].name;
-	if (strcasecmp(label, "utf-8") == 0)
-		return "UTF-8";
-	snprintf(name, sizeof(name), "%s", label);
-	handler = xmlFindCharEncodingHandler(name);
-	if (!handler)
-		return NULL;
-	xmlCharEncCloseFunc(handler); /* frees iconv-based handlers */
-	return name;
-}
-
-/* The encoding to parse body_base64 bytes with.  *skip is the length of a
- * byte order mark to drop.  UTF-8 is named too: libxml2 given no encoding
- * follows the page's <meta> even with HTML_PARSE_IGNORE_ENC. */
-static const char *choose_encoding(const char *content_type, const unsigned char *s, size_t n,
-                                   size_t *skip)
-{
-	char label[64];
-	const char *enc;
-
-	*skip = 0;
-	if (has_prefix(s, n, "\xef\xbb\xbf", 3)) {
-		*skip = 3;
-		return "UTF-8";
-	}
-	if (has_prefix(s, n, "\xff\xfe", 2))
-		return "UTF-16LE";
-	if (has_prefix(s, n, "\xfe\xff", 2))
-		return "UTF-16BE";
-	if (content_type) {
-		find_charset(content_type, strlen(content_type), label, sizeof(label));
-		if ((enc = encoding_for_label(label)))
-			return enc;
-	}
-	meta_charset(s, n, label, sizeof(label));
-	/* A page that could declare itself in ASCII is not UTF-16. */
-	if (strncasecmp(label, "utf-16", 6) == 0)
-		return "UTF-8";
-	if ((enc = encoding_for_label(label)))
-		return enc;
-	return sc_utf8_valid(s, n) ? "UTF-8" : "WINDOWS-1252";
-}
-
 /* ---- loading ---- */
-
-static const char *string_member(const json_t *rec, const char *key)
-{
-	const char *s = json_string_value(json_object_get(rec, key));
-
-	return s && *s ? s : NULL;
-}
 
 static void set_base(struct page *page, const char *url)
 {
@@ -415,83 +163,10 @@ static void set_origin(struct page *page)
 	free(root);
 }
 
-/* The bytes to parse: the body's, or body_base64's decoded, with the
- * encoding to read them in.  bytes points into the record, decoded or copy
- * (malloced, freed by body_free). */
-struct body {
-	const unsigned char *bytes;
-	size_t n, skip;
-	const char *encoding;
-	unsigned char *decoded, *copy;
-};
-
-static void body_free(struct body *b)
-{
-	free(b->copy);
-	free(b->decoded);
-	b->copy = b->decoded = NULL;
-}
-
-/* Returns 1 with the HTML to parse in b, 0 when there is none (record not
- * ok, no body, not HTML), or -1 with a reason in why when the record
- * itself is malformed (body_base64 not base64). */
-static int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
-{
-	const json_t *body = json_object_get(rec, "body");
-	const json_t *body64 = json_object_get(rec, "body_base64");
-	const char *content_type = string_member(rec, "content_type");
-	const unsigned char *bytes;
-	size_t n;
-
-	memset(b, 0, sizeof(*b));
-	b->encoding = "UTF-8";
-	if (sc_record_failed(rec))
-		return 0;
-	if (body && !json_is_null(body)) {
-		if (!json_is_string(body)) {
-			snprintf(why, whysize, "body is not a string");
-			return -1;
-		}
-		bytes = (const unsigned char *)json_string_value(body);
-		n = json_string_length(body);
-		if (has_prefix(bytes, n, "\xef\xbb\xbf", 3))
-			b->skip = 3;
-	} else if (body64 && !json_is_null(body64)) {
-		if (!json_is_string(body64) ||
-		    !(b->decoded = b64_decode(json_string_value(body64), json_string_length(body64),
-		                              &n))) {
-			snprintf(why, whysize, "body_base64 is not base64");
-			return -1;
-		}
-		bytes = b->decoded;
-	} else {
-		return 0;
-	}
-	if (n > INT_MAX || !looks_like_html(content_type, bytes, n)) {
-		body_free(b);
-		return 0;
-	}
-	if (b->decoded)
-		b->encoding = choose_encoding(content_type, bytes, n, &b->skip);
-	/* libxml2 2.9 takes a NUL byte for the end of its input in places and
-	 * drops the rest of the page; the HTML standard makes it a parse
-	 * error and goes on.  Blank them out, except in UTF-16 where zero
-	 * bytes are half of every ASCII character. */
-	if (strncmp(b->encoding, "UTF-16", 6) != 0 && memchr(bytes, '\0', n)) {
-		b->copy = sc_malloc(n);
-		for (size_t i = 0; i < n; i++)
-			b->copy[i] = bytes[i] ? bytes[i] : ' ';
-		bytes = b->copy;
-	}
-	b->bytes = bytes;
-	b->n = n;
-	return 1;
-}
-
 /* The context, renewed when its dictionary has grown too big. */
 static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
 {
-	if (xmlDictSize((*ctxt)->dict) > DICT_RENEW_SIZE) {
+	if (parser_worn(*ctxt)) {
 		htmlFreeParserCtxt(*ctxt);
 		if (!(*ctxt = htmlNewParserCtxt()))
 			sc_die(1, "out of memory");
@@ -502,10 +177,10 @@ static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
 /* The page's own URL as its base. */
 static void set_page_url(struct page *page, const json_t *rec)
 {
-	const char *url = string_member(rec, "final_url");
+	const char *url = record_string(rec, "final_url");
 
 	if (!url)
-		url = string_member(rec, "url");
+		url = record_string(rec, "url");
 	if (url)
 		set_base(page, url);
 }
@@ -521,8 +196,7 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	page->origin = NULL;
 	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
 		return rc;
-	page->doc = htmlCtxtReadMemory(fresh_context(&pp->ctxt), (const char *)b.bytes + b.skip,
-	                               (int)(b.n - b.skip), NULL, b.encoding, PARSE_OPTIONS);
+	page->doc = body_parse(fresh_context(&pp->ctxt), &b);
 	body_free(&b);
 
 	set_page_url(page, rec);
@@ -1054,7 +728,7 @@ static htmlParserCtxtPtr scan_context(struct page_parser *pp)
 {
 	xmlSAXHandler *sax;
 
-	if (pp->sax_ctxt && xmlDictSize(pp->sax_ctxt->dict) <= DICT_RENEW_SIZE)
+	if (pp->sax_ctxt && !parser_worn(pp->sax_ctxt))
 		return pp->sax_ctxt;
 	if (pp->sax_ctxt)
 		htmlFreeParserCtxt(pp->sax_ctxt);
@@ -1121,8 +795,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
 		return rc;
 	scan_reset(sc);
-	doc = htmlCtxtReadMemory(scan_context(pp), (const char *)b.bytes + b.skip,
-	                         (int)(b.n - b.skip), NULL, b.encoding, PARSE_OPTIONS);
+	doc = body_parse(scan_context(pp), &b);
 	if (doc) /* not with these callbacks; to be sure */
 		xmlFreeDoc(doc);
 	body_free(&b);

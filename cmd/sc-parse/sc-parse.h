@@ -3,7 +3,10 @@
  *   main.c     options, the configuration, the run
  *   pipeline.c the reader, the N parsing workers and the in-order writer
  *   handle.c   one input line in, its output records out
- *   page.c     a record's body to a libxml2 document: charset, base URL,
+ *   body.c     the bytes of a record's body that libxml2 parses (body.h),
+ *   sniff.c    whether they are HTML,
+ *   charset.c  and in what encoding
+ *   page.c     a record's body to a libxml2 document: base URL,
  *              URL resolution, the default fields (from the tree, or
  *              gathered while parsing when they are all that is asked for;
  *              SC_PARSE_TREE=1 in the environment forces the tree, for tests)
@@ -68,6 +71,14 @@ struct page {
  * most a line long, so it stays far below.  (The output of one line has
  * its own maximum, from the line maximum: handle.c.) */
 #define PARSE_BUF_MAX ((size_t)2 << 30)
+
+/* rec's member key when it is a non-empty string, else NULL. */
+static inline const char *record_string(const json_t *rec, const char *key)
+{
+	const char *s = json_string_value(json_object_get(rec, key));
+
+	return s && *s ? s : NULL;
+}
 
 /* b set up (it may have been zeroed) and holding "" (b->p not NULL). */
 static inline void buf_clear(struct sc_buf *b)
