@@ -99,38 +99,17 @@ void page_parser_free(struct page_parser *pp)
 
 /* ---- loading ---- */
 
-static void set_base(struct page *page, const char *url)
+/* The href of the first <base href> (xmlFree it), or NULL. */
+static xmlChar *first_base_href(xmlDocPtr doc)
 {
-	CURLU *h = curl_url();
-
-	if (h && curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK) {
-		page->base = h;
-		return;
-	}
-	curl_url_cleanup(h);
-}
-
-/* Honours the first <base href>: it replaces the base URL, resolved
- * against the document's own. */
-static void apply_base_element(struct page *page)
-{
-	xmlNode *node = xmlDocGetRootElement(page->doc);
+	xmlNode *node = xmlDocGetRootElement(doc);
 
 	while (node) {
 		if (node->type == XML_ELEMENT_NODE &&
 		    strcmp((const char *)node->name, "base") == 0) {
 			xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
-			if (href) {
-				char *abs = page_resolve(page, (const char *)href, false);
-				if (abs) {
-					curl_url_cleanup(page->base);
-					page->base = NULL;
-					set_base(page, abs);
-					free(abs);
-				}
-				xmlFree(href);
-				return;
-			}
+			if (href)
+				return href;
 		}
 		/* Pre-order walk without recursion: pages can nest deep. */
 		if (node->type == XML_ELEMENT_NODE && node->children) {
@@ -143,24 +122,7 @@ static void apply_base_element(struct page *page)
 		if (node)
 			node = node->next;
 	}
-}
-
-/* The page's origin for root-relative links, as libcurl spells it: "/"
- * resolved against the base, less that "/".  Only for http(s) bases, where
- * what follows the authority is the path as given. */
-static void set_origin(struct page *page)
-{
-	char *root = page_resolve(page, "/", false);
-	size_t n = root ? strlen(root) : 0;
-
-	if (n > 0 && root[n - 1] == '/' && !strpbrk(root, "?#") &&
-	    (strncmp(root, "http://", 7) == 0 || strncmp(root, "https://", 8) == 0) &&
-	    strchr(root + 8, '/') == root + n - 1) {
-		root[n - 1] = '\0';
-		page->origin = root;
-		return;
-	}
-	free(root);
+	return NULL;
 }
 
 /* The context, renewed when its dictionary has grown too big. */
@@ -174,21 +136,11 @@ static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
 	return *ctxt;
 }
 
-/* The page's own URL as its base. */
-static void set_page_url(struct page *page, const json_t *rec)
-{
-	const char *url = record_string(rec, "final_url");
-
-	if (!url)
-		url = record_string(rec, "url");
-	if (url)
-		set_base(page, url);
-}
-
 int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
               size_t whysize)
 {
 	struct body b;
+	xmlChar *base_href;
 	int rc;
 
 	page->doc = NULL;
@@ -199,11 +151,10 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	page->doc = body_parse(fresh_context(&pp->ctxt), &b);
 	body_free(&b);
 
-	set_page_url(page, rec);
-	if (page->doc)
-		apply_base_element(page);
-	if (page->base)
-		set_origin(page);
+	base_href = page->doc ? first_base_href(page->doc) : NULL;
+	page_locate(page, rec, (const char *)base_href);
+	if (base_href)
+		xmlFree(base_href);
 	return 0;
 }
 
@@ -218,113 +169,6 @@ void page_free(struct page *page)
 	page->origin = NULL;
 }
 
-/* ---- URLs ---- */
-
-/* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
- * as it is after the base's origin: no "//" authority, no dot segment,
- * nothing to percent-encode or decode, no fragment, no empty query (which
- * libcurl drops).  Most links on most sites; the rest go to libcurl. */
-static bool is_plain_root_relative(const char *ref)
-{
-	/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits
-	 * of ASCII 0-63 and 64-127:
-	 * "A-Za-z0-9-._~!$&'()*+,;=:@/?". */
-	static const uint64_t allowed[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
-	const char *query = NULL;
-
-	if (ref[0] != '/' || ref[1] == '/')
-		return false;
-	for (const unsigned char *p = (const unsigned char *)ref; *p; p++) {
-		if (*p >= 128 || !(allowed[*p >> 6] >> (*p & 63) & 1))
-			return false;
-		if (*p == '/' && p[1] == '.')
-			return false; /* a dot segment, perhaps */
-		if (*p == '?') {
-			if (query || p[1] == '\0')
-				return false; /* a second '?', or an empty query */
-			query = (const char *)p;
-		}
-	}
-	return true;
-}
-
-char *page_resolve(const struct page *page, const char *ref, bool strip_fragment)
-{
-	const unsigned flags = CURLU_NON_SUPPORT_SCHEME | CURLU_URLENCODE;
-	CURLU *h;
-	char *clean, *out = NULL, *result = NULL;
-	size_t n = 0;
-	CURLUcode rc;
-
-	/* The common case first: nothing to trim, drop or strip (the allowed
-	 * characters exclude spaces, controls and '#'). */
-	if (page->origin && is_plain_root_relative(ref)) {
-		size_t o = strlen(page->origin), r = strlen(ref);
-		result = sc_malloc(o + r + 1);
-		memcpy(result, page->origin, o);
-		memcpy(result + o, ref, r + 1);
-		return result;
-	}
-	/* As the URL standard does: trim C0 controls and spaces, drop tabs
-	 * and newlines anywhere. */
-	while (*ref && (unsigned char)*ref <= ' ')
-		ref++;
-	clean = sc_malloc(strlen(ref) + 1);
-	for (const char *p = ref; *p; p++)
-		if (*p != '\t' && *p != '\n' && *p != '\r')
-			clean[n++] = *p;
-	while (n > 0 && (unsigned char)clean[n - 1] <= ' ')
-		n--;
-	clean[n] = '\0';
-	/* Non-ASCII and spaces as sc-fetch requests them (UTF-8
-	 * percent-encoded, %20, an IDN host in punycode), so that a link and
-	 * the URL fetched for it are the same string. */
-	char *pasted = sc_url_from_pasted(clean, n);
-	if (pasted) {
-		free(clean);
-		clean = pasted;
-	}
-
-	/* Without its fragment the reference resolves to the same URL minus
-	 * the fragment, one libcurl call cheaper. */
-	if (strip_fragment) {
-		char *hash = strchr(clean, '#');
-		if (hash)
-			*hash = '\0';
-	}
-	if (page->origin && is_plain_root_relative(clean)) {
-		size_t o = strlen(page->origin), r = strlen(clean);
-		result = sc_malloc(o + r + 1);
-		memcpy(result, page->origin, o);
-		memcpy(result + o, clean, r + 1);
-		free(clean);
-		return result;
-	}
-	h = page->base ? curl_url_dup(page->base) : curl_url();
-	if (!h) {
-		free(clean);
-		return NULL;
-	}
-	if (page->base && (clean[0] == '\0' || clean[0] == '#')) {
-		/* A reference to the page itself.  libcurl would drop the
-		 * base's last path segment and query here; the URL standard
-		 * keeps both and only replaces the fragment. */
-		rc = curl_url_set(h, CURLUPART_FRAGMENT,
-		                  clean[0] == '#' && clean[1] ? clean + 1 : NULL, CURLU_URLENCODE);
-	} else {
-		rc = curl_url_set(h, CURLUPART_URL, clean, flags);
-	}
-	if (rc == CURLUE_OK && strip_fragment && clean[0] == '\0')
-		rc = curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0); /* the base's own */
-	if (rc == CURLUE_OK && curl_url_get(h, CURLUPART_URL, &out, 0) == CURLUE_OK && out) {
-		result = sc_strdup(out);
-		curl_free(out);
-	}
-	curl_url_cleanup(h);
-	free(clean);
-	return result;
-}
-
 /* A JSON string of a URL: libcurl's are ASCII, which needs no check. */
 static json_t *url_string(const char *url)
 {
@@ -335,11 +179,6 @@ static json_t *url_string(const char *url)
 		if ((unsigned char)url[n] >= 0x80)
 			ascii = false;
 	return ascii ? json_stringn_nocheck(url, n) : sc_json_string_lossy(url, n);
-}
-
-static bool is_http_url(const char *url)
-{
-	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
 
 /* ---- the default fields ---- */
@@ -424,7 +263,7 @@ void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *sc
 			case 'a':
 				if (name[1] == '\0' && (v = attr(node, "href", &owned))) {
 					char *abs = page_resolve(page, v, true);
-					if (abs && !is_http_url(abs)) {
+					if (abs && !has_http_prefix(abs)) {
 						free(abs);
 						abs = NULL;
 					}
@@ -716,7 +555,7 @@ static void link_add(struct linkset *set, const struct page *page, const char *h
 		sc_buf_add(&set->text, page->origin, strlen(page->origin));
 		sc_buf_add(&set->text, href, strlen(href) + 1);
 	} else if ((abs = page_resolve(page, href, true))) {
-		if (is_http_url(abs))
+		if (has_http_prefix(abs))
 			sc_buf_add(&set->text, abs, strlen(abs) + 1);
 		free(abs);
 	}
@@ -802,19 +641,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	if (!sc->started)
 		return 0;
 
-	set_page_url(&page, rec);
-	if (sc->has_base) {
-		/* As apply_base_element does. */
-		char *abs = page_resolve(&page, sc->base.p, false);
-		if (abs) {
-			curl_url_cleanup(page.base);
-			page.base = NULL;
-			set_base(&page, abs);
-			free(abs);
-		}
-	}
-	if (page.base)
-		set_origin(&page);
+	page_locate(&page, rec, sc->has_base ? sc->base.p : NULL);
 
 	out->parsed = true;
 	out->title = collected(&sc->title);

@@ -6,6 +6,7 @@
  *   body.c     the bytes of a record's body that libxml2 parses (body.h),
  *   sniff.c    whether they are HTML,
  *   charset.c  and in what encoding
+ *   resolve.c  a page's base URL and origin, links made absolute
  *   page.c     a record's body to a libxml2 document: base URL,
  *              URL resolution, the default fields (from the tree, or
  *              gathered while parsing when they are all that is asked for;
@@ -28,6 +29,7 @@
 #include <libxml/xpath.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/buf.h"
 #include "record/jsonscan.h"
@@ -131,6 +133,29 @@ json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCom
  * 0, or -1 (b as it was) past b's maximum. */
 int record_encode(struct sc_buf *b, const json_t *rec);
 
+/* resolve.c */
+
+/* Sets the page's base URL (rec's final_url, else its url), replaced by
+ * base_href (the first <base href>, or NULL) resolved against it, and the
+ * origin that goes with it. */
+void page_locate(struct page *page, const json_t *rec, const char *base_href);
+
+/* The absolute form of ref against the page's base URL, or NULL when it
+ * cannot be made one.  strip_fragment removes "#...".  Malloced. */
+char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
+
+/* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
+ * as it is after the base's origin: no "//" authority, no dot segment,
+ * nothing to percent-encode or decode, no fragment, no empty query (which
+ * libcurl drops).  Most links on most sites; the rest go to libcurl. */
+bool is_plain_root_relative(const char *ref);
+
+/* url begins with "http://" or "https://" (as libcurl spells them). */
+static inline bool has_http_prefix(const char *url)
+{
+	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
+}
+
 /* page.c */
 
 /* One per thread: libxml2's parser context is reused between pages. */
@@ -148,10 +173,6 @@ void page_free(struct page *page);
 /* Decodes base64 (padding optional, whitespace ignored): a malloced
  * buffer and its length, or NULL if s is not base64. */
 unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
-
-/* The absolute form of ref against the page's base URL, or NULL when it
- * cannot be made one.  strip_fragment removes "#...".  Malloced. */
-char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
 
 /* Adds the default fields (title, description, canonical, lang, h1,
  * links) to rec; null when the page was not parsed. */
