@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
+#include "core/util.h"
 #include "record/input.h"
 #include "record/jsonscan.h"
 #include "record/jsonstr.h"
 #include "record/record.h"
-#include "core/utf8.h"
-#include "core/util.h"
 
 static xmlXPathCompExprPtr compile_or_die(const char *xpath)
 {
@@ -33,6 +33,7 @@ void worker_init(struct worker *w, const struct config *cfg)
 	w->cfg = cfg;
 	sc_buf_init(&w->text, PARSE_BUF_MAX);
 	w->pp = page_parser_new();
+	w->scanner = page_scanner_new();
 	/* Each thread compiles its own copies: libxml2 does not promise that
 	 * one compiled expression may be evaluated by two threads at once. */
 	w->comps = sc_calloc(cfg->nfields ? cfg->nfields : 1, sizeof(*w->comps));
@@ -50,6 +51,7 @@ void worker_destroy(struct worker *w)
 	if (w->each)
 		xmlXPathFreeCompExpr(w->each);
 	page_parser_free(w->pp);
+	page_scanner_free(w->scanner);
 	sc_jsonscan_free(&w->js);
 	sc_buf_free(&w->text);
 }
@@ -286,7 +288,8 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 	struct scan_result r = { 0 };
 	char why[256];
 
-	if (out->not_ok == 0 && page_scan_defaults(w->pp, rec, &r, &w->text, why, sizeof(why)) != 0)
+	if (out->not_ok == 0 &&
+	    page_scan_defaults(w->scanner, rec, &r, &w->text, why, sizeof(why)) != 0)
 		reject_body(cfg, rec, lineno, why, out);
 	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))

@@ -6,16 +6,21 @@
  *   body.c     the bytes of a record's body that libxml2 parses (body.h),
  *   sniff.c    whether they are HTML,
  *   charset.c  and in what encoding
- *   resolve.c  a page's base URL and origin, links made absolute
- *   page.c     a record's body to a libxml2 document: base URL,
- *              URL resolution, the default fields (from the tree, or
- *              gathered while parsing when they are all that is asked for;
- *              SC_PARSE_TREE=1 in the environment forces the tree, for tests)
- *   encode.c   records to JSON text, as jansson writes them
- *   text.c     the normalised text of nodes and values, which select.c and
- *              the default fields share
+ *   load.c     a record's body to a libxml2 document
+ *   resolve.c  a page's base URL and origin, references made absolute
+ *   text.c     the normalised text of nodes and values, which the default
+ *              fields and select.c share
+ *   fields.c   the default fields, read from the tree
+ *   fields_sax.c  the same fields gathered while parsing, without a tree,
+ *              when they are all that is asked for (SC_PARSE_TREE=1 in the
+ *              environment forces the tree, for tests)
  *   select.c   selectors (CSS via css.c, or XPath) and the values of matches
+ *   encode.c   records to JSON text, as jansson writes them
  *   sitemap.c  the <loc> URLs of sitemaps and sitemap indexes (plain or gzip)
+ *
+ * Who calls whom, without a cycle: handle.c calls load.c, fields*.c,
+ * select.c and sitemap.c; those use resolve.c and text.c; load.c and
+ * fields_sax.c read the body through body.h.
  *
  * The configuration is built once in main and only read afterwards, by
  * every thread.  Each worker thread owns a struct worker: its parser
@@ -156,7 +161,13 @@ static inline bool has_http_prefix(const char *url)
 	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
 
-/* page.c */
+/* body.c */
+
+/* Decodes base64 (padding optional, whitespace ignored): a malloced
+ * buffer and its length, or NULL if s is not base64. */
+unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
+
+/* load.c */
 
 /* One per thread: libxml2's parser context is reused between pages. */
 struct page_parser;
@@ -170,18 +181,25 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
               size_t whysize);
 void page_free(struct page *page);
 
-/* Decodes base64 (padding optional, whitespace ignored): a malloced
- * buffer and its length, or NULL if s is not base64. */
-unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
+/* fields.c */
 
 /* Adds the default fields (title, description, canonical, lang, h1,
  * links) to rec; null when the page was not parsed. */
 void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch);
 extern const char *const default_field_names[];
+extern const size_t default_field_count;
+
+/* fields_sax.c */
+
+/* One per thread: the parser context and buffers of page_scan_defaults,
+ * reused between pages. */
+struct page_scanner;
+struct page_scanner *page_scanner_new(void);
+void page_scanner_free(struct page_scanner *ps);
 
 /* The default fields, from page_scan_defaults: new references, or all
  * NULL when the page was not parsed.  The links are nlinks strings, each
- * NUL-terminated, one after the other, in a buffer of the page_parser
+ * NUL-terminated, one after the other, in a buffer of the page_scanner
  * (valid until its next page); links_json makes them the "links" value. */
 struct scan_result {
 	bool parsed;
@@ -194,9 +212,8 @@ json_t *links_json(const struct scan_result *r);
 /* Parses rec's body as page_load does and gathers the default fields as
  * page_default_fields would give them, without building a tree.  Returns
  * 0, or -1 with a reason in why as page_load does. */
-int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
+int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
                        struct sc_buf *scratch, char *why, size_t whysize);
-extern const size_t default_field_count;
 
 /* sitemap.c */
 
@@ -215,8 +232,9 @@ const char *sitemap_links(const json_t *rec, json_t **links, bool *truncated);
 
 struct worker {
 	const struct config *cfg;
-	struct page_parser *pp;
-	xmlXPathCompExprPtr *comps; /* one per field */
+	struct page_parser *pp;       /* page_load's */
+	struct page_scanner *scanner; /* page_scan_defaults' */
+	xmlXPathCompExprPtr *comps;   /* one per field */
 	xmlXPathCompExprPtr each;
 	struct sc_buf text;    /* scratch for values */
 	struct sc_jsonscan js; /* the fast line decoder's scratch */

@@ -1,28 +1,29 @@
-/* page: from a record's body (body.h) to a libxml2 document and its base
- * URL. */
+/* fields_sax: the default fields without a tree.
+ *
+ * For the default fields alone, libxml2's parser calls back for each start
+ * tag, end tag and run of text, and no tree is built or freed.  The
+ * callbacks see what the tree builder (xmlSAX2*) sees, so they gather what
+ * page_default_fields reads from the tree: the first title and h1 and
+ * their text (less script and style), the first html lang, meta
+ * description, link rel=canonical and base href, and every a href, in
+ * document order.  One difference to mind: when a start tag has no '>'
+ * libxml2 pops the element without an end callback; the collectors notice
+ * from the depth of libxml2's name stack. */
 #include "sc-parse.h"
 
-#include "body.h"
-
-#include <ctype.h>
-#include <libxml/encoding.h>
 #include <libxml/parserInternals.h>
-#include <limits.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "body.h"
 #include "core/hash.h"
-#include "core/utf8.h"
 #include "core/util.h"
 #include "record/record.h"
-#include "web/url.h"
 
-/* What the SAX callbacks gather for the default fields (scan_page).  A
- * collector follows the text of one element (the first title, the first
- * h1) as node_text would read it from the tree. */
+/* What the SAX callbacks gather for the default fields.  A collector
+ * follows the text of one element (the first title, the first h1) as
+ * node_text would read it from the tree. */
 enum collector_state {
 	COLLECT_NOT_SEEN,
 	COLLECT_OPEN,
@@ -56,117 +57,42 @@ struct linkset {
 	size_t cap, used;
 };
 
-struct page_parser {
-	htmlParserCtxtPtr ctxt;     /* owned: builds trees */
-	htmlParserCtxtPtr sax_ctxt; /* owned, or NULL until first used: scans */
-	struct scan scan;           /* the scan's buffers, reused */
-	struct linkset links;       /* the scan's links, reused */
+/* One per thread (struct worker): the parser context and the buffers of
+ * the scan, reused from page to page. */
+struct page_scanner {
+	htmlParserCtxtPtr ctxt; /* owned, or NULL until first used */
+	struct scan scan;
+	struct linkset links;
 };
 
-struct page_parser *page_parser_new(void)
+struct page_scanner *page_scanner_new(void)
 {
-	struct page_parser *pp = sc_calloc(1, sizeof(*pp));
-	struct sc_buf *bufs[] = { &pp->scan.title.text,  &pp->scan.h1.text,   &pp->scan.lang,
-		                  &pp->scan.description, &pp->scan.canonical, &pp->scan.base,
-		                  &pp->scan.hrefs,       &pp->links.text };
+	struct page_scanner *ps = sc_calloc(1, sizeof(*ps));
+	struct sc_buf *bufs[] = { &ps->scan.title.text,  &ps->scan.h1.text,   &ps->scan.lang,
+		                  &ps->scan.description, &ps->scan.canonical, &ps->scan.base,
+		                  &ps->scan.hrefs,       &ps->links.text };
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		sc_buf_init(bufs[i], PARSE_BUF_MAX);
-	pp->ctxt = htmlNewParserCtxt();
-	if (!pp->ctxt)
-		sc_die(1, "out of memory");
-	return pp;
+	return ps;
 }
 
-void page_parser_free(struct page_parser *pp)
+void page_scanner_free(struct page_scanner *ps)
 {
-	if (!pp)
+	if (!ps)
 		return;
-	htmlFreeParserCtxt(pp->ctxt);
-	if (pp->sax_ctxt)
-		htmlFreeParserCtxt(pp->sax_ctxt);
-	sc_buf_free(&pp->scan.title.text);
-	sc_buf_free(&pp->scan.h1.text);
-	sc_buf_free(&pp->scan.lang);
-	sc_buf_free(&pp->scan.description);
-	sc_buf_free(&pp->scan.canonical);
-	sc_buf_free(&pp->scan.base);
-	sc_buf_free(&pp->scan.hrefs);
-	sc_buf_free(&pp->links.text);
-	free(pp->links.slots);
-	free(pp);
-}
-
-/* ---- loading ---- */
-
-/* The href of the first <base href> (xmlFree it), or NULL. */
-static xmlChar *first_base_href(xmlDocPtr doc)
-{
-	xmlNode *node = xmlDocGetRootElement(doc);
-
-	while (node) {
-		if (node->type == XML_ELEMENT_NODE &&
-		    strcmp((const char *)node->name, "base") == 0) {
-			xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
-			if (href)
-				return href;
-		}
-		/* Pre-order walk without recursion: pages can nest deep. */
-		if (node->type == XML_ELEMENT_NODE && node->children) {
-			node = node->children;
-			continue;
-		}
-		while (node && !node->next)
-			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent
-			                                                              : NULL;
-		if (node)
-			node = node->next;
-	}
-	return NULL;
-}
-
-/* The context, renewed when its dictionary has grown too big. */
-static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
-{
-	if (parser_worn(*ctxt)) {
-		htmlFreeParserCtxt(*ctxt);
-		if (!(*ctxt = htmlNewParserCtxt()))
-			sc_die(1, "out of memory");
-	}
-	return *ctxt;
-}
-
-int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
-              size_t whysize)
-{
-	struct body b;
-	xmlChar *base_href;
-	int rc;
-
-	page->doc = NULL;
-	page->base = NULL;
-	page->origin = NULL;
-	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
-		return rc;
-	page->doc = body_parse(fresh_context(&pp->ctxt), &b);
-	body_free(&b);
-
-	base_href = page->doc ? first_base_href(page->doc) : NULL;
-	page_locate(page, rec, (const char *)base_href);
-	if (base_href)
-		xmlFree(base_href);
-	return 0;
-}
-
-void page_free(struct page *page)
-{
-	if (page->doc)
-		xmlFreeDoc(page->doc);
-	curl_url_cleanup(page->base);
-	free(page->origin);
-	page->doc = NULL;
-	page->base = NULL;
-	page->origin = NULL;
+	if (ps->ctxt)
+		htmlFreeParserCtxt(ps->ctxt);
+	sc_buf_free(&ps->scan.title.text);
+	sc_buf_free(&ps->scan.h1.text);
+	sc_buf_free(&ps->scan.lang);
+	sc_buf_free(&ps->scan.description);
+	sc_buf_free(&ps->scan.canonical);
+	sc_buf_free(&ps->scan.base);
+	sc_buf_free(&ps->scan.hrefs);
+	sc_buf_free(&ps->links.text);
+	free(ps->links.slots);
+	free(ps);
 }
 
 /* A JSON string of a URL: libcurl's are ASCII, which needs no check. */
@@ -180,18 +106,6 @@ static json_t *url_string(const char *url)
 			ascii = false;
 	return ascii ? json_stringn_nocheck(url, n) : sc_json_string_lossy(url, n);
 }
-
-/* ---- the default fields without a tree ----
- *
- * For the default fields alone, libxml2's parser calls back for each start
- * tag, end tag and run of text, and no tree is built or freed.  The
- * callbacks see what the tree builder (xmlSAX2*) sees, so they gather what
- * page_default_fields reads from the tree: the first title and h1 and
- * their text (less script and style), the first html lang, meta
- * description, link rel=canonical and base href, and every a href, in
- * document order.  One difference to mind: when a start tag has no '>'
- * libxml2 pops the element without an end callback; the collectors notice
- * from the depth of libxml2's name stack. */
 
 static struct scan *scan_of(void *ctx)
 {
@@ -404,19 +318,19 @@ static void link_add(struct linkset *set, const struct page *page, const char *h
 		linkset_keep(set, off);
 }
 
-static htmlParserCtxtPtr scan_context(struct page_parser *pp)
+static htmlParserCtxtPtr scan_context(struct page_scanner *ps)
 {
 	xmlSAXHandler *sax;
 
-	if (pp->sax_ctxt && !parser_worn(pp->sax_ctxt))
-		return pp->sax_ctxt;
-	if (pp->sax_ctxt)
-		htmlFreeParserCtxt(pp->sax_ctxt);
-	if (!(pp->sax_ctxt = htmlNewParserCtxt()))
+	if (ps->ctxt && !parser_worn(ps->ctxt))
+		return ps->ctxt;
+	if (ps->ctxt)
+		htmlFreeParserCtxt(ps->ctxt);
+	if (!(ps->ctxt = htmlNewParserCtxt()))
 		sc_die(1, "out of memory");
 	/* The context's own copy of the default (tree-building) handler:
 	 * keep its error handling, replace what builds nodes. */
-	sax = pp->sax_ctxt->sax;
+	sax = ps->ctxt->sax;
 	sax->internalSubset = NULL;
 	sax->externalSubset = NULL;
 	sax->setDocumentLocator = NULL;
@@ -430,8 +344,8 @@ static htmlParserCtxtPtr scan_context(struct page_parser *pp)
 	sax->ignorableWhitespace = NULL; /* xmlSAX2IgnorableWhitespace does nothing */
 	sax->processingInstruction = NULL;
 	sax->comment = NULL;
-	pp->sax_ctxt->_private = &pp->scan;
-	return pp->sax_ctxt;
+	ps->ctxt->_private = &ps->scan;
+	return ps->ctxt;
 }
 
 static void scan_reset(struct scan *sc)
@@ -462,10 +376,10 @@ json_t *links_json(const struct scan_result *r)
 	return links;
 }
 
-int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_result *out,
+int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
                        struct sc_buf *scratch, char *why, size_t whysize)
 {
-	struct scan *sc = &pp->scan;
+	struct scan *sc = &ps->scan;
 	struct page page = { 0 };
 	struct body b;
 	htmlDocPtr doc;
@@ -475,7 +389,7 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
 		return rc;
 	scan_reset(sc);
-	doc = body_parse(scan_context(pp), &b);
+	doc = body_parse(scan_context(ps), &b);
 	if (doc) /* not with these callbacks; to be sure */
 		xmlFreeDoc(doc);
 	body_free(&b);
@@ -498,14 +412,14 @@ int page_scan_defaults(struct page_parser *pp, const json_t *rec, struct scan_re
 	}
 	out->lang = sc->has_lang ? normalised_string(sc->lang.p, scratch) : json_null();
 	out->h1 = collected(&sc->h1);
-	linkset_reset(&pp->links);
+	linkset_reset(&ps->links);
 	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {
 		const char *href = sc->hrefs.p + off;
 		off += strlen(href) + 1;
-		link_add(&pp->links, &page, href);
+		link_add(&ps->links, &page, href);
 	}
-	out->links = pp->links.text.p;
-	out->nlinks = pp->links.count;
+	out->links = ps->links.text.p;
+	out->nlinks = ps->links.count;
 	page_free(&page);
 	return 0;
 }
