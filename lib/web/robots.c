@@ -324,10 +324,25 @@ char *sc_robots_product_token(const char *user_agent)
 	return sc_strndup(user_agent, n);
 }
 
+/* The length of the UTF-8 byte order mark that text begins with, or of
+ * the first one or two of its bytes: a BOM cut short is skipped too, as
+ * Google's parser does, so that its stray bytes do not make the first line
+ * (often "User-agent") unreadable. */
+static size_t bom_length(const char *text, size_t len)
+{
+	static const char bom[] = "\xEF\xBB\xBF";
+	size_t n = 0;
+
+	while (n < 3 && n < len && text[n] == bom[n])
+		n++;
+	return n;
+}
+
 struct sc_robots *sc_robots_parse(const char *text, size_t len, const char *agent)
 {
 	struct parse p = { .r = robots_new(SC_ROBOTS_RULES), .delay_named = -1, .delay_star = -1 };
 	char *token = sc_robots_product_token(agent);
+	size_t bom;
 
 	p.token = token;
 	if (len > SC_ROBOTS_MAX_BYTES) {
@@ -336,10 +351,9 @@ struct sc_robots *sc_robots_parse(const char *text, size_t len, const char *agen
 		while (len > 0 && text[len] != '\n' && text[len] != '\r')
 			len--;
 	}
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-		text += 3;
-		len -= 3;
-	}
+	bom = bom_length(text, len);
+	text += bom;
+	len -= bom;
 	for (size_t i = 0; i < len;) {
 		size_t j = i;
 		while (j < len && text[j] != '\n' && text[j] != '\r')

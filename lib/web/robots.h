@@ -10,7 +10,9 @@
  *
  * The rules, as RFC 9309 and Google's reference parser have them:
  * - at most SC_ROBOTS_MAX_BYTES of the file are read (a line cut by the
- *   limit is dropped); a UTF-8 BOM is skipped; lines end at CR, LF or CRLF;
+ *   limit is dropped); a UTF-8 BOM is skipped, and so are the first one or
+ *   two of its bytes at the start (a BOM cut short); lines end at CR, LF or
+ *   CRLF;
  *   '#' starts a comment; field names are case-insensitive; lines that are
  *   not "name: value" are ignored; common misspellings are accepted
  *   (useragent, user agent, dissallow, disalow, crawldelay, site-map);

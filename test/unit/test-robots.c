@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "web/robots.h"
 #include "tap.h"
+#include "web/robots.h"
 
 static bool allowed(const char *text, const char *agent, const char *path)
 {
@@ -252,6 +252,18 @@ static void test_syntax(void)
 	REFUSED("User-agent: *\rDisallow: /a\r", "x", "/a");
 	REFUSED("User-agent: *\r\nDisallow: /a\r\n", "x", "/a");
 	REFUSED("\xEF\xBB\xBFUser-agent: *\nDisallow: /a", "x", "/a");
+	/* A BOM cut short (EF, or EF BB) is skipped as Google's parser does;
+	 * other bytes before the first field stay, and that line is junk: a
+	 * BOM's tail alone, a second BOM, EF followed by anything else. */
+	REFUSED("\xEFUser-agent: *\nDisallow: /a", "x", "/a");
+	REFUSED("\xEF\xBBUser-agent: *\nDisallow: /a", "x", "/a");
+	REFUSED("\xEF\xBB\r\nUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xBB\xBFUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xBFUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xEF\xBB\xBF\xEF\xBB\xBFUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xEF\xEFUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xEF\xBB\xEFUser-agent: *\nDisallow: /a", "x", "/a");
+	ALLOWED("\xEF\xBB", "x", "/a");
 	/* Comments. */
 	REFUSED("# hello\nUser-agent: * # everyone\nDisallow: /a # not /a\n", "x", "/a");
 	ALLOWED("User-agent: *\n# Disallow: /a\n", "x", "/a");
