@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sc-parse.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "sc-parse.h"
 
 /* An XPath 1.0 string literal for s: XPath has no escapes, so a value
  * holding both quote characters is built with concat(). */
@@ -319,48 +319,14 @@ static void pred_word(struct parser *p, struct sc_buf *out, const char *attr, co
 	sc_buf_adds(out, ")");
 }
 
-static void parse_attrib(struct parser *p, struct sc_buf *out)
+/* The XPath test of "[a op v]" (a the XPath step, "@href"), to out.  As in
+ * cssselect and the selectors spec: an empty value never matches for ~= ^=
+ * $= *=, and neither does a "word" holding whitespace. */
+static void attr_predicate(struct parser *p, struct sc_buf *out, char op, const char *a,
+                           const char *v)
 {
-	struct sc_buf *name = new_buf(p), *value = new_buf(p);
-	size_t op_pos;
-	char op = 0, tmp[8];
+	bool empty = v[0] == '\0';
 
-	p->pos++; /* '[' */
-	skip_space(p);
-	parse_ident(p, name, false, true, "an attribute name");
-	skip_space(p);
-	op_pos = p->pos;
-	if (peek(p) == ']') {
-		p->pos++;
-		sc_buf_printf(out, "[%s]", attr_step(p, name->p));
-		return;
-	}
-	if (peek(p) == '=') {
-		op = '=';
-		p->pos++;
-	} else if (strchr("~|^$*", peek(p)) && peek(p) && p->src[p->pos + 1] == '=') {
-		op = peek(p);
-		p->pos += 2;
-	} else {
-		fail_at(p, op_pos, "expected ']' or an operator (= ~= |= ^= $= *=), found %s",
-		        what_at(p, op_pos, tmp));
-	}
-	skip_space(p);
-	if (peek(p) == '"' || peek(p) == '\'')
-		parse_string(p, value);
-	else
-		parse_ident(p, value, false, false, "a value");
-	skip_space(p);
-	if (peek(p) != ']') {
-		fail_at(p, p->pos, "expected ']', found %s", what_at(p, p->pos, tmp));
-	}
-	p->pos++;
-
-	/* As in cssselect and the selectors spec: an empty value never matches
-	 * for ~= ^= $= *=, and neither does a "word" holding whitespace. */
-	bool empty = value->p[0] == '\0';
-	const char *a = attr_step(p, name->p), *v = value->p;
-	sc_buf_adds(out, "[");
 	switch (op) {
 	case '=':
 		sc_buf_printf(out, "%s = ", a);
@@ -420,6 +386,47 @@ static void parse_attrib(struct parser *p, struct sc_buf *out)
 		}
 		break;
 	}
+}
+
+static void parse_attrib(struct parser *p, struct sc_buf *out)
+{
+	struct sc_buf *name = new_buf(p), *value = new_buf(p);
+	size_t op_pos;
+	char op = 0, tmp[8];
+
+	p->pos++; /* '[' */
+	skip_space(p);
+	parse_ident(p, name, false, true, "an attribute name");
+	skip_space(p);
+	op_pos = p->pos;
+	if (peek(p) == ']') {
+		p->pos++;
+		sc_buf_printf(out, "[%s]", attr_step(p, name->p));
+		return;
+	}
+	if (peek(p) == '=') {
+		op = '=';
+		p->pos++;
+	} else if (strchr("~|^$*", peek(p)) && peek(p) && p->src[p->pos + 1] == '=') {
+		op = peek(p);
+		p->pos += 2;
+	} else {
+		fail_at(p, op_pos, "expected ']' or an operator (= ~= |= ^= $= *=), found %s",
+		        what_at(p, op_pos, tmp));
+	}
+	skip_space(p);
+	if (peek(p) == '"' || peek(p) == '\'')
+		parse_string(p, value);
+	else
+		parse_ident(p, value, false, false, "a value");
+	skip_space(p);
+	if (peek(p) != ']') {
+		fail_at(p, p->pos, "expected ']', found %s", what_at(p, p->pos, tmp));
+	}
+	p->pos++;
+
+	sc_buf_adds(out, "[");
+	attr_predicate(p, out, op, attr_step(p, name->p), value->p);
 	sc_buf_adds(out, "]");
 }
 
