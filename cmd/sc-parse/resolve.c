@@ -97,8 +97,7 @@ static char *origin_joined(const char *origin, const char *ref)
 	size_t o = strlen(origin), r = strlen(ref);
 	char *result = sc_malloc(o + r + 1);
 
-	memcpy(result, origin, o);
-	memcpy(result + o, ref, r + 1);
+	memcpy(mempcpy(result, origin, o), ref, r + 1);
 	return result;
 }
 
