@@ -3,7 +3,7 @@
  * It reads fetch records (sc-record(5)).  Ok records and permanent failures
  * pass through as the same bytes; transient failures and records cancelled
  * by a shutdown are fetched again by the sc-fetch engine, with the same
- * options (the one shared parser, lib/fetch_opts.c) and the same retry
+ * options (the one shared table, lib/engine/fetch_opts.c) and the same retry
  * policy, re-sending their "request" when they have one.  The engine
  * continues the record's "attempts" and "history", so the output record
  * tells the whole story.  One output record per input record. */

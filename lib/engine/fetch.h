@@ -1,4 +1,4 @@
-/* fetch: the concurrent fetch engine and the option parser that sc-fetch and
+/* fetch: the concurrent fetch engine and the option table that sc-fetch and
  * sc-retry share.
  *
  * One thread, libcurl's multi interface driven by curl_multi_socket_action

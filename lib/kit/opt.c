@@ -1,3 +1,4 @@
+/* opt: the one option parser and the usage line, from tables (see opt.h). */
 #include "kit/opt.h"
 
 #include <ctype.h>
@@ -42,13 +43,14 @@ static struct rows gather(const struct sc_opt_set *sets, size_t nsets)
 }
 
 /* A whole number into an int or a 64-bit integer, whichever the place is
- * (the row's bounds keep it in range). */
+ * (the row's bounds keep it in range); a place of another size is left
+ * alone rather than overrun. */
 static void store_whole(void *at, size_t size, long value)
 {
 	if (size == sizeof(int)) {
 		int i = (int)value;
 		memcpy(at, &i, sizeof(i));
-	} else {
+	} else if (size == sizeof(int64_t)) {
 		int64_t w = value;
 		memcpy(at, &w, sizeof(w));
 	}

@@ -21,6 +21,9 @@
  *	const struct sc_opt_set sets[] = { { rows, &cfg } };
  *	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
  *
+ * What no single row can judge (one option needs another, two exclude each
+ * other) the program checks after parsing, by name, in one place.
+ *
  * The errors, with the option's long name whichever way it was given:
  *	--jobs: 'x' is not a whole number
  *	--jobs: '0' is out of range (1..256)
@@ -38,7 +41,8 @@
 
 enum sc_opt_kind {
 	SC_OPT_FLAG,    /* no argument: the bool at the row's place becomes true */
-	SC_OPT_WHOLE,   /* a whole number within .whole, into an int or a 64-bit integer */
+	SC_OPT_WHOLE,   /* a whole number within .whole, into an int or a 64-bit
+	                   integer (long, long long, int64_t, uint64_t) */
 	SC_OPT_NUMBER,  /* a number (double) within .number */
 	SC_OPT_SECONDS, /* seconds, fractions allowed, within .number: stored as
 	                   whole milliseconds, into an int or a 64-bit integer */
