@@ -8,27 +8,43 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
-#include "engine/fetch.h"
-#include "record/input.h"
-#include "record/lines.h"
-#include "record/record.h"
 #include "core/signals.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "engine/fetch.h"
+#include "kit/cli.h"
+#include "kit/opt.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
 
-static const char usage[] =
-        "usage: sc-fetch [-kq] [-c N] [-m SECS] [-A AGENT] [-H 'NAME: VALUE']...\n"
-        "                [--per-host N] [--rate R] [--host-rate R] [--delay MS]\n"
-        "                [--max-redirs N] [--connect-timeout SECS]\n"
-        "                [--low-speed-limit BYTES] [--low-speed-time SECS]\n"
-        "                [--max-bytes N] [--keep-order] [--retries N] [--retry-base MS]\n"
-        "                [--retry-max MS] [--retry-max-wait SECS] [--retry-budget PCT]\n"
-        "                [--seed N] [--metrics FILE] [--stats-every SECS] [--progress]\n"
-        "                [--grace SECS] [--robots] [--robots-agent TOKEN]\n"
-        "                [--max-crawl-delay SECS] [--robots-cache FILE] [--headers]\n"
-        "                < urls\n"
-        "       sc-fetch -h | --help | -V | --version\n";
+/* sc-fetch's own rows: the help and version options, on a line of their
+ * own in the usage. */
+static const struct sc_opt own_rows[] = {
+	SC_OPT_ROW_HELP(""),
+	SC_OPT_ROW_VERSION(""),
+	{ 0 },
+};
+
+/* Reads the command line into opts, or ends the run: --help, --version, a
+ * usage error (exit 2). */
+static void parse_options(struct sc_fetch_options *opts, int argc, char **argv)
+{
+	const struct sc_opt_set sets[] = { { sc_fetch_opts, opts }, { own_rows, NULL } };
+	char err[256];
+	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
+
+	if (first == SC_OPT_PARSE_HELP)
+		sc_print_help(sc_opt_usage(sets, 2, "< urls",
+		                           "       sc-fetch -h | --help | -V | --version\n"));
+	if (first == SC_OPT_PARSE_VERSION)
+		sc_print_version();
+	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(opts, err) != 0)
+		sc_usage_error("%s", err);
+	if (first < argc)
+		sc_usage_error("unexpected operand '%s': URLs are read from standard input",
+		               argv[first]);
+}
 
 /* Warns about input line `line` of in ("sc-fetch: <stdin>:LINE: why"). */
 static void warn_line(const struct sc_lines *in, const struct sc_line *line, const char *why)
@@ -132,16 +148,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	sc_fetch_options_init(&opts);
-	int first = sc_fetch_options_parse(&opts, argc, argv, err);
-	if (first == SC_FETCH_PARSE_HELP)
-		sc_print_help(usage);
-	if (first == SC_FETCH_PARSE_VERSION)
-		sc_print_version();
-	if (first == SC_FETCH_PARSE_ERROR)
-		sc_usage_error("%s", err);
-	if (first < argc)
-		sc_usage_error("unexpected operand '%s': URLs are read from standard input",
-		               argv[first]);
+	parse_options(&opts, argc, argv);
 
 	sc_signals_install(sc_fetch_signal_hook);
 	engine = sc_fetch_engine_new(&opts, stdout, err);

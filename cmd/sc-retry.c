@@ -3,11 +3,10 @@
  * It reads fetch records (sc-record(5)).  Ok records and permanent failures
  * pass through as the same bytes; transient failures and records cancelled
  * by a shutdown are fetched again by the sc-fetch engine, with the same
- * options (the one shared parser, lib/fetch_opts.c) and the same retry
+ * options (the one shared table, lib/engine/fetch_opts.c) and the same retry
  * policy, re-sending their "request" when they have one.  The engine
  * continues the record's "attempts" and "history", so the output record
  * tells the whole story.  One output record per input record. */
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -15,31 +14,55 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
+#include "core/signals.h"
+#include "core/util.h"
 #include "engine/fetch.h"
+#include "kit/cli.h"
+#include "kit/opt.h"
 #include "record/input.h"
 #include "record/lines.h"
 #include "record/record.h"
 #include "web/retry.h"
-#include "core/signals.h"
-#include "core/util.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"
 #endif
 
-/* A copy of the SYNOPSIS of man/sc-retry.1. */
-static const char usage_text[] =
-        "usage: sc-retry [-hkqV] [-A agent] [-c n] [-H header] [-m secs]\n"
-        "                [--retries n] [--retry-base ms] [--retry-max ms]\n"
-        "                [--retry-max-wait secs] [--retry-budget pct] [--seed n]\n"
-        "                [--connect-timeout secs] [--delay ms] [--grace secs]\n"
-        "                [--host-rate n] [--keep-order] [--low-speed-limit bytes]\n"
-        "                [--low-speed-time secs] [--max-bytes n] [--max-redirs n]\n"
-        "                [--metrics file] [--per-host n] [--progress] [--rate n]\n"
-        "                [--stats-every secs] [--robots] [--robots-agent token]\n"
-        "                [--max-crawl-delay secs] [--robots-cache file] [--headers]\n"
-        "                < records\n";
+/* sc-retry's own rows: the help and version options. */
+static const struct sc_opt own_rows[] = {
+	SC_OPT_ROW_HELP(NULL),
+	SC_OPT_ROW_VERSION(NULL),
+	{ 0 },
+};
+
+/* Reads the command line into opts, or ends the run: --help, --version, a
+ * usage error (exit 2). */
+static void parse_options(struct sc_fetch_options *opts, int argc, char **argv)
+{
+	const struct sc_opt_set sets[] = { { sc_fetch_opts, opts }, { own_rows, NULL } };
+	char err[256];
+
+	free(opts->user_agent);
+	opts->user_agent = sc_strdup("sc-retry/" SC_VERSION);
+	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
+	if (first == SC_OPT_PARSE_HELP)
+		sc_print_help(sc_opt_usage(sets, 2, "< records", NULL));
+	if (first == SC_OPT_PARSE_VERSION)
+		sc_print_version();
+	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(opts, err) != 0)
+		sc_usage_error("%s", err);
+	if (first < argc)
+		sc_usage_error("unexpected argument '%s': records are read from standard input",
+		               argv[first]);
+	/* Here every attempt is one more for a record that already failed:
+	 * --retries N allows N of them, the first of which the engine makes
+	 * unasked (and outside the retry budget). */
+	if (opts->retry.retries < 1)
+		sc_usage_error("--retries: '%d' is out of range (1..100): sc-retry makes up to "
+		               "N more attempts per failed record",
+		               opts->retry.retries);
+	opts->retry.retries -= 1;
+}
 
 /* What is done with one input record. */
 enum disposition {
@@ -152,26 +175,7 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_fetch_options_init(&opts);
-	opts.user_agent = sc_strdup("sc-retry/" SC_VERSION);
-	int first = sc_fetch_options_parse(&opts, argc, argv, err);
-
-	if (first == SC_FETCH_PARSE_HELP)
-		sc_print_help(usage_text);
-	if (first == SC_FETCH_PARSE_VERSION)
-		sc_print_version();
-	if (first == SC_FETCH_PARSE_ERROR)
-		sc_usage_error("%s", err);
-	if (first < argc)
-		sc_usage_error("unexpected argument '%s': records are read from standard input",
-		               argv[first]);
-	/* Here every attempt is one more for a record that already failed:
-	 * --retries N allows N of them, the first of which the engine makes
-	 * unasked (and outside the retry budget). */
-	if (opts.retry.retries < 1)
-		sc_usage_error("--retries: '%d' is out of range (1..100): sc-retry makes up to "
-		               "N more attempts per failed record",
-		               opts.retry.retries);
-	opts.retry.retries -= 1;
+	parse_options(&opts, argc, argv);
 	/* A later stage of a pipeline: after a signal, the stage before us goes
 	 * on writing the records it drains, and they must not be lost.  The
 	 * engine keeps reading; classify() passes them through unfetched. */

@@ -31,6 +31,55 @@ PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink"
 	done
 }
 
+# The options of a usage text or a rendered SYNOPSIS, one "OPTION WORD"
+# line each (WORD empty for a flag), sorted: "[-kq]" is -k and -q,
+# "[-c N]" is "-c N", "[-H 'name: value']..." is "-H 'name: value'".
+option_words() {
+	tr -s ' \t\n' '\n' | awk '
+		{ tok[n++] = $0 }
+		END {
+			for (i = 0; i < n; i++) {
+				t = tok[i]
+				sub(/^\[+/, "", t)
+				if (t !~ /^-[-A-Za-z]/)
+					continue
+				closed = t ~ /\]/
+				sub(/\].*$/, "", t)
+				if (t !~ /^--/ && length(t) > 2) {
+					for (k = 2; k <= length(t); k++)
+						print "-" substr(t, k, 1)
+					continue
+				}
+				word = ""
+				if (!closed && i + 1 < n && tok[i + 1] !~ /^[-[|<]/) {
+					word = tok[++i]
+					while (word ~ /^'"'"'[^'"'"']*$/ && i + 1 < n)
+						word = word " " tok[++i]
+					sub(/\].*$/, "", word)
+				}
+				print t (word == "" ? "" : " " word)
+			}
+		}' | sort
+}
+
+# The SYNOPSIS of man/PROG.1 as mandoc renders it, without its bold (a
+# character, a backspace, the character again).
+synopsis() {
+	mandoc -T ascii "$BATS_TEST_DIRNAME/../man/$1.1" | sed 's/.\x08//g' |
+		awk '/^SYNOPSIS/ { on = 1; next } /^[A-Z]/ { on = 0 } on'
+}
+
+@test "the options and their words in --help are those of the man page's SYNOPSIS" {
+	for p in $PROGRAMS; do
+		run -0 "$p" --help
+		usage=$(option_words <<<"$output")
+		man=$(synopsis "$p" | option_words)
+		[ -n "$man" ] || fail "$p: no options in the SYNOPSIS of man/$p.1"
+		[ "$usage" = "$man" ] || fail "$p: --help and man/$p.1 differ:
+$(diff <(echo "$usage") <(echo "$man"))"
+	done
+}
+
 @test "--version and -V print the name and the version from the Makefile" {
 	version=$(sed -n 's/^VERSION *= *//p' "$BATS_TEST_DIRNAME/../Makefile")
 	for p in $PROGRAMS; do

@@ -1,7 +1,6 @@
 /* sc-sink: stream records into JSONL, CSV, TSV and SQLite files that are
  * never half-written.  See sc-sink(1). */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <poll.h>
 #include <sqlite3.h>
@@ -11,21 +10,16 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "core/signals.h"
+#include "core/util.h"
 #include "kit/cli.h"
+#include "kit/opt.h"
 #include "record/input.h"
 #include "record/jsonscan.h"
 #include "record/lines.h"
 #include "record/metrics.h"
 #include "record/record.h"
-#include "core/signals.h"
 #include "sink.h"
-#include "core/util.h"
-
-static const char usage_text[] =
-        "usage: sc-sink [-aq] [--tee] [-c columns] [--no-header] [--formula-escape]\n"
-        "               [--crlf] [--table name] [--key column] [--batch rows]\n"
-        "               [--batch-ms ms] [--jsonl file] [--csv file] [--tsv file]\n"
-        "               [--sqlite file] [file ...]\n";
 
 enum kind {
 	SINK_JSONL,
@@ -57,53 +51,19 @@ struct run {
 	size_t records, bad;
 };
 
-enum {
-	OPT_JSONL = 256,
-	OPT_CSV,
-	OPT_TSV,
-	OPT_SQLITE,
-	OPT_TABLE,
-	OPT_KEY,
-	OPT_TEE,
-	OPT_NO_HEADER,
-	OPT_FORMULA,
-	OPT_CRLF,
-	OPT_BATCH,
-	OPT_BATCH_MS
-};
-
-static const struct option long_options[] = {
-	{ "jsonl", required_argument, NULL, OPT_JSONL },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "tsv", required_argument, NULL, OPT_TSV },
-	{ "sqlite", required_argument, NULL, OPT_SQLITE },
-	{ "table", required_argument, NULL, OPT_TABLE },
-	{ "key", required_argument, NULL, OPT_KEY },
-	{ "columns", required_argument, NULL, 'c' },
-	{ "tee", no_argument, NULL, OPT_TEE },
-	{ "append", no_argument, NULL, 'a' },
-	{ "no-header", no_argument, NULL, OPT_NO_HEADER },
-	{ "formula-escape", no_argument, NULL, OPT_FORMULA },
-	{ "crlf", no_argument, NULL, OPT_CRLF },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void add_sink(struct run *run, enum kind kind, const char *path)
+/* Adds a sink: 0, or -1 with the usage error in err. */
+static int add_sink(struct run *run, enum kind kind, const char *path, char *err, size_t errlen)
 {
 	if (run->nsinks == SINK_MAX)
-		sc_usage_error("too many sinks (at most %d)", SINK_MAX);
+		return snprintf(err, errlen, "too many sinks (at most %d)", SINK_MAX), -1;
 	run->sinks[run->nsinks].kind = kind;
 	run->sinks[run->nsinks].path = path;
 	run->nsinks++;
+	return 0;
 }
 
 /* A bare FILE: the format from its extension. */
-static void add_bare_sink(struct run *run, const char *path)
+static int add_bare_sink(struct run *run, const char *path, char *err, size_t errlen)
 {
 	static const struct {
 		const char *ext;
@@ -115,19 +75,16 @@ static void add_bare_sink(struct run *run, const char *path)
 	};
 	const char *dot = strrchr(path, '.');
 
-	if (strcmp(path, "-") == 0) {
-		add_sink(run, SINK_JSONL, path);
-		return;
-	}
-	for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(exts) / sizeof(exts[0]); i++) {
-		if (strcasecmp(dot, exts[i].ext) == 0) {
-			add_sink(run, exts[i].kind, path);
-			return;
-		}
-	}
-	sc_usage_error("%s: cannot tell the format from the name; "
-	               "use --jsonl, --csv, --tsv or --sqlite",
-	               path);
+	if (strcmp(path, "-") == 0)
+		return add_sink(run, SINK_JSONL, path, err, errlen);
+	for (size_t i = 0; dot && !strchr(dot, '/') && i < sizeof(exts) / sizeof(exts[0]); i++)
+		if (strcasecmp(dot, exts[i].ext) == 0)
+			return add_sink(run, exts[i].kind, path, err, errlen);
+	return snprintf(err, errlen,
+	                "%s: cannot tell the format from the name; "
+	                "use --jsonl, --csv, --tsv or --sqlite",
+	                path),
+	       -1;
 }
 
 static bool has_kind(const struct run *run, int mask)
@@ -396,135 +353,156 @@ static void summary(const struct run *run)
 	json_decref(obj);
 }
 
-int main(int argc, char **argv)
+/* The command line.  Unset: sopts.table NULL, sopts.batch_rows and
+ * sopts.batch_ms 0 (the defaults come after the checks, which need to know
+ * what was given). */
+struct cli {
+	struct run run;
+	struct csv_opts copts;
+	struct sqlite_opts sopts;
+	const char *columns;
+	bool append, quiet, no_header;
+};
+
+/* --jsonl, --csv, --tsv and --sqlite (row->tag: the kind). */
+static int call_add_sink(void *base, const struct sc_opt *row, const char *arg, char *err,
+                         size_t errlen)
 {
-	static struct run run;
-	struct csv_opts copts = { .header = true };
-	struct sqlite_opts sopts = { .table = "records", .batch_rows = 1000, .batch_ms = 1000 };
-	const char *columns = NULL;
-	bool append = false, quiet = false, table_given = false, batch_given = false;
-	char err[ERRLEN];
-	int c;
+	return add_sink(&((struct cli *)base)->run, (enum kind)row->tag, arg, err, errlen);
+}
 
-	sc_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "ac:qhV", long_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSONL:
-			add_sink(&run, SINK_JSONL, optarg);
-			break;
-		case OPT_CSV:
-			add_sink(&run, SINK_CSV, optarg);
-			break;
-		case OPT_TSV:
-			add_sink(&run, SINK_TSV, optarg);
-			break;
-		case OPT_SQLITE:
-			add_sink(&run, SINK_SQLITE, optarg);
-			break;
-		case OPT_TABLE:
-			sopts.table = optarg;
-			table_given = true;
-			break;
-		case OPT_KEY:
-			sopts.key = optarg;
-			break;
-		case 'c':
-			columns = optarg;
-			break;
-		case OPT_TEE:
-			run.tee = true;
-			break;
-		case 'a':
-			append = true;
-			break;
-		case OPT_NO_HEADER:
-			copts.header = false;
-			break;
-		case OPT_FORMULA:
-			copts.formula_escape = true;
-			break;
-		case OPT_CRLF:
-			copts.crlf = true;
-			break;
-		case OPT_BATCH:
-			sopts.batch_rows = sc_parse_long("--batch", optarg, 1, 1000000);
-			batch_given = true;
-			break;
-		case OPT_BATCH_MS:
-			sopts.batch_ms = sc_parse_long("--batch-ms", optarg, 1, 3600000);
-			batch_given = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			sc_print_help(usage_text);
-		case 'V': {
-			/* Not sc_print_version: sc-sink does not link libcurl. */
-			char libraries[128];
-			snprintf(libraries, sizeof(libraries), "jansson %s, SQLite %s",
-			         jansson_version_str(), sqlite3_libversion());
-			sc_print_version_with(libraries);
-		}
-		default:
-			sc_usage_hint();
-		}
-	}
-	for (int i = optind; i < argc; i++)
-		add_bare_sink(&run, argv[i]);
+#define AT(member) SC_OPT_AT(struct cli, member)
 
-	/* Bad combinations, by name, before any file is touched. */
-	if (run.nsinks == 0)
+/* In the order of the usage line, which is the SYNOPSIS of sc-sink(1). */
+static const struct sc_opt rows[] = {
+	SC_OPT_ROW_FLAG("append", 'a', AT(append)),
+	SC_OPT_ROW_FLAG("quiet", 'q', AT(quiet)),
+	SC_OPT_ROW_HELP(""),
+	SC_OPT_ROW_VERSION(""),
+	SC_OPT_ROW_FLAG("tee", 0, AT(run.tee)),
+	SC_OPT_ROW_STRING("columns", 'c', "columns", AT(columns)),
+	SC_OPT_ROW_FLAG("no-header", 0, AT(no_header)),
+	SC_OPT_ROW_FLAG("formula-escape", 0, AT(copts.formula_escape)),
+	SC_OPT_ROW_FLAG("crlf", 0, AT(copts.crlf)),
+	SC_OPT_ROW_STRING("table", 0, "name", AT(sopts.table)),
+	SC_OPT_ROW_STRING("key", 0, "column", AT(sopts.key)),
+	SC_OPT_ROW_WHOLE("batch", 0, "rows", AT(sopts.batch_rows), 1, 1000000),
+	SC_OPT_ROW_WHOLE("batch-ms", 0, "ms", AT(sopts.batch_ms), 1, 3600000),
+	SC_OPT_ROW_CALL("jsonl", 0, "file", call_add_sink, SINK_JSONL),
+	SC_OPT_ROW_CALL("csv", 0, "file", call_add_sink, SINK_CSV),
+	SC_OPT_ROW_CALL("tsv", 0, "file", call_add_sink, SINK_TSV),
+	SC_OPT_ROW_CALL("sqlite", 0, "file", call_add_sink, SINK_SQLITE),
+	{ 0 },
+};
+
+/* Each sink once; standard output only for text. */
+static void check_sinks(const struct run *run)
+{
+	if (run->nsinks == 0)
 		sc_usage_error("no sink given");
-	for (int i = 0; i < run.nsinks; i++) {
+	for (int i = 0; i < run->nsinks; i++) {
 		for (int j = 0; j < i; j++)
-			if (strcmp(run.sinks[i].path, run.sinks[j].path) == 0)
-				sc_usage_error("%s: given twice", run.sinks[i].path);
-		if (run.sinks[i].kind == SINK_SQLITE && strcmp(run.sinks[i].path, "-") == 0)
+			if (strcmp(run->sinks[i].path, run->sinks[j].path) == 0)
+				sc_usage_error("%s: given twice", run->sinks[i].path);
+		if (run->sinks[i].kind == SINK_SQLITE && strcmp(run->sinks[i].path, "-") == 0)
 			sc_usage_error("--sqlite: cannot write a database to standard output");
-		if (run.tee && strcmp(run.sinks[i].path, "-") == 0)
+		if (run->tee && strcmp(run->sinks[i].path, "-") == 0)
 			sc_usage_error("--tee: standard output is already a sink ('-')");
 	}
-	if (table_given && !*sopts.table)
+}
+
+/* Bad combinations, by name, before any file is touched; then the
+ * defaults of what was not given, and the columns. */
+static void check_options(struct cli *cli)
+{
+	struct run *run = &cli->run;
+	struct sqlite_opts *sopts = &cli->sopts;
+	bool batch_given = sopts->batch_rows || sopts->batch_ms;
+	char err[ERRLEN];
+
+	check_sinks(run);
+	if (sopts->table && !*sopts->table)
 		sc_usage_error("--table: empty name");
-	if (sopts.key && !*sopts.key)
+	if (sopts->key && !*sopts->key)
 		sc_usage_error("--key: empty name");
-	if (sopts.key && strcasecmp(sopts.key, "record") == 0)
+	if (sopts->key && strcasecmp(sopts->key, "record") == 0)
 		sc_usage_error("--key: 'record' is the column of whole records");
-	if ((table_given || sopts.key || batch_given) && !has_kind(&run, M_SQLITE))
-		sc_usage_error("--%s needs a --sqlite sink", table_given ? "table"
-		                                             : sopts.key ? "key"
-		                                                         : "batch");
-	if ((!copts.header || copts.formula_escape || copts.crlf) && !has_kind(&run, M_TEXT))
-		sc_usage_error("--%s needs a --csv or --tsv sink", !copts.header ? "no-header"
-		                                                   : copts.formula_escape
+	if ((sopts->table || sopts->key || batch_given) && !has_kind(run, M_SQLITE))
+		sc_usage_error("--%s needs a --sqlite sink", sopts->table ? "table"
+		                                             : sopts->key ? "key"
+		                                                          : "batch");
+	if ((cli->no_header || cli->copts.formula_escape || cli->copts.crlf) &&
+	    !has_kind(run, M_TEXT))
+		sc_usage_error("--%s needs a --csv or --tsv sink", cli->no_header ? "no-header"
+		                                                   : cli->copts.formula_escape
 		                                                           ? "formula-escape"
 		                                                           : "crlf");
-	if (columns && !has_kind(&run, M_TEXT | M_SQLITE))
+	if (cli->columns && !has_kind(run, M_TEXT | M_SQLITE))
 		sc_usage_error("--columns needs a --csv, --tsv or --sqlite sink");
-	if (append && !has_kind(&run, M_JSONL | M_TEXT))
+	if (cli->append && !has_kind(run, M_JSONL | M_TEXT))
 		sc_usage_error("--append needs a --jsonl, --csv or --tsv sink");
-	if (columns) {
-		if (columns_parse(&run.columns, columns, err, sizeof(err)) < 0)
+	if (cli->columns) {
+		if (columns_parse(&run->columns, cli->columns, err, sizeof(err)) < 0)
 			sc_usage_error("%s", err);
-		run.have_columns = true;
-		if (sopts.key && columns_find(&run.columns, sopts.key) < 0)
-			sc_usage_error("--key: '%s' is not one of --columns", sopts.key);
+		run->have_columns = true;
+		if (sopts->key && columns_find(&run->columns, sopts->key) < 0)
+			sc_usage_error("--key: '%s' is not one of --columns", sopts->key);
 	}
-	run.key = sopts.key;
+	cli->copts.header = !cli->no_header;
+	if (!sopts->table)
+		sopts->table = "records";
+	if (!sopts->batch_rows)
+		sopts->batch_rows = 1000;
+	if (!sopts->batch_ms)
+		sopts->batch_ms = 1000;
+	run->key = sopts->key;
+}
+
+/* Reads the command line into cli, or ends the run: --help, --version, a
+ * usage error (exit 2). */
+static void parse_options(struct cli *cli, int argc, char **argv)
+{
+	const struct sc_opt_set sets[] = { { rows, cli } };
+	char err[ERRLEN];
+	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
+
+	if (first == SC_OPT_PARSE_HELP)
+		sc_print_help(sc_opt_usage(sets, 1, "[file ...]", NULL));
+	if (first == SC_OPT_PARSE_VERSION) {
+		/* Not sc_print_version: sc-sink does not link libcurl. */
+		char libraries[128];
+		snprintf(libraries, sizeof(libraries), "jansson %s, SQLite %s",
+		         jansson_version_str(), sqlite3_libversion());
+		sc_print_version_with(libraries);
+	}
+	if (first == SC_OPT_PARSE_ERROR)
+		sc_usage_error("%s", err);
+	for (int i = first; i < argc; i++)
+		if (add_bare_sink(&cli->run, argv[i], err, sizeof(err)) != 0)
+			sc_usage_error("%s", err);
+	check_options(cli);
+}
+
+int main(int argc, char **argv)
+{
+	static struct cli cli;
+	struct run *run = &cli.run;
+
+	sc_setprogname(argv[0]);
+	parse_options(&cli, argc, argv);
 
 	sc_signals_install(NULL);
 	/* atexit runs the last registered first: the temporary files go
 	 * first, so that a full disk has room for SQLite's checkpoint. */
 	if (atexit(sqlite_cleanup_all) != 0 || atexit(outfile_cleanup_all) != 0)
 		sc_die(SC_EXIT_FAILURE, "cannot register the clean-up of temporary files");
-	open_sinks(&run, append, &copts, &sopts, columns != NULL);
-	read_input(&run);
-	finish_sinks(&run);
-	if (run.tee)
+	open_sinks(run, cli.append, &cli.copts, &cli.sopts, cli.columns != NULL);
+	read_input(run);
+	finish_sinks(run);
+	if (run->tee)
 		sc_close_stdout();
-	if (!quiet)
-		summary(&run);
-	columns_free(&run.columns);
-	return sc_exit_status(run.bad > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK);
+	if (!cli.quiet)
+		summary(run);
+	columns_free(&run->columns);
+	return sc_exit_status(run->bad > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK);
 }

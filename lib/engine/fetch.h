@@ -1,4 +1,4 @@
-/* fetch: the concurrent fetch engine and the option parser that sc-fetch and
+/* fetch: the concurrent fetch engine and the option table that sc-fetch and
  * sc-retry share.
  *
  * One thread, libcurl's multi interface driven by curl_multi_socket_action
@@ -26,8 +26,10 @@
  *	struct sc_fetch_options opts;
  *	char err[256];
  *	sc_fetch_options_init(&opts);
- *	int first = sc_fetch_options_parse(&opts, argc, argv, err);
- *	if (first == SC_FETCH_PARSE_ERROR) sc_usage_error("%s", err);   // exit 2
+ *	const struct sc_opt_set sets[] = { { sc_fetch_opts, &opts }, { own_rows, NULL } };
+ *	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
+ *	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&opts, err) != 0)
+ *		sc_usage_error("%s", err);   // exit 2
  *	sc_signals_install(sc_fetch_signal_hook);
  *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, stdout, err);
  *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
@@ -42,12 +44,12 @@
 #ifndef SC_FETCH_H
 #define SC_FETCH_H
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "kit/opt.h"
 #include "record/lines.h"
 #include "web/retry.h"
 
@@ -88,39 +90,21 @@ struct sc_fetch_options {
 	                                 --retry-max-wait, --retry-budget, --seed */
 };
 
-/* Sets the defaults. */
+/* Sets the defaults (the User-Agent "sc-fetch/VERSION" is a copy the
+ * options own). */
 void sc_fetch_options_init(struct sc_fetch_options *opts);
 /* Frees what the options own (not o itself). */
 void sc_fetch_options_free(struct sc_fetch_options *opts);
 
-/* The shared part of the command line.  SC_FETCH_SHORTOPTS and
- * sc_fetch_long_options (terminated by a zero entry) are the fetch options;
- * long-only fetch options use val in [0x1000, 0x10ff], so a program's own
- * long-only options must use values outside it (sc-retry: 0x2000 and up). */
-#define SC_FETCH_SHORTOPTS "c:m:A:H:kq"
-extern const struct option sc_fetch_long_options[];
+/* The shared part of the command line: the rows of the fetch options, for
+ * sc_opt_parse and sc_opt_usage (lib/kit/opt.h) with a struct
+ * sc_fetch_options as the set's base; a program adds its own rows (-h, -V)
+ * in a set of its own.  Their order is the usage line's. */
+extern const struct sc_opt sc_fetch_opts[];
 
-/* Applies one fetch option (opt as getopt_long returned it).  Returns 1 if
- * it is a fetch option and its argument is good, 0 if opt is not a fetch
- * option, -1 with the usage error in err ("--concurrency: '0' is out of
- * range (1..100000)"). */
-int sc_fetch_option(struct sc_fetch_options *opts, int opt, const char *arg, char err[256]);
-
-/* Rejects bad combinations of options by name: 0, or -1 with the usage
- * error in err. */
+/* Rejects bad values and combinations by name, after parsing: 0, or -1
+ * with the usage error in err ("--robots-cache needs --robots"). */
 int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256]);
-
-/* What sc_fetch_options_parse returns instead of the first operand. */
-#define SC_FETCH_PARSE_ERROR (-1)   /* a usage error, its message in err */
-#define SC_FETCH_PARSE_HELP (-2)    /* -h/--help: the program prints its usage */
-#define SC_FETCH_PARSE_VERSION (-3) /* -V/--version */
-
-/* Parses argv: the fetch options, -h/--help and -V/--version, then
- * sc_fetch_options_check; sets the default User-Agent "sc-fetch/VERSION"
- * unless one is set already.  Prints nothing: returns optind (the first
- * operand) or one of SC_FETCH_PARSE_*; the program prints and exits 2 on a
- * usage error (sc_usage_error("%s", err)). */
-int sc_fetch_options_parse(struct sc_fetch_options *opts, int argc, char **argv, char err[256]);
 
 /* The engine. */
 struct sc_fetch_engine;

@@ -1,8 +1,6 @@
 #include "kit/cli.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +12,6 @@
 #define SC_VERSION "unknown"
 #endif
 
-void sc_usage_hint(void)
-{
-	fprintf(stderr, "Try '%s --help' for more information.\n", sc_progname);
-	exit(SC_EXIT_USAGE);
-}
-
 void sc_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -29,7 +21,8 @@ void sc_usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	sc_usage_hint();
+	fprintf(stderr, "Try '%s --help' for more information.\n", sc_progname);
+	exit(SC_EXIT_USAGE);
 }
 
 void sc_print_version_with(const char *libraries)
@@ -44,34 +37,6 @@ void sc_print_help(const char *text)
 	fputs(text, stdout);
 	sc_close_stdout();
 	exit(SC_EXIT_OK);
-}
-
-long sc_parse_long(const char *option, const char *arg, long min, long max)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(arg, &end, 10);
-	if (end == arg || *end != '\0')
-		sc_usage_error("%s: '%s' is not a whole number", option, arg);
-	if (errno == ERANGE || value < min || value > max)
-		sc_usage_error("%s: '%s' is out of range (%ld..%ld)", option, arg, min, max);
-	return value;
-}
-
-double sc_parse_double(const char *option, const char *arg, double min, double max)
-{
-	char *end;
-	double value;
-
-	errno = 0;
-	value = strtod(arg, &end);
-	if (end == arg || *end != '\0' || isnan(value))
-		sc_usage_error("%s: '%s' is not a number", option, arg);
-	if (errno == ERANGE || value < min || value > max)
-		sc_usage_error("%s: '%s' is out of range (%g..%g)", option, arg, min, max);
-	return value;
 }
 
 void sc_die_write(const char *fmt, ...)

@@ -2,8 +2,8 @@
  *
  * Exit statuses are the same everywhere (see sc(7)).  A usage error prints
  * "PROG: message" and "Try 'PROG --help' for more information." on stderr
- * and exits SC_EXIT_USAGE.  Numeric options are parsed with bounds, and the
- * error names the option. */
+ * and exits SC_EXIT_USAGE.  The options themselves are read with a table
+ * (kit/opt.h), whose errors a program prints with sc_usage_error. */
 #ifndef SC_CLI_H
 #define SC_CLI_H
 
@@ -33,15 +33,6 @@ _Noreturn void sc_print_version(void);
 
 /* Prints the usage text on stdout (for --help) and exits 0. */
 _Noreturn void sc_print_help(const char *text);
-
-/* Parse an option argument within [min, max]; a usage error otherwise,
- * naming the option: "--concurrency: '0' is out of range (1..100000)". */
-long sc_parse_long(const char *option, const char *arg, long min, long max);
-double sc_parse_double(const char *option, const char *arg, double min, double max);
-
-/* For getopt_long's "unrecognised option" case: getopt has already printed
- * its message; this adds the hint and exits SC_EXIT_USAGE. */
-_Noreturn void sc_usage_hint(void);
 
 /* A write failed, errno says why.  A pipe whose reader went away (EPIPE:
  * `sc-fetch | head -1`) is no error of ours: exit SC_EXIT_PIPE quietly,
