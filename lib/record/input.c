@@ -49,7 +49,8 @@ void sc_input_warning(const struct sc_lines *r, const struct sc_input_item *item
 	snprintf(out, 320, "%s:%zu: %s", sc_lines_name(r), item->line->number, item->why);
 }
 
-void sc_input_read_error(const struct sc_lines *in, int errnum, char *out, size_t size)
+/* The one wording of a read error. */
+static void read_error(const struct sc_lines *in, int errnum, char *out, size_t size)
 {
 	snprintf(out, size, "%s: read error: %s", sc_lines_name(in), strerror(errnum));
 }
@@ -117,7 +118,7 @@ enum sc_input_status sc_input_run(struct sc_lines *in, const struct sc_input_hoo
 	if (got < 0 && (read_errno == EAGAIN || read_errno == EWOULDBLOCK))
 		return SC_INPUT_WAIT;
 	if (got < 0) {
-		sc_input_read_error(in, read_errno, err, SC_INPUT_ERRLEN);
+		read_error(in, read_errno, err, SC_INPUT_ERRLEN);
 		return SC_INPUT_READ_ERROR;
 	}
 	return hooks->end && hooks->end(ctx) != 0 ? SC_INPUT_STOPPED : SC_INPUT_END;

@@ -68,12 +68,10 @@ enum sc_input_status {
 #define SC_INPUT_ERRLEN 320
 
 /* Runs hooks over the lines of in.  err (SC_INPUT_ERRLEN bytes) gets the
- * message of a read error; it is left alone otherwise. */
+ * message of a read error, "NAME: read error: strerror"; it is left alone
+ * otherwise. */
 enum sc_input_status sc_input_run(struct sc_lines *in, const struct sc_input_hooks *hooks,
                                   void *ctx, char *err);
-
-/* The message of a read error on in: "NAME: read error: strerror". */
-void sc_input_read_error(const struct sc_lines *in, int errnum, char *out, size_t size);
 
 /* "NAME:LINE: why" of a bad item, for the program to print after its name. */
 void sc_input_warning(const struct sc_lines *r, const struct sc_input_item *item, char out[320]);
