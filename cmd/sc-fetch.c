@@ -65,60 +65,65 @@ static bool has_scheme(const char *s, size_t n)
 	return n - i >= 3 && memcmp(s + i, "://", 3) == 0;
 }
 
-/* sc-fetch's input rules: a URL (trimmed; empty and '#' lines are no
- * record) or a JSON object with a non-empty string "url" and a request
- * member that can be sent; a malformed line becomes a bad_input record,
- * with a warning. */
-static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
-                   void *ctx)
+/* A JSON object (or something malformed) of the input: the shared record
+ * rules, and a non-empty string "url" and a request member that can be
+ * sent. */
+static void on_record_line(struct sc_fetch_engine *e, const struct sc_lines *in,
+                           const struct sc_line *line)
 {
-	const char *s = line->text;
-	size_t n = line->len;
 	struct sc_input_item item;
 	char why[256];
 
+	sc_input_item_make(line, sc_lines_max(in), NULL, &item);
+	if (item.bad) {
+		warn_line(in, line, item.why);
+		sc_fetch_submit_final(e, item.rec, true);
+		return;
+	}
+	const char *problem = NULL;
+	const char *url = json_string_value(json_object_get(item.rec, "url"));
+	if (!url)
+		problem = "no string member \"url\"";
+	else if (!*url)
+		problem = "\"url\" is empty";
+	else
+		problem = sc_fetch_request_problem(json_object_get(item.rec, "request"));
+	if (problem) {
+		warn_line(in, line, problem);
+		json_t *bad = sc_record_bad_input(line->number, line->text, line->len, problem);
+		json_object_set(bad, "url", url ? json_object_get(item.rec, "url") : json_null());
+		json_decref(item.rec);
+		sc_fetch_submit_final(e, bad, true);
+		return;
+	}
+	if (!sc_fetch_submit_input(e, item.rec, line, why))
+		warn_line(in, line, why);
+}
+
+/* sc-fetch's input rules, the engine's line handler: a URL list's line
+ * (lib/record/input's rule, as sc-frontier --seeds reads one: a URL,
+ * trimmed; '#' lines are no record; or a record); a malformed line
+ * becomes a bad_input record, with a warning. */
+static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
+                   void *ctx)
+{
+	const char *s;
+	size_t n;
+	char why[256];
+
 	(void)ctx;
-	while (n > 0 && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	if (!line->too_long && (n == 0 || *s == '#'))
+	enum sc_url_line kind = sc_input_url_line(line, &s, &n);
+	if (kind == SC_URL_LINE_SKIP)
 		return 0;
-	if (line->too_long || *s == '{') {
-		/* A JSON object (or something malformed): the shared rules. */
-		if (!sc_input_item_from_line(in, line, NULL, &item))
-			return 0;
-		if (item.bad) {
-			warn_line(in, line, item.why);
-			sc_fetch_submit_final(e, item.rec, true);
-			return 0;
-		}
-		const char *problem = NULL;
-		const char *url = json_string_value(json_object_get(item.rec, "url"));
-		if (!url)
-			problem = "no string member \"url\"";
-		else if (!*url)
-			problem = "\"url\" is empty";
-		else
-			problem = sc_fetch_request_problem(json_object_get(item.rec, "request"));
-		if (problem) {
-			warn_line(in, line, problem);
-			json_t *bad =
-			        sc_record_bad_input(line->number, line->text, line->len, problem);
-			json_object_set(bad, "url",
-			                url ? json_object_get(item.rec, "url") : json_null());
-			json_decref(item.rec);
-			sc_fetch_submit_final(e, bad, true);
-			return 0;
-		}
-		if (!sc_fetch_submit_input(e, item.rec, line, why))
-			warn_line(in, line, why);
+	if (kind == SC_URL_LINE_RECORD) {
+		on_record_line(e, in, line);
 		return 0;
 	}
 	/* A space or a non-ASCII character is a URL as people paste it (the
 	 * engine requests it percent-encoded: lib/url.h, sc_url_from_pasted)
-	 * when the line begins with a scheme; words with spaces are no URL. */
-	if (memchr(s, '\0', n) || memchr(s, '\t', n) ||
+	 * when the line begins with a scheme; words with spaces are no URL,
+	 * and neither is a NUL byte or a tab. */
+	if (kind == SC_URL_LINE_NUL || memchr(s, '\t', n) ||
 	    !sc_utf8_valid((const unsigned char *)s, n) ||
 	    (memchr(s, ' ', n) && !has_scheme(s, n))) {
 		warn_line(in, line, "not a URL");

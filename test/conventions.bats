@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The command-line conventions the programs share (sc(7)): --help,
-# --version, usage errors with exit status 2, and a failed write to stdout.
+# --version, usage errors with exit status 2, a failed read of stdin and a
+# failed write to stdout.
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
@@ -12,6 +13,16 @@ PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink"
 @test "every program is built" {
 	for p in $PROGRAMS; do
 		[ -x "$SC_BIN/$p" ] || fail "$p is not built"
+	done
+}
+
+@test "a read error on standard input is one message in every program, exit 1" {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	for p in $PROGRAMS; do
+		local args=()
+		[ "$p" = sc-sink ] && args=(--jsonl out.jsonl)
+		run -1 --separate-stderr "$p" "${args[@]}" </
+		[[ $stderr == *"$p: <stdin>: read error: Is a directory"* ]] || fail "$p: $stderr"
 	done
 }
 

@@ -41,6 +41,25 @@ demo_urls() {
 	assert_equal "$(jq -r 'select(.url | contains("redirect-to")) | .final_url' out.jsonl)" "$SC_BASE/index.html"
 }
 
+@test "a URL list is read by one rule: sc-fetch and sc-frontier --seeds take the same URLs" {
+	{
+		printf '%s\n' '# a comment' "  $SC_BASE/index.html  " '' "	$SC_BASE/about.html	" \
+			' 	 ' "  # $SC_BASE/commented.html" "{\"url\":\"$SC_BASE/missing.html\"}"
+		printf '%s\r\n' "$SC_BASE/index.html?crlf " # a CRLF line, a blank before the CR
+		printf ' \t\r\r\n'                          # blank but for a CR before the CRLF
+	} >urls.txt
+	run -0 sh -c 'sc-fetch -k <urls.txt 2>/dev/null | jq -r .url'
+	fetched=$output
+	run -0 sh -c 'sc-frontier --seeds <urls.txt 2>summary.json | jq -r .url'
+	assert_equal "$output" "$fetched"
+	# and no other line was taken for a URL
+	assert_equal "$(jq -c '[.links, .reasons.not_url]' summary.json)" "[4,0]"
+	assert_equal "$output" "$SC_BASE/index.html
+$SC_BASE/about.html
+$SC_BASE/missing.html
+$SC_BASE/index.html?crlf"
+}
+
 @test "malformed input lines become bad_input records and keep the count" {
 	{
 		echo "$SC_BASE/index.html"

@@ -132,6 +132,23 @@ example.com"
 {"url":"http://h/c","depth":3,"seed":"http://h/","from":"http://h/b","host":"h"}'
 }
 
+@test "strings are written as every program writes them (sc-record(5)): \\n, not \\u000a" {
+	# a page URL with every control, quotes, a backslash, DEL and UTF-8,
+	# through sc-parse (lib/record/jsonstr) and on to sc-frontier's "from"
+	jq -nc '{url: ("http://h/" + ([range(1;32)] | implode) + "\"\\/\u007f\u00e9\u20ac\ud83d\ude00"),
+		final_url: "http://h/", ok: true, status: 200, content_type: "text/html",
+		body: "<a href=\"/p\">p</a>"}' >in.jsonl
+	sc-parse <in.jsonl >parsed.jsonl
+	run -0 --separate-stderr sc-frontier -q --scope any <parsed.jsonl
+	local string='"([^"\\]|\\.)*"'
+	parsed=$(grep -oE "^[{]\"url\":$string" parsed.jsonl)
+	from=$(grep -oE "\"from\":$string" <<<"$output")
+	assert_equal "${from#\"from\":}" "${parsed#\{\"url\":}"
+	[[ $from == *'\u0007\b\t\n\u000B\f\r\u000E'*'\u001F\"\\/'* ]] || fail "$from"
+	# the same string that came in
+	assert_equal "$(jq -c .from <<<"$output")" "$(jq -c .url in.jsonl)"
+}
+
 @test "--max-depth drops links beyond it, counted as depth" {
 	cat >pages.jsonl <<-'EOF'
 		{"url":"http://h/","links":["http://h/a","http://h/a2"]}

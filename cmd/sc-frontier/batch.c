@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "batch.h"
-#include "kit/cli.h"
 #include "core/signals.h"
 #include "core/util.h"
+#include "kit/cli.h"
+#include "record/jsonstr.h"
 
 /* Candidates per batch: the larger the batch, the more its probes in key
  * order share B-tree pages (131,072 halves the CPU time of 32,768 against
@@ -29,56 +30,34 @@
 
 /* ---- output ---- */
 
-static void buf_add(struct run *r, const char *s, size_t n)
+/* A JSON string in the form every program writes (lib/record/jsonstr).
+ * It cannot fail: the output buffer has no maximum to pass (batch_open),
+ * and the strings are UTF-8 (canonical URLs are ASCII, and the rest came
+ * in as JSON). */
+static void out_quoted(struct run *r, const char *s, size_t n)
 {
-	if (r->len + n > r->cap) {
-		while (r->len + n > r->cap)
-			r->cap = r->cap ? r->cap * 2 : OUT_FLUSH * 2;
-		r->buf = sc_realloc(r->buf, r->cap);
-	}
-	memcpy(r->buf + r->len, s, n);
-	r->len += n;
+	(void)sc_jsonstr_quoted(&r->out_buf, s, n);
 }
 
-/* A JSON string; s is valid UTF-8 (canonical URLs are ASCII, and the rest
- * comes from JSON input). */
-static void buf_json_string(struct run *r, const char *s, size_t n)
+static void out_add(struct run *r, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t run_start = 0;
-
-	buf_add(r, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch >= 0x20 && ch != '"' && ch != '\\')
-			continue;
-		buf_add(r, s + run_start, i - run_start);
-		if (ch == '"' || ch == '\\') {
-			char e[2] = { '\\', (char)ch };
-			buf_add(r, e, 2);
-		} else {
-			char e[6] = { '\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15] };
-			buf_add(r, e, 6);
-		}
-		run_start = i + 1;
-	}
-	buf_add(r, s + run_start, n - run_start);
-	buf_add(r, "\"", 1);
+	(void)sc_buf_add(&r->out_buf, s, n);
 }
 
 /* Writes out the whole lines gathered so far: a second signal waits until
  * they are written, so the next stage never sees half a record. */
 static int flush_out(struct run *r)
 {
+	struct sc_buf *b = &r->out_buf;
 	int rc = 0;
 
-	if (r->len == 0)
+	if (b->len == 0)
 		return 0;
 	sc_signals_write_begin();
-	if (fwrite(r->buf, 1, r->len, r->out) != r->len || fflush(r->out) != 0)
+	if (fwrite(b->p, 1, b->len, r->out) != b->len || fflush(r->out) != 0)
 		rc = -1;
 	sc_signals_write_end();
-	r->len = 0;
+	sc_buf_reset(b);
 	/* Nothing is committed to the seen set after a failed write: exit
 	 * now (a closed pipe quietly, 141; anything else with its message). */
 	if (rc < 0)
@@ -95,26 +74,27 @@ static int emit(struct run *r, const struct cand *k)
 {
 	const struct page *p = &r->pages[k->page];
 	const char *url = cand_url(r, k);
+	size_t url_len = strlen(url);
 	char depth[32];
 
-	buf_add(r, "{\"url\":", 7);
-	buf_json_string(r, url, strlen(url));
+	out_add(r, "{\"url\":", 7);
+	out_quoted(r, url, url_len);
 	int n = snprintf(depth, sizeof(depth), ",\"depth\":%ld,\"seed\":", p->depth);
-	buf_add(r, depth, (size_t)n);
+	out_add(r, depth, (size_t)n);
 	if (p->seed)
-		buf_json_string(r, p->seed, strlen(p->seed));
+		out_quoted(r, p->seed, strlen(p->seed));
 	else
-		buf_json_string(r, url, strlen(url)); /* a seed is its own */
-	buf_add(r, ",\"from\":", 8);
+		out_quoted(r, url, url_len); /* a seed is its own */
+	out_add(r, ",\"from\":", 8);
 	if (p->from)
-		buf_json_string(r, p->from, strlen(p->from));
+		out_quoted(r, p->from, strlen(p->from));
 	else
-		buf_add(r, "null", 4);
-	buf_add(r, ",\"host\":", 8);
-	buf_json_string(r, url + k->host_off, k->host_len);
-	buf_add(r, "}\n", 2);
+		out_add(r, "null", 4);
+	out_add(r, ",\"host\":", 8);
+	out_quoted(r, url + k->host_off, k->host_len);
+	out_add(r, "}\n", 2);
 	r->c->emitted++;
-	return r->len >= OUT_FLUSH ? flush_out(r) : 0;
+	return r->out_buf.len >= OUT_FLUSH ? flush_out(r) : 0;
 }
 
 /* ---- a batch through the seen set ---- */
@@ -360,6 +340,7 @@ void batch_open(struct run *r)
 	r->fresh = sc_calloc(BATCH_MAX, sizeof(*r->fresh));
 	r->recent = sc_calloc(RECENT_SLOTS, sizeof(*r->recent));
 	sc_buf_init(&r->urls, SIZE_MAX / 2);
+	sc_buf_init(&r->out_buf, SIZE_MAX / 2);
 	size_bounds(r);
 }
 
@@ -374,5 +355,5 @@ void batch_close(struct run *r)
 	free(r->recent);
 	sc_buf_free(&r->urls);
 	free(r->pages);
-	free(r->buf);
+	sc_buf_free(&r->out_buf);
 }

@@ -54,8 +54,7 @@ struct run {
 	 * key order sets them at random: a byte each stays in the cache. */
 	bool *fresh;
 	struct recent *recent; /* RECENT_SLOTS of them */
-	char *buf;
-	size_t len, cap;
+	struct sc_buf out_buf; /* URL records not yet written (OUT_FLUSH, batch.c) */
 };
 
 /* Allocates r's arrays and sets the first batch's bounds; r's o, seen, out

@@ -10,16 +10,15 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include "batch.h"
+#include "core/util.h"
 #include "kit/cli.h"
 #include "record/input.h"
 #include "record/jsonscan.h"
 #include "record/lines.h"
 #include "web/url.h"
-#include "core/util.h"
 
 /* ---- candidates ---- */
 
@@ -211,87 +210,116 @@ static int add_seed(struct run *r, const char *url)
 	return add_link(r, url, NULL, NULL);
 }
 
-/* ---- the input loop ---- */
+/* ---- the input ---- */
 
-/* True when the next read would wait for a slow producer: the batch so far
- * is decided first, so that the output is not held back (--commit writes
- * no output, and keeps its batches whole). */
-static bool would_block(const struct sc_lines *in)
+/* The run, and the scratch of the record parser, for the input hooks. */
+struct reading {
+	struct run run;
+	struct sc_jsonscan fast;
+};
+
+/* A record: a page, or in --seeds and --commit a URL record. */
+static int one_record(struct run *r, const struct sc_lines *in, const struct sc_input_item *item)
 {
-	struct pollfd pfd = { .fd = sc_lines_fd(in), .events = POLLIN };
+	const struct sc_line *line = item->line;
 
-	return !sc_lines_buffered(in) && poll(&pfd, 1, 0) == 0;
+	if (item->bad) {
+		char where[320];
+		sc_input_warning(in, item, where);
+		sc_warn("%s", where);
+		r->c->malformed++;
+		return 0;
+	}
+	if (r->o->mode == MODE_LINKS)
+		return add_page(r, in, line, item->rec);
+	const char *url = member_string(item->rec, "url");
+	if (url)
+		return add_seed(r, url);
+	sc_warn("%s:%zu: no \"url\" string", sc_lines_name(in), line->number);
+	r->c->malformed++;
+	return 0;
 }
 
-static int one_line(struct run *r, const struct sc_lines *in, const struct sc_line *line,
-                    struct sc_jsonscan *fast)
+/* A URL of a URL list (--seeds, --add's round file, --commit). */
+static int one_url(struct run *r, const char *url, size_t len)
 {
-	struct sc_input_item item;
-	size_t skip = 0;
-	int rc = 0;
+	char *copy = sc_strndup(url, len);
+	int rc = add_seed(r, copy);
 
-	while (skip < line->len && (line->text[skip] == ' ' || line->text[skip] == '\t'))
-		skip++;
-	if (r->o->mode != MODE_LINKS && skip < line->len && line->text[skip] != '{' &&
-	    !line->too_long) {
-		if (line->text[skip] == '#')
-			return 0; /* a comment, as sc-fetch reads URL lists */
-		if (memchr(line->text, '\0', line->len)) {
+	free(copy);
+	return rc;
+}
+
+/* A line: in --seeds and --commit, a URL list's line (lib/record/input's
+ * rule, as sc-fetch reads one); else, and for a record in the list, a
+ * record.  Stops the input after a diagnostic (a write or database error). */
+static int on_line(void *ctx, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct reading *rd = ctx;
+	struct run *r = &rd->run;
+	struct sc_input_item item;
+	const char *url;
+	size_t len;
+	int rc;
+
+	if (r->o->mode != MODE_LINKS) {
+		switch (sc_input_url_line(line, &url, &len)) {
+		case SC_URL_LINE_SKIP:
+			return 0;
+		case SC_URL_LINE_NUL:
 			sc_warn("%s:%zu: a NUL byte in a URL", sc_lines_name(in), line->number);
 			r->c->malformed++;
 			return 0;
-		}
-		return add_seed(r, line->text + skip);
-	}
-	if (!sc_input_item_from_line(in, line, fast, &item))
-		return 0; /* blank */
-	if (item.bad) {
-		char where[320];
-		sc_input_warning(in, &item, where);
-		sc_warn("%s", where);
-		r->c->malformed++;
-	} else if (r->o->mode == MODE_LINKS) {
-		rc = add_page(r, in, line, item.rec);
-	} else {
-		const char *url = member_string(item.rec, "url");
-		if (url) {
-			rc = add_seed(r, url);
-		} else {
-			sc_warn("%s:%zu: no \"url\" string", sc_lines_name(in), line->number);
-			r->c->malformed++;
+		case SC_URL_LINE_URL:
+			return one_url(r, url, len) < 0;
+		case SC_URL_LINE_RECORD:
+			break;
 		}
 	}
+	sc_input_item_make(line, sc_lines_max(in), &rd->fast, &item);
+	rc = one_record(r, in, &item);
 	json_decref(item.rec);
-	return rc;
+	return rc < 0;
+}
+
+/* The next read may wait for a slow producer: the batch so far is decided
+ * first, so that the output is not held back (--commit writes no output,
+ * and keeps its batches whole). */
+static int on_idle(void *ctx, const struct sc_lines *in)
+{
+	struct run *r = &((struct reading *)ctx)->run;
+	struct pollfd pfd = { .fd = sc_lines_fd(in), .events = POLLIN };
+
+	if (r->ncand == 0 || r->o->mode == MODE_COMMIT || poll(&pfd, 1, 0) != 0)
+		return 0;
+	return batch_run(r) < 0;
+}
+
+static int on_end(void *ctx)
+{
+	return batch_run(&((struct reading *)ctx)->run) < 0;
 }
 
 int round_run(const struct options *o, struct seen *s, int fd, const char *name, FILE *out,
               struct counts *c)
 {
-	struct run r = { .o = o, .seen = s, .out = out, .c = c };
+	static const struct sc_input_hooks hooks = { .line = on_line,
+		                                     .idle = on_idle,
+		                                     .end = on_end };
+	struct reading rd = { .run = { .o = o, .seen = s, .out = out, .c = c } };
 	struct sc_lines *in = sc_lines_open(fd, name);
-	struct sc_jsonscan fast = { 0 };
-	struct sc_line line;
-	int rc = 0, got;
+	char err[SC_INPUT_ERRLEN];
+	enum sc_input_status status;
 
 	if (!in)
 		sc_die(1, "out of memory");
-	batch_open(&r);
-	while ((got = sc_lines_next(in, &line)) > 0) {
-		if ((rc = one_line(&r, in, &line, &fast)) < 0)
-			break;
-		if (r.ncand && o->mode != MODE_COMMIT && would_block(in) &&
-		    (rc = batch_run(&r)) < 0)
-			break;
-	}
-	if (got < 0) {
-		sc_warn("reading %s:", fd == STDIN_FILENO ? "standard input" : name);
-		rc = -1;
-	}
-	if (rc == 0)
-		rc = batch_run(&r);
-	batch_close(&r);
-	sc_jsonscan_free(&fast);
+	batch_open(&rd.run);
+	status = sc_input_run(in, &hooks, &rd, err);
+	if (status == SC_INPUT_READ_ERROR)
+		sc_warn("%s", err);
+	batch_close(&rd.run);
+	sc_jsonscan_free(&rd.fast);
 	sc_lines_close(in);
-	return rc;
+	/* Stopped: after the diagnostic of a write or database error. */
+	return status == SC_INPUT_END ? 0 : -1;
 }

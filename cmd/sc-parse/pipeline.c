@@ -1,11 +1,12 @@
 /* pipeline: read, parse on N threads, write in input order.
  *
- * The reader (the main thread) copies each line into the next free slot of
- * a ring; workers claim filled slots in sequence and process them; the
- * writer thread waits for the oldest slot to be done, writes it and frees
- * it.  The ring holds 4 slots per worker, so at most that many records are
- * in memory however long the stream: the reader waits for a free slot.
- * With one job everything happens on the main thread, in a plain loop. */
+ * The reader (the main thread, in the input loop of lib/record/input)
+ * copies each line into the next free slot of a ring; workers claim
+ * filled slots in sequence and process them; the writer thread waits for
+ * the oldest slot to be done, writes it and frees it.  The ring holds 4
+ * slots per worker, so at most that many records are in memory however
+ * long the stream: the reader waits for a free slot.
+ * With one job everything happens on the main thread, in the input loop. */
 #include "sc-parse.h"
 
 #include <errno.h>
@@ -14,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/signals.h"
+#include "core/util.h"
 #include "kit/cli.h"
 #include "record/input.h"
 #include "record/lines.h"
 #include "record/record.h"
-#include "core/signals.h"
-#include "core/util.h"
 
 #define SLOTS_PER_JOB 4
 /* Pages can nest deep; libxml2 recurses in places.  Give workers the main
@@ -150,35 +151,75 @@ static int finish(bool write_failed, int write_errno, bool read_failed, size_t n
 	return not_ok > 0 ? SC_EXIT_PARTIAL : SC_EXIT_OK;
 }
 
+/* One job: each line parsed and written on this thread (sc_input_run's
+ * line hook), until a write fails. */
+struct single {
+	struct worker w;
+	size_t not_ok;
+	bool write_failed;
+	int write_errno;
+};
+
+static int single_line(void *ctx, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct single *one = ctx;
+	struct output out;
+
+	(void)in;
+	worker_process(&one->w, line->text, line->len, line->number, line->too_long, &out);
+	one->not_ok += out.not_ok;
+	if (emit(&out) != 0) {
+		one->write_errno = errno;
+		one->write_failed = true;
+	}
+	output_free(&out);
+	return one->write_failed;
+}
+
 static int run_single(const struct config *cfg, struct sc_lines *r)
 {
-	struct worker w;
-	struct sc_line line;
-	struct output out;
-	size_t not_ok = 0;
-	bool write_failed = false, read_failed = false;
-	int write_errno = 0, rc;
+	static const struct sc_input_hooks hooks = { .line = single_line };
+	struct single one = { 0 };
+	char err[SC_INPUT_ERRLEN];
+	bool read_failed;
 
-	worker_init(&w, cfg);
-	while ((rc = sc_lines_next(r, &line)) > 0) {
-		if (!line.too_long && sc_input_blank(line.text, line.len))
-			continue;
-		worker_process(&w, line.text, line.len, line.number, line.too_long, &out);
-		not_ok += out.not_ok;
-		if (emit(&out) != 0) {
-			write_errno = errno;
-			write_failed = true;
-			output_free(&out);
-			break;
-		}
-		output_free(&out);
-	}
-	if (rc < 0) {
-		sc_warn("%s: read error:", cfg->input_name);
-		read_failed = true;
-	}
-	worker_destroy(&w);
-	return finish(write_failed, write_errno, read_failed, not_ok);
+	worker_init(&one.w, cfg);
+	read_failed = sc_input_run(r, &hooks, &one, err) == SC_INPUT_READ_ERROR;
+	if (read_failed)
+		sc_warn("%s", err);
+	worker_destroy(&one.w);
+	return finish(one.write_failed, one.write_errno, read_failed, one.not_ok);
+}
+
+/* The reader's line hook: the line into the next free slot, waiting for
+ * one; stops the input once a write failed (nobody would read what
+ * follows). */
+static int queue_line(void *ctx, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct pipeline *pl = ctx;
+
+	(void)in;
+	pthread_mutex_lock(&pl->mu);
+	while (pl->next_read - pl->next_write >= pl->nslots && !pl->write_failed)
+		pthread_cond_wait(&pl->freed, &pl->mu);
+	bool failed = pl->write_failed;
+	pthread_mutex_unlock(&pl->mu);
+	if (failed)
+		return 1;
+	/* The slot is free and only the reader fills: no lock needed to
+	 * copy into it. */
+	struct slot *s = &pl->slots[pl->next_read % pl->nslots];
+	s->line = sc_malloc(line->len + 1);
+	memcpy(s->line, line->text, line->len + 1);
+	s->len = line->len;
+	s->lineno = line->number;
+	s->too_long = line->too_long;
+	pthread_mutex_lock(&pl->mu);
+	s->state = SLOT_FILLED;
+	pl->next_read++;
+	pthread_cond_signal(&pl->filled);
+	pthread_mutex_unlock(&pl->mu);
+	return 0;
 }
 
 static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
@@ -187,9 +228,9 @@ static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
 	pthread_t *workers = sc_calloc((size_t)jobs, sizeof(*workers));
 	pthread_t writer;
 	pthread_attr_t attr;
-	struct sc_line line;
+	static const struct sc_input_hooks hooks = { .line = queue_line };
+	char err[SC_INPUT_ERRLEN];
 	bool read_failed = false;
-	int rc;
 
 	pl.nslots = (size_t)jobs * SLOTS_PER_JOB;
 	pl.slots = sc_calloc(pl.nslots, sizeof(*pl.slots));
@@ -206,33 +247,8 @@ static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
 		sc_die(SC_EXIT_FAILURE, "cannot start a thread:");
 	pthread_attr_destroy(&attr);
 
-	while ((rc = sc_lines_next(r, &line)) > 0) {
-		if (!line.too_long && sc_input_blank(line.text, line.len))
-			continue;
-		pthread_mutex_lock(&pl.mu);
-		while (pl.next_read - pl.next_write >= pl.nslots && !pl.write_failed)
-			pthread_cond_wait(&pl.freed, &pl.mu);
-		if (pl.write_failed) {
-			pthread_mutex_unlock(&pl.mu);
-			break; /* nobody would read what follows */
-		}
-		pthread_mutex_unlock(&pl.mu);
-		/* The slot is free and only the reader fills: no lock needed
-		 * to copy into it. */
-		struct slot *s = &pl.slots[pl.next_read % pl.nslots];
-		s->line = sc_malloc(line.len + 1);
-		memcpy(s->line, line.text, line.len + 1);
-		s->len = line.len;
-		s->lineno = line.number;
-		s->too_long = line.too_long;
-		pthread_mutex_lock(&pl.mu);
-		s->state = SLOT_FILLED;
-		pl.next_read++;
-		pthread_cond_signal(&pl.filled);
-		pthread_mutex_unlock(&pl.mu);
-	}
-	if (rc < 0) {
-		sc_warn("%s: read error:", cfg->input_name);
+	if (sc_input_run(r, &hooks, &pl, err) == SC_INPUT_READ_ERROR) {
+		sc_warn("%s", err);
 		read_failed = true;
 	}
 	pthread_mutex_lock(&pl.mu);

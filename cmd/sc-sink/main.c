@@ -15,7 +15,6 @@
 #include "kit/cli.h"
 #include "kit/opt.h"
 #include "record/input.h"
-#include "record/jsonscan.h"
 #include "record/lines.h"
 #include "record/metrics.h"
 #include "record/record.h"
@@ -195,7 +194,7 @@ static void write_record(struct run *run, const struct sc_input_item *item)
 				outfile_put(&s->u.jsonl, text, len);
 			else
 				json_dump_callback(item->rec, dump_to_outfile, &s->u.jsonl,
-				                   JSON_COMPACT | JSON_PRESERVE_ORDER);
+				                   SC_JSON_FLAGS);
 			outfile_put(&s->u.jsonl, "\n", 1);
 			rc = outfile_record_end(&s->u.jsonl);
 			break;
@@ -262,37 +261,37 @@ static void idle(struct run *run, int fd)
 	}
 }
 
+/* The input hooks: each record to every sink (a malformed line as its
+ * bad_input record, after a warning), and the idle time to the sinks. */
+static int on_record(void *ctx, const struct sc_lines *in, const struct sc_input_item *item)
+{
+	if (item->bad) {
+		char where[320];
+		sc_input_warning(in, item, where);
+		sc_warn("%s", where);
+	}
+	write_record(ctx, item);
+	return 0;
+}
+
+static int on_idle(void *ctx, const struct sc_lines *in)
+{
+	idle(ctx, sc_lines_fd(in));
+	return 0;
+}
+
 static void read_input(struct run *run)
 {
+	/* Records are parsed with lib/record/jsonscan, several times faster
+	 * than jansson on the usual line (sc_input_run's record hook). */
+	static const struct sc_input_hooks hooks = { .record = on_record, .idle = on_idle };
 	struct sc_lines *r = sc_lines_open(STDIN_FILENO, "<stdin>");
-	struct sc_jsonscan js = { 0 };
-	struct sc_line line;
-	struct sc_input_item item;
-	int rc;
+	char err[SC_INPUT_ERRLEN];
 
 	if (!r)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
-	for (;;) {
-		if (!sc_lines_buffered(r))
-			idle(run, STDIN_FILENO);
-		rc = sc_lines_next(r, &line);
-		if (rc <= 0)
-			break;
-		/* jsonscan decodes the usual line several times faster than
-		 * jansson; sc_record_parse falls back to jansson for the rest. */
-		if (!sc_input_item_from_line(r, &line, &js, &item))
-			continue;
-		if (item.bad) {
-			char where[320];
-			sc_input_warning(r, &item, where);
-			sc_warn("%s", where);
-		}
-		write_record(run, &item);
-		json_decref(item.rec);
-	}
-	if (rc < 0)
-		sc_die(SC_EXIT_FAILURE, "<stdin>: read error:");
-	sc_jsonscan_free(&js);
+	if (sc_input_run(r, &hooks, run, err) == SC_INPUT_READ_ERROR)
+		sc_die(SC_EXIT_FAILURE, "%s", err);
 	sc_lines_close(r);
 }
 

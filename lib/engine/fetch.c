@@ -14,6 +14,7 @@
 #include "kit/cli.h"
 #include "engine/fetch_engine.h"
 #include "core/signals.h"
+#include "record/input.h"
 
 /* Lines read beyond the work that can start now: enough that a finished
  * transfer is replaced at once, small enough to stay flat in memory. */
@@ -279,36 +280,55 @@ static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
 	return host_blocked && e->queued < READAHEAD_MAX(c);
 }
 
+/* The engine's input hook: a line to the program's rules (on_line), then
+ * as many jobs admitted as it allows; the input stops while the engine
+ * wants no more work. */
+struct reading {
+	struct sc_fetch_engine *e;
+	double now;
+	bool host_blocked;
+};
+
+static int engine_line(void *ctx, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct reading *rd = ctx;
+	struct sc_fetch_engine *e = rd->e;
+
+	if (e->on_line(e, in, line, e->line_ctx) != 0) {
+		e->input_error = true;
+		return 1;
+	}
+	fetch_admit(e, rd->now, &rd->host_blocked);
+	return !want_input(e, rd->host_blocked);
+}
+
 /* Reads and submits lines while the engine wants more work and the input
- * has some ready.  Returns after admitting what the new lines allow. */
+ * has some ready (the one input loop of lib/record/input, non-blocking:
+ * it returns when no whole line is there).  Returns after admitting what
+ * the new lines allow. */
 static void read_input(struct sc_fetch_engine *e, double now)
 {
-	bool host_blocked;
-	struct sc_line line;
+	static const struct sc_input_hooks hooks = { .line = engine_line, .nonblocking = true };
+	struct reading rd = { .e = e, .now = now };
+	char err[SC_INPUT_ERRLEN];
 
-	fetch_admit(e, now, &host_blocked);
+	fetch_admit(e, now, &rd.host_blocked);
 	e->input_wait = false;
-	while (want_input(e, host_blocked)) {
-		int rc = sc_lines_next(e->in, &line);
-		if (rc == 0) {
-			e->input_eof = true;
-			break;
-		}
-		if (rc < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				e->input_wait = true;
-				break;
-			}
-			snprintf(e->error, sizeof(e->error), "%s: read error: %s",
-			         sc_lines_name(e->in), strerror(errno));
-			e->input_error = true;
-			break;
-		}
-		if (e->on_line(e, e->in, &line, e->line_ctx) != 0) {
-			e->input_error = true;
-			break;
-		}
-		fetch_admit(e, now, &host_blocked);
+	if (!want_input(e, rd.host_blocked))
+		return;
+	switch (sc_input_run(e->in, &hooks, &rd, err)) {
+	case SC_INPUT_END:
+		e->input_eof = true;
+		break;
+	case SC_INPUT_WAIT:
+		e->input_wait = true;
+		break;
+	case SC_INPUT_READ_ERROR:
+		snprintf(e->error, sizeof(e->error), "%.*s", (int)sizeof(e->error) - 1, err);
+		e->input_error = true;
+		break;
+	case SC_INPUT_STOPPED:
+		break;
 	}
 }
 

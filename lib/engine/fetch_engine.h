@@ -32,10 +32,10 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/util.h"
 #include "engine/fetch.h"
 #include "record/metrics.h"
 #include "record/record.h"
-#include "core/util.h"
 
 /* Per-host latency statistics are kept for at most this many hosts. */
 #define HOST_STATS_MAX 64
@@ -245,7 +245,6 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
                         const struct outcome *oc, double now);
 void fetch_job_done(struct sc_fetch_engine *e, struct job *job);
 void fetch_history_add(struct job *job, const struct outcome *oc);
-int fetch_write_json_line(FILE *out, const json_t *obj);
 
 /* fetch_metrics.c */
 void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc);

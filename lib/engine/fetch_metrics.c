@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kit/cli.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "record/jsonstr.h"
 
 void fetch_progress_clear(struct sc_fetch_engine *e)
@@ -24,7 +24,7 @@ static void metrics_line(struct sc_fetch_engine *e, json_t *obj)
 {
 	if (e->metrics == stderr)
 		fetch_progress_clear(e);
-	if (fetch_write_json_line(e->metrics, obj) != 0)
+	if (sc_record_write(e->metrics, obj) != 0)
 		clearerr(e->metrics); /* metrics are best effort; the records are what count */
 	json_decref(obj);
 }

@@ -9,26 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
+#include "core/signals.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "record/jsonstr.h"
 #include "web/robots.h"
-#include "core/signals.h"
-
-/* Writes obj as one line (whole, flushed; see sc_record_write_raw). */
-int fetch_write_json_line(FILE *out, const json_t *obj)
-{
-	char *text = json_dumps(obj, SC_JSON_FLAGS);
-	int rc;
-
-	if (!text) {
-		errno = ENOMEM;
-		return -1;
-	}
-	rc = sc_record_write_raw(out, text, strlen(text));
-	free(text);
-	return rc;
-}
 
 static void job_free(struct job *job)
 {
@@ -79,7 +64,7 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 	else if (job->raw)
 		rc = sc_record_write_raw(e->out, job->raw, job->raw_len);
 	else
-		rc = fetch_write_json_line(e->out, job->rec);
+		rc = sc_record_write(e->out, job->rec);
 	if (rc != 0) {
 		e->out_errno = errno;
 		snprintf(e->error, sizeof(e->error), "error writing standard output: %s",

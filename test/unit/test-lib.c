@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/utf8.h"
+#include "core/util.h"
 #include "record/input.h"
 #include "record/lines.h"
 #include "record/metrics.h"
 #include "record/record.h"
 #include "tap.h"
-#include "core/utf8.h"
-#include "core/util.h"
 
 /* A reader over the bytes in data, through a pipe-less temp file. */
 static struct sc_lines *reader_over(const char *data, size_t len)
@@ -113,10 +113,11 @@ static void test_nonblocking(void)
 	sc_lines_close(r);
 }
 
-static int count_items(const struct sc_input_item *item, void *ctx)
+static int count_items(void *ctx, const struct sc_lines *in, const struct sc_input_item *item)
 {
 	int *counts = ctx;
 
+	(void)in;
 	counts[item->bad ? 1 : 0]++;
 	return 0;
 }
@@ -128,7 +129,8 @@ static void test_input_and_records(void)
 	struct sc_lines *r = reader_over(data, sizeof(data) - 1);
 	int counts[2] = { 0, 0 };
 
-	sc_input_each(r, count_items, counts);
+	char read_err[SC_INPUT_ERRLEN];
+	sc_input_run(r, &(struct sc_input_hooks){ .record = count_items }, counts, read_err);
 	is_int(counts[0], 1, "one good record");
 	is_int(counts[1], 3, "three bad ones (not JSON, not an object, duplicate key)");
 	close(sc_lines_fd(r));
