@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
-#include "engine/fetch_engine.h"
 #include "core/signals.h"
+#include "engine/fetch_engine.h"
+#include "kit/cli.h"
 
 /* Lines read beyond the work that can start now: enough that a finished
  * transfer is replaced at once, small enough to stay flat in memory. */

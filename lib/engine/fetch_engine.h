@@ -32,10 +32,10 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/util.h"
 #include "engine/fetch.h"
 #include "record/metrics.h"
 #include "record/record.h"
-#include "core/util.h"
 
 /* Per-host latency statistics are kept for at most this many hosts. */
 #define HOST_STATS_MAX 64
@@ -227,10 +227,6 @@ void fetch_ring_remove(struct sc_fetch_engine *e, struct origin *origin);
 void fetch_heap_push(struct sc_fetch_engine *e, struct job *job);
 struct job *fetch_heap_pop(struct sc_fetch_engine *e);
 double fetch_admit(struct sc_fetch_engine *e, double now, bool *host_blocked);
-
-/* fetch_submit.c: url without its userinfo (user, password, options), as
- * metrics and final_url show it (malloced). */
-char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url);
 
 /* fetch_transfer.c */
 void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kit/cli.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "record/jsonstr.h"
 
 void fetch_progress_clear(struct sc_fetch_engine *e)

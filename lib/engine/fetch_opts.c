@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kit/cli.h"
 #include "core/util.h"
+#include "kit/cli.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"

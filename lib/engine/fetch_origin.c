@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fetch_engine.h"
 #include "core/hash.h"
+#include "engine/fetch_engine.h"
 
 static void origin_grow(struct sc_fetch_engine *e)
 {

@@ -9,11 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
+#include "core/signals.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "record/jsonstr.h"
 #include "web/robots.h"
-#include "core/signals.h"
+#include "web/url.h"
 
 /* Writes obj as one line (whole, flushed; see sc_record_write_raw). */
 int fetch_write_json_line(FILE *out, const json_t *obj)
@@ -187,7 +188,7 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 	/* The user's url stays as given (sc-retry needs it); the URL the
 	 * response came from is shown without userinfo, as metrics are. */
 	if (final_url) {
-		char *shown = fetch_url_without_userinfo(e, final_url);
+		char *shown = sc_url_without_userinfo(final_url);
 		json_object_set_new(r, "final_url", json_string(shown));
 		free(shown);
 	} else {

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fetch_engine.h"
 #include "core/hash.h"
+#include "engine/fetch_engine.h"
 #include "web/robots.h"
 
 enum robots_state {

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kit/cli.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "web/url.h"
 
 /* Finishes a job that never reached the network. */
@@ -134,25 +134,6 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 	job->req_headers = l;
 }
 
-char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url)
-{
-	char *clean = NULL, *copy;
-
-	if (!strchr(url, '@'))
-		return sc_strdup(url);
-	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
-	if (curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
-		return sc_strdup(url); /* an '@' that is not userinfo: no URL parses without it */
-	curl_url_set(e->urlh, CURLUPART_USER, NULL, 0);
-	curl_url_set(e->urlh, CURLUPART_PASSWORD, NULL, 0);
-	curl_url_set(e->urlh, CURLUPART_OPTIONS, NULL, 0);
-	if (curl_url_get(e->urlh, CURLUPART_URL, &clean, 0) != CURLUE_OK || !clean)
-		sc_die(SC_EXIT_FAILURE, "out of memory");
-	copy = sc_strdup(clean);
-	curl_free(clean);
-	return copy;
-}
-
 /* Parses url: its origin key into key, or an error.  Returns -1, or the
  * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
 static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
@@ -187,7 +168,7 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, siz
 			*p = (char)(*p - 'A' + 'a');
 	snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
 	/* Metrics never show credentials. */
-	*metrics_url = fetch_url_without_userinfo(e, url);
+	*metrics_url = sc_url_without_userinfo(url);
 out:
 	curl_free(scheme);
 	curl_free(host);

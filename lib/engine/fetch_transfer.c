@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "kit/cli.h"
-#include "engine/fetch_engine.h"
 #include "core/signals.h"
+#include "engine/fetch_engine.h"
+#include "kit/cli.h"
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
