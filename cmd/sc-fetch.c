@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
-#include "engine/fetch.h"
-#include "record/input.h"
-#include "record/lines.h"
-#include "record/record.h"
 #include "core/signals.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "engine/fetch.h"
+#include "kit/cli.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
 
 static const char usage[] =
         "usage: sc-fetch [-kq] [-c N] [-m SECS] [-A AGENT] [-H 'NAME: VALUE']...\n"
@@ -144,7 +144,10 @@ int main(int argc, char **argv)
 		               argv[first]);
 
 	sc_signals_install(sc_fetch_signal_hook);
-	engine = sc_fetch_engine_new(&opts, stdout, err);
+	struct sc_fetch_streams io = {
+		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
+	};
+	engine = sc_fetch_engine_new(&opts, &io, err);
 	if (!engine)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	in = sc_lines_open(STDIN_FILENO, "<stdin>");
