@@ -117,14 +117,13 @@ struct transfer {
 };
 
 /* One input item: a record to fetch, or one to write as it is.  A job
- * passes from file to file; its parts are grouped by who sets them. */
+ * passes from file to file; its parts are grouped by who sets them (the
+ * small scalars last, each saying whose it is, so the struct packs). */
 struct job {
-	/* fetch_output.c: its place in the output and its life's end. */
+	/* fetch_output.c: its place in the output. */
 	uint64_t seq; /* input position */
-	bool done;
-	char *raw; /* a passthrough line, or the line kept for its turn (owned) */
+	char *raw;    /* a passthrough line, or the line kept for its turn (owned) */
 	size_t raw_len;
-	bool in_scratch;  /* its output line is in e->output.line (job_encode) */
 	const char *body; /* a body still in its transfer's buffer (or NULL:
 	                     fetch_headers.c's 304) */
 	size_t body_len;
@@ -133,28 +132,30 @@ struct job {
 	 * and "error" whoever ends the job (fetch.c, fetch_submit.c,
 	 * fetch_robots.c), which sets failed with it. */
 	json_t *rec;
-	bool failed;
 	/* fetch_submit.c (fetch_robots.c for its robots.txt request): what to
 	 * fetch, never changed after. */
 	char *url;         /* owned copy of rec.url */
 	char *metrics_url; /* url without credentials (owned) */
 	struct origin *origin;
-	int prior, max_attempts;
 	struct curl_slist *req_headers; /* owned */
 	char *req_method;               /* owned, or NULL */
 	char *req_body;                 /* owned, or NULL */
 	size_t req_body_len;
-	bool has_body;
 	struct robots_entry *robots_for; /* the robots.txt request of that origin:
 	                                    no record, never counted as one */
 	/* fetch_origin.c: where it waits. */
 	struct job *qnext; /* in its origin's queue */
 	size_t heap_index; /* in the retry heap */
-	/* Its attempts: counted by fetch_transfer.c, timed by fetch.c (the
-	 * retry's wait) and fetch_submit.c (queued). */
-	int attempts;
+	/* Its attempts' clocks: fetch_submit.c (queued), fetch.c (the retry's
+	 * wait, a cancellation), fetch_transfer.c (the first start). */
 	double queued_at, ready_at, first_start;
-	long long wait_ms; /* the wait before the coming attempt */
+	long long wait_ms;       /* the wait before the coming attempt */
+	int prior, max_attempts; /* fetch_submit.c */
+	int attempts;            /* fetch_transfer.c: made so far */
+	bool done, in_scratch;   /* fetch_output.c; in_scratch: its output line is in
+	                            e->output.line (job_encode) */
+	bool failed;             /* with the record's "error", above */
+	bool has_body;           /* fetch_submit.c: a request body */
 };
 
 /* How one attempt ended. */
@@ -175,7 +176,13 @@ struct outcome {
  *	fetch_robots  >  fetch_output  >  fetch_headers, fetch_origin
  *
  * Upward there are only libcurl's callbacks (into fetch.c and
- * fetch_transfer.c) and the origins' gate, a function --robots installs. */
+ * fetch_transfer.c) and the origins' gate, a function --robots installs.
+ *
+ * A new concern is a new file with its own sub-struct here, called by the
+ * loop where its moment is: each attempt's end (attempt_ended, fetch.c)
+ * is where a transfer's outcome is handed on, a record leaves only through
+ * write_job (fetch_output.c), a metrics line only through fetch_metrics.c,
+ * and per-origin state of another file is a slot on struct origin. */
 
 /* The loop (fetch.c): curl's multi handle, the epoll set, the retry
  * policy's state, the drain. */
