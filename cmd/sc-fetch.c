@@ -156,7 +156,10 @@ int main(int argc, char **argv)
 	parse_options(&opts, argc, argv);
 
 	sc_signals_install(sc_fetch_signal_hook);
-	engine = sc_fetch_engine_new(&opts, stdout, err);
+	struct sc_fetch_streams io = {
+		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
+	};
+	engine = sc_fetch_engine_new(&opts, &io, err);
 	if (!engine)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	in = sc_lines_open(STDIN_FILENO, "<stdin>");

@@ -182,7 +182,10 @@ int main(int argc, char **argv)
 	opts.read_input_in_drain = true;
 
 	sc_signals_install(sc_fetch_signal_hook);
-	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, stdout, err);
+	struct sc_fetch_streams io = {
+		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
+	};
+	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
 	if (!e)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	struct sc_lines *in = sc_lines_open(STDIN_FILENO, "<stdin>");

@@ -213,6 +213,19 @@ arrival_span() {
 	[[ $stderr != *$'\r'* ]] || fail "progress drawn into a pipe"
 }
 
+@test "--progress on a terminal: the program's name, counts against the input's lines, cleared before the summary" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	urls 40 /delay/100 >"$BATS_TEST_TMPDIR/urls"
+	# script(1) gives sc-fetch a terminal for stderr; the records go to a file.
+	run script -qec "sc-fetch -q -c 4 --progress <'$BATS_TEST_TMPDIR/urls' >'$BATS_TEST_TMPDIR/out'" /dev/null
+	assert_success
+	assert_equal "$(wc -l <"$BATS_TEST_TMPDIR/out")" 40
+	[[ $output == *$'\r\e[Ksc-fetch: '*'/40 done, '*' in flight, '*' req/s, 0 not ok'* ]] ||
+		fail "no progress line: $output"
+	# The line is cleared before the summary, which starts a line of its own.
+	[[ $output == *$'\r\e[K{"event":"summary"'* ]] || fail "progress not cleared: $output"
+}
+
 # ---- shutdown ----
 
 # run_and_signal SIG AFTER OPTIONS...: sc-fetch with input that stays open,

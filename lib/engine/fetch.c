@@ -1,7 +1,10 @@
 /* fetch: the loop.  Owns the engine's life (new, free), sc_fetch_run: the
  * epoll set that holds curl's sockets, the self-pipe that signals wake and
- * the input while more work is wanted; reading input lines on demand; the
- * end of each attempt (retry or finish); and the drain after a signal. */
+ * the input while more work is wanted (struct fetch_loop); reading input
+ * lines on demand (struct fetch_input); starting what admission lets start
+ * (admit); the end of each attempt (retry or finish); and the drain after
+ * a signal.  It is the one file that calls all the others: they hand
+ * their results back here rather than call each other round. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kit/cli.h"
-#include "engine/fetch_engine.h"
 #include "core/signals.h"
+#include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "record/input.h"
 
 /* Lines read beyond the work that can start now: enough that a finished
@@ -23,8 +26,6 @@
  * host's cap, reading goes on (so other hosts' URLs are not stuck behind
  * them), up to this many queued jobs. */
 #define READAHEAD_MAX(c) ((size_t)(c)*4 + 10000)
-/* The --keep-order window: records read but not yet written. */
-#define ORDER_WINDOW(c) ((size_t)(c)*4 + 64)
 
 static int wake_pipe[2] = { -1, -1 };
 
@@ -40,16 +41,16 @@ void sc_fetch_signal_hook(void)
 }
 
 /* One attempt ended (xfer is NULL for a job cancelled while it waited). */
-void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
-                         struct outcome *oc)
+static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                          struct outcome *oc)
 {
 	double now = sc_now_ms();
 	struct sc_retry_decision d = { .verdict = SC_RETRY_DONE };
 
 	fetch_count_attempt(e, job, oc);
 	fetch_history_add(job, oc);
-	if (oc->kind != SC_ERR_CANCELLED && !e->stopping)
-		d = sc_retry_decide(e->retry, job->attempts, job->max_attempts, oc->status,
+	if (oc->kind != SC_ERR_CANCELLED && !e->loop.stopping)
+		d = sc_retry_decide(e->loop.retry, job->attempts, job->max_attempts, oc->status,
 		                    oc->kind, xfer ? xfer->retry_after : NULL, now, sc_wall_ms());
 	if (job->robots_for && d.verdict != SC_RETRY_AGAIN)
 		fetch_robots_learn(e, job, xfer, oc);
@@ -57,9 +58,9 @@ void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tran
 	if (d.verdict == SC_RETRY_AGAIN) {
 		job->wait_ms = d.delay_ms;
 		job->ready_at = now + (double)d.delay_ms;
-		if (d.pause_origin && job->ready_at > job->origin->paused_until)
-			job->origin->paused_until = job->ready_at;
-		fetch_heap_push(e, job);
+		if (d.pause_origin)
+			fetch_origin_pause(job->origin, job->ready_at);
+		fetch_heap_push(&e->origins, job);
 		return;
 	}
 	if (job->robots_for) {
@@ -98,22 +99,76 @@ static void cancel_waiting(struct sc_fetch_engine *e, struct job *job)
 
 static void start_stopping(struct sc_fetch_engine *e)
 {
-	e->stopping = true;
-	e->grace_deadline = sc_now_ms() + e->opts->grace_s * 1000.0;
+	e->loop.stopping = true;
+	e->loop.grace_deadline = sc_now_ms() + e->opts->grace_s * 1000.0;
 	/* Nothing new starts: queued and waiting jobs end now, as cancelled. */
-	while (e->ring) {
-		struct origin *origin = e->ring;
+	while (e->origins.ring) {
+		struct origin *origin = e->origins.ring;
 		while (origin->queued > 0)
-			cancel_waiting(e, fetch_origin_pop(e, origin));
-		fetch_ring_remove(e, origin);
+			cancel_waiting(e, fetch_origin_pop(&e->origins, origin));
+		fetch_ring_remove(&e->origins, origin);
 	}
-	while (e->nheap > 0)
-		cancel_waiting(e, fetch_heap_pop(e));
+	while (e->origins.nheap > 0)
+		cancel_waiting(e, fetch_heap_pop(&e->origins));
 	/* Jobs queued on origins that were not in the ring (at their cap). */
-	for (size_t i = 0; i < e->hsize; i++)
-		for (struct origin *origin = e->htab[i]; origin; origin = origin->hnext)
+	for (size_t i = 0; i < e->origins.hsize; i++)
+		for (struct origin *origin = e->origins.htab[i]; origin; origin = origin->hnext)
 			while (origin->queued > 0)
-				cancel_waiting(e, fetch_origin_pop(e, origin));
+				cancel_waiting(e, fetch_origin_pop(&e->origins, origin));
+}
+
+/* The attempt curl ended (or refused to start) is dealt with; then its
+ * transfer is free for the next. */
+static void transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc)
+{
+	struct outcome oc = { 0 };
+	struct job *job = fetch_transfer_end(e, xfer, rc, &oc);
+
+	attempt_ended(e, job, xfer, &oc);
+	fetch_transfer_release(e, xfer);
+}
+
+/* After --grace, transfers still in flight end as cancelled. */
+static void abort_inflight(struct sc_fetch_engine *e)
+{
+	while (e->xfers.active) {
+		struct transfer *xfer = e->xfers.active;
+		struct outcome oc = { 0 };
+		struct job *job = fetch_transfer_cancel(e, xfer, &oc);
+		attempt_ended(e, job, xfer, &oc);
+		fetch_transfer_release(e, xfer);
+	}
+}
+
+static void start_job(struct sc_fetch_engine *e, struct job *job, double now)
+{
+	struct transfer *refused;
+
+	if (job->attempts == job->prior)
+		sc_retry_note_first_attempt(e->loop.retry, now);
+	if (!fetch_transfer_start(e, job, now, &refused))
+		transfer_done(e, refused, CURLE_FAILED_INIT);
+}
+
+/* Starts what may start now.  Returns the time of the next possible start
+ * (ms) if something waits on a clock, else INFINITY; *host_blocked is set
+ * when free slots stay empty because no queued origin may start. */
+static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
+{
+	double wake = INFINITY;
+	struct job *job;
+
+	*host_blocked = false;
+	while (e->xfers.inflight < e->opts->concurrency && e->origins.ring) {
+		if (!fetch_origins_rate_allows(&e->origins, now, &wake))
+			return wake;
+		if (!(job = fetch_origins_next(&e->origins, now, &wake)))
+			break;
+		start_job(e, job, now);
+	}
+	if (e->xfers.inflight < e->opts->concurrency)
+		*host_blocked = true;
+	return wake;
 }
 
 /* curl's socket callback: mirrors what curl wants of a socket into epfd.
@@ -126,22 +181,23 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 	(void)easy;
 	if (what == CURL_POLL_REMOVE) {
 		if (socketp) {
-			epoll_ctl(e->epfd, EPOLL_CTL_DEL, s, NULL); /* gone already if closed */
-			curl_multi_assign(e->multi, s, NULL);
+			epoll_ctl(e->loop.epfd, EPOLL_CTL_DEL, s,
+			          NULL); /* gone already if closed */
+			curl_multi_assign(e->loop.multi, s, NULL);
 		}
 		return 0;
 	}
 	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
 	int op = socketp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-	if (epoll_ctl(e->epfd, op, s, &ev) != 0) {
+	if (epoll_ctl(e->loop.epfd, op, s, &ev) != 0) {
 		/* A descriptor number curl closed and reused, or one closed
 		 * under us: the other operation fits. */
 		op = op == EPOLL_CTL_ADD ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-		if (epoll_ctl(e->epfd, op, s, &ev) != 0)
+		if (epoll_ctl(e->loop.epfd, op, s, &ev) != 0)
 			return -1;
 	}
 	if (!socketp)
-		curl_multi_assign(e->multi, s, e);
+		curl_multi_assign(e->loop.multi, s, e);
 	return 0;
 }
 
@@ -152,9 +208,9 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 
 	(void)multi;
 	/* 0 is "at once": due whatever clock reading the loop compares it to. */
-	e->curl_timer_at = timeout_ms < 0    ? INFINITY
-	                   : timeout_ms == 0 ? 0
-	                                     : sc_now_ms() + (double)timeout_ms;
+	e->loop.curl_timer_at = timeout_ms < 0    ? INFINITY
+	                        : timeout_ms == 0 ? 0
+	                                          : sc_now_ms() + (double)timeout_ms;
 	return 0;
 }
 
@@ -163,15 +219,15 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
  * not be: its reads never wait. */
 static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
 {
-	if (want == e->input_polled)
+	if (want == e->input.polled)
 		return;
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-	if (epoll_ctl(e->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0 || !want)
-		e->input_polled = want;
+	if (epoll_ctl(e->loop.epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) == 0 || !want)
+		e->input.polled = want;
 }
 
-struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts, FILE *out,
-                                            char err[256])
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
+                                            const struct sc_fetch_streams *streams, char err[256])
 {
 	struct sc_fetch_engine *e;
 
@@ -181,48 +237,34 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	}
 	e = sc_calloc(1, sizeof(*e));
 	e->opts = opts;
-	e->epfd = -1;
-	e->out = out;
-	e->metrics = stderr;
-	if (opts->metrics_path) {
-		e->metrics = fopen(opts->metrics_path, "a");
-		if (!e->metrics) {
-			snprintf(err, 256, "--metrics: %s: %s", opts->metrics_path,
-			         strerror(errno));
-			free(e);
-			return NULL;
-		}
-		e->own_metrics = true;
-	}
-	e->multi = curl_multi_init();
-	e->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (e->epfd < 0) {
+	e->loop.epfd = -1;
+	fetch_origins_init(&e->origins, opts);
+	fetch_submit_init(e);
+	fetch_output_init(e, streams->out);
+	if (!fetch_metrics_init(e, streams, err))
+		goto fail;
+	e->loop.multi = curl_multi_init();
+	e->loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->loop.epfd < 0) {
 		snprintf(err, 256, "epoll_create1: %s", strerror(errno));
 		goto fail;
 	}
-	e->curl_timer_at = INFINITY;
-	e->urlh = curl_url();
-	e->retry = sc_retry_state_new(&opts->retry);
-	if (!e->multi || !e->urlh || !e->retry)
+	e->loop.curl_timer_at = INFINITY;
+	e->loop.retry = sc_retry_state_new(&opts->retry);
+	if (!e->loop.multi || !e->loop.retry)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	/* The cap holds for sockets too, and the keep-alive pool matches it. */
-	curl_multi_setopt(e->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, opts->concurrency);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, opts->concurrency);
 	if (opts->per_host > 0)
-		curl_multi_setopt(e->multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->per_host);
-	curl_multi_setopt(e->multi, CURLMOPT_MAXCONNECTS, opts->concurrency);
-	curl_multi_setopt(e->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+		curl_multi_setopt(e->loop.multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->per_host);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_MAXCONNECTS, opts->concurrency);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
 	/* Event-driven: curl says which sockets to watch and when to call it;
 	 * one epoll_wait then costs the ready sockets, not all of them. */
-	curl_multi_setopt(e->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(e->multi, CURLMOPT_SOCKETDATA, e);
-	curl_multi_setopt(e->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(e->multi, CURLMOPT_TIMERDATA, e);
-	if (opts->keep_order) {
-		e->wsize = ORDER_WINDOW(opts->concurrency);
-		e->window = sc_calloc(e->wsize, sizeof(*e->window));
-	}
-	e->tokens = 1;
-	e->total_lines = -1;
+	curl_multi_setopt(e->loop.multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_SOCKETDATA, e);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
 	if (!fetch_robots_init(e, err))
 		goto fail;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
@@ -230,7 +272,7 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 		goto fail;
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = wake_pipe[0] };
-	if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0) {
+	if (epoll_ctl(e->loop.epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0) {
 		snprintf(err, 256, "epoll_ctl: %s", strerror(errno));
 		goto fail;
 	}
@@ -245,22 +287,15 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	if (!e)
 		return;
 	fetch_xfers_free(e);
-	fetch_origins_free(e);
-	fetch_hoststats_free(e);
+	fetch_origins_free(&e->origins);
 	fetch_robots_free(e);
-	free(e->heap);
-	sc_buf_free(&e->line);
-	sc_buf_free(&e->mline);
-	free(e->window);
-	curl_multi_cleanup(e->multi);
-	if (e->epfd >= 0)
-		close(e->epfd);
-	curl_url_cleanup(e->urlh);
-	sc_retry_state_free(e->retry);
-	/* Metrics lines are flushed as they are written and their errors
-	 * reported then; a failure here can only repeat one of those. */
-	if (e->own_metrics)
-		(void)fclose(e->metrics);
+	fetch_output_free(e);
+	fetch_metrics_free(e);
+	fetch_submit_free(e);
+	curl_multi_cleanup(e->loop.multi);
+	if (e->loop.epfd >= 0)
+		close(e->loop.epfd);
+	sc_retry_state_free(e->loop.retry);
 	free(e);
 	curl_global_cleanup();
 }
@@ -269,15 +304,15 @@ static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
 {
 	size_t c = (size_t)e->opts->concurrency;
 
-	if (e->input_eof || e->input_error || e->out_error)
+	if (e->input.eof || e->input.error || e->output.error)
 		return false;
-	if (e->stopping && !e->opts->read_input_in_drain)
+	if (e->loop.stopping && !e->opts->read_input_in_drain)
 		return false;
-	if (e->opts->keep_order && e->next_seq - e->next_out >= e->wsize)
+	if (e->opts->keep_order && e->output.next_seq - e->output.next_out >= e->output.wsize)
 		return false;
-	if (e->queued < READAHEAD_BASE(c))
+	if (e->origins.queued < READAHEAD_BASE(c))
 		return true;
-	return host_blocked && e->queued < READAHEAD_MAX(c);
+	return host_blocked && e->origins.queued < READAHEAD_MAX(c);
 }
 
 /* The engine's input hook: a line to the program's rules (on_line), then
@@ -294,11 +329,11 @@ static int engine_line(void *ctx, const struct sc_lines *in, const struct sc_lin
 	struct reading *rd = ctx;
 	struct sc_fetch_engine *e = rd->e;
 
-	if (e->on_line(e, in, line, e->line_ctx) != 0) {
-		e->input_error = true;
+	if (e->input.on_line(e, in, line, e->input.line_ctx) != 0) {
+		e->input.error = true;
 		return 1;
 	}
-	fetch_admit(e, rd->now, &rd->host_blocked);
+	admit(e, rd->now, &rd->host_blocked);
 	return !want_input(e, rd->host_blocked);
 }
 
@@ -312,20 +347,20 @@ static void read_input(struct sc_fetch_engine *e, double now)
 	struct reading rd = { .e = e, .now = now };
 	char err[SC_INPUT_ERRLEN];
 
-	fetch_admit(e, now, &rd.host_blocked);
-	e->input_wait = false;
+	admit(e, now, &rd.host_blocked);
+	e->input.wait = false;
 	if (!want_input(e, rd.host_blocked))
 		return;
-	switch (sc_input_run(e->in, &hooks, &rd, err)) {
+	switch (sc_input_run(e->input.in, &hooks, &rd, err)) {
 	case SC_INPUT_END:
-		e->input_eof = true;
+		e->input.eof = true;
 		break;
 	case SC_INPUT_WAIT:
-		e->input_wait = true;
+		e->input.wait = true;
 		break;
 	case SC_INPUT_READ_ERROR:
-		snprintf(e->error, sizeof(e->error), "%.*s", (int)sizeof(e->error) - 1, err);
-		e->input_error = true;
+		snprintf(e->loop.error, sizeof(e->loop.error), "%.*s", (int)sizeof(e->loop.error) - 1, err);
+		e->input.error = true;
 		break;
 	case SC_INPUT_STOPPED:
 		break;
@@ -358,124 +393,133 @@ static void process_messages(struct sc_fetch_engine *e)
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(e->multi, &left))) {
+	while ((msg = curl_multi_info_read(e->loop.multi, &left))) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		struct transfer *xfer = NULL;
 		CURL *easy = msg->easy_handle;
 		CURLcode rc = msg->data.result;
 		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&xfer);
-		fetch_transfer_done(e, xfer, rc);
+		transfer_done(e, xfer, rc);
+	}
+}
+
+/* The run's set-up: the input's descriptor made non-blocking (and what
+ * it was kept), the clocks started.  Returns the descriptor. */
+static int run_begin(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
+                     void *ctx)
+{
+	int fd = sc_lines_fd(in);
+	size_t line_max = fetch_line_max(e->opts, sc_lines_max(in));
+	double start = sc_now_ms();
+
+	e->input.in = in;
+	e->input.on_line = on_line;
+	e->input.line_ctx = ctx;
+	fetch_output_start(e, line_max);
+	fetch_origins_start(&e->origins, start);
+	if (fetch_metrics_start(e, start, line_max))
+		fetch_progress_total(e, count_lines(fd));
+	e->input.flags = fcntl(fd, F_GETFL);
+	if (e->input.flags >= 0 && !(e->input.flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, e->input.flags | O_NONBLOCK);
+	return fd;
+}
+
+/* The run's end: the summary, the input as it was, the status. */
+static int run_end(struct sc_fetch_engine *e, int fd, char err[256])
+{
+	fetch_metrics_end(e);
+	poll_input(e, fd, false);
+	if (e->input.flags >= 0 && !(e->input.flags & O_NONBLOCK))
+		fcntl(fd, F_SETFL, e->input.flags);
+	if (e->output.error && !e->input.error && e->output.error_errno == EPIPE)
+		return SC_EXIT_PIPE; /* the reader went away: quietly (sc(7)) */
+	if (e->output.error || e->input.error) {
+		snprintf(err, 256, "%s", e->output.error ? e->output.message : e->loop.error);
+		return SC_EXIT_FAILURE;
+	}
+	return e->output.records_failed ? SC_EXIT_PARTIAL : SC_EXIT_OK;
+}
+
+/* Sleeps until a socket, the input, a signal or timeout_ms, and hands
+ * curl what its sockets and its timer have for it. */
+static void wait_and_dispatch(struct sc_fetch_engine *e, int fd, double timeout_ms)
+{
+	struct epoll_event events[64];
+	int nev = epoll_wait(e->loop.epfd, events, 64, (int)ceil(timeout_ms));
+	int running;
+
+	for (int i = 0; i < nev; i++) {
+		int efd = events[i].data.fd;
+		if (efd == wake_pipe[0]) {
+			char drain[64];
+			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
+				;
+		} else if (efd != fd || !e->input.polled) {
+			uint32_t ev = events[i].events;
+			int flags = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) |
+			            (ev & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+			            (ev & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+			curl_multi_socket_action(e->loop.multi, efd, flags, &running);
+		}
+		/* The input: read at the top of the loop. */
+	}
+	if (sc_now_ms() >= e->loop.curl_timer_at) {
+		e->loop.curl_timer_at = INFINITY;
+		curl_multi_socket_action(e->loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	}
 }
 
 int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
                  void *ctx, char err[256])
 {
-	int fd = sc_lines_fd(in);
+	int fd = run_begin(e, in, on_line, ctx);
 	bool aborted = false;
-
-	e->in = in;
-	e->on_line = on_line;
-	e->line_ctx = ctx;
-	sc_buf_init(&e->line, fetch_line_max(e->opts, sc_lines_max(in)));
-	sc_buf_init(&e->mline, fetch_line_max(e->opts, sc_lines_max(in)));
-	e->start_ms = e->last_stats = sc_now_ms();
-	e->tokens_at = e->start_ms;
-	e->progress = e->opts->progress && isatty(STDERR_FILENO);
-	if (e->progress)
-		e->total_lines = count_lines(fd);
-	e->in_flags = fcntl(fd, F_GETFL);
-	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
-		fcntl(fd, F_SETFL, e->in_flags | O_NONBLOCK);
 
 	for (;;) {
 		double now = sc_now_ms();
-		if ((sc_stop_signal || e->out_error || e->input_error) && !e->stopping) {
+		if ((sc_stop_signal || e->output.error || e->input.error) && !e->loop.stopping) {
 			start_stopping(e);
-			if (e->out_error || e->input_error)
-				e->grace_deadline = now;
+			if (e->output.error || e->input.error)
+				e->loop.grace_deadline = now;
 		}
-		if (e->stopping && !aborted && now >= e->grace_deadline) {
+		if (e->loop.stopping && !aborted && now >= e->loop.grace_deadline) {
 			aborted = true;
-			fetch_abort_inflight(e);
+			abort_inflight(e);
 		}
 		/* Retries whose wait is over go to the front of their queue. */
-		while (e->nheap > 0 && e->heap[0]->ready_at <= now) {
-			struct job *job = fetch_heap_pop(e);
+		while (e->origins.nheap > 0 && e->origins.heap[0]->ready_at <= now) {
+			struct job *job = fetch_heap_pop(&e->origins);
 			job->queued_at = now;
-			fetch_origin_push(e, job->origin, job, true);
+			fetch_origin_push(&e->origins, job->origin, job, true);
 		}
 		read_input(e, now);
 		bool host_blocked;
-		double wake = fetch_admit(e, now, &host_blocked);
-		bool input_done = e->input_eof || e->input_error || e->out_error ||
-		                  (e->stopping && !e->opts->read_input_in_drain);
-		if (input_done && e->inflight == 0 && e->queued == 0 && e->nheap == 0)
+		double wake = admit(e, now, &host_blocked);
+		bool input_done = e->input.eof || e->input.error || e->output.error ||
+		                  (e->loop.stopping && !e->opts->read_input_in_drain);
+		if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 &&
+		    e->origins.nheap == 0)
 			break;
 
 		/* Sleep until a socket, the input, a signal or a clock. */
 		double timeout = 1000;
-		if (e->nheap > 0)
-			timeout = fmin(timeout, e->heap[0]->ready_at - now);
+		if (e->origins.nheap > 0)
+			timeout = fmin(timeout, e->origins.heap[0]->ready_at - now);
 		if (wake < INFINITY)
 			timeout = fmin(timeout, wake - now);
-		if (e->stopping && !aborted)
-			timeout = fmin(timeout, e->grace_deadline - now);
-		if (e->opts->stats_every_s > 0)
-			timeout =
-			        fmin(timeout, e->last_stats + e->opts->stats_every_s * 1000 - now);
-		if (e->progress)
-			timeout = fmin(timeout, e->last_progress + 250 - now);
+		if (e->loop.stopping && !aborted)
+			timeout = fmin(timeout, e->loop.grace_deadline - now);
+		timeout = fmin(timeout, fetch_metrics_due(e) - now);
 		/* read_input may have started transfers since now was read. */
-		timeout = fmin(timeout, e->curl_timer_at - sc_now_ms());
+		timeout = fmin(timeout, e->loop.curl_timer_at - sc_now_ms());
 		if (timeout < 0)
 			timeout = 0;
-		poll_input(e, fd, e->input_wait && want_input(e, host_blocked));
-		struct epoll_event events[64];
-		int nev = epoll_wait(e->epfd, events, 64, (int)ceil(timeout));
-		int running;
-		for (int i = 0; i < nev; i++) {
-			int efd = events[i].data.fd;
-			if (efd == wake_pipe[0]) {
-				char drain[64];
-				while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
-					;
-			} else if (efd != fd || !e->input_polled) {
-				uint32_t ev = events[i].events;
-				int flags = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) |
-				            (ev & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-				            (ev & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-				curl_multi_socket_action(e->multi, efd, flags, &running);
-			}
-			/* The input: read at the top of the loop. */
-		}
-		if (sc_now_ms() >= e->curl_timer_at) {
-			e->curl_timer_at = INFINITY;
-			curl_multi_socket_action(e->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-		}
+		poll_input(e, fd, e->input.wait && want_input(e, host_blocked));
+		wait_and_dispatch(e, fd, timeout);
 		process_messages(e);
-
-		now = sc_now_ms();
-		if (e->opts->stats_every_s > 0 &&
-		    now - e->last_stats >= e->opts->stats_every_s * 1000) {
-			e->last_stats = now;
-			fetch_summary(e, false);
-		}
-		if (e->progress && now - e->last_progress >= 250)
-			fetch_progress_draw(e, now);
+		fetch_metrics_tick(e, sc_now_ms());
 	}
-	if (e->progress)
-		fetch_progress_clear(e);
-	fetch_summary(e, true);
-	poll_input(e, fd, false);
-	if (e->in_flags >= 0 && !(e->in_flags & O_NONBLOCK))
-		fcntl(fd, F_SETFL, e->in_flags);
-	if (e->out_error && !e->input_error && e->out_errno == EPIPE)
-		return SC_EXIT_PIPE; /* the reader went away: quietly (sc(7)) */
-	if (e->out_error || e->input_error) {
-		snprintf(err, 256, "%s", e->error);
-		return SC_EXIT_FAILURE;
-	}
-	return e->records_failed ? SC_EXIT_PARTIAL : SC_EXIT_OK;
+	return run_end(e, fd, err);
 }

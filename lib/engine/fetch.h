@@ -31,7 +31,8 @@
  *	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&opts, err) != 0)
  *		sc_usage_error("%s", err);   // exit 2
  *	sc_signals_install(sc_fetch_signal_hook);
- *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, stdout, err);
+ *	struct sc_fetch_streams io = { stdout, stderr, stderr, sc_progname };
+ *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
  *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
  *	int status = sc_fetch_run(e, in, on_line, ctx, err);  // on_line: the program's
  *	sc_fetch_engine_free(e); sc_lines_close(in); sc_fetch_options_free(&opts);
@@ -109,12 +110,20 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256]);
 /* The engine. */
 struct sc_fetch_engine;
 
-/* Makes an engine: opts is borrowed and must outlive the engine; records go to
- * out (borrowed).  The metrics stream is opts->metrics_path or stderr.
- * Returns NULL with a reason in err (e.g. "--metrics: FILE: No such file or
+/* Where an engine writes: the program's streams, borrowed (they must
+ * outlive the engine).  The engine names no stream of its own. */
+struct sc_fetch_streams {
+	FILE *out;            /* the records */
+	FILE *metrics;        /* the metrics stream, unless --metrics FILE */
+	FILE *progress;       /* --progress's line, drawn only if it is a terminal; or NULL */
+	const char *progname; /* the progress line's prefix ("sc-fetch") */
+};
+
+/* Makes an engine: opts is borrowed and must outlive the engine.  Returns
+ * NULL with a reason in err (e.g. "--metrics: FILE: No such file or
  * directory") when it cannot start. */
-struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts, FILE *out,
-                                            char err[256]);
+struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
+                                            const struct sc_fetch_streams *streams, char err[256]);
 void sc_fetch_engine_free(struct sc_fetch_engine *e);
 
 /* Called once per input line that the engine reads (blank lines included).

@@ -1,11 +1,13 @@
 /* fetch_engine: the fetch engine's insides, shared by its files and by
  * nothing else (programs include fetch.h).
  *
- * The engine is one struct with its fields grouped by the file that owns
- * them; a job is one input item on its way to the output; an origin is
- * where admission holds jobs; a transfer is one curl easy handle at work.
+ * The engine is one struct of sub-structs, each written by one file
+ * (struct sc_fetch_engine, below); a job is one input item on its way to
+ * the output; an origin is where admission holds jobs; a transfer is one
+ * curl easy handle at work.
  *
- *	fetch.c           the loop: engine new/free, run, epoll, signals, drain
+ *	fetch.c           the loop: engine new/free, run, epoll, signals, drain,
+ *	                  input lines, admission's starts, each attempt's end
  *	fetch_origin.c    origins and admission: per-origin queues, the
  *	                  round-robin ring, token buckets, --delay, 429 pauses,
  *	                  the retry heap
@@ -61,8 +63,9 @@ struct job;
 
 /* An origin, scheme://host:port: the unit of --per-host, --host-rate,
  * --delay and of a 429's pause.  Its jobs wait in its queue until
- * origin_admissible() (fetch_origin.c) lets the first one start. */
+ * fetch_origins_next() (fetch_origin.c) lets the first one start. */
 struct origin {
+	/* Admission: fetch_origin.c's. */
 	char *key;                    /* "scheme://host:port" (owned) */
 	struct origin *hnext;         /* hash chain */
 	struct origin *rprev, *rnext; /* the admission ring, while in it */
@@ -72,27 +75,28 @@ struct origin {
 	long inflight;
 	size_t refs; /* queued + in flight + waiting to retry */
 	/* Admission gates: each says "not before" for the whole queue.  The
-	 * robots.txt gate (robots, below; fetch_robots.c) is checked last in
-	 * origin_admissible(): it holds the queue but for the robots.txt
-	 * request while the answer is not known, then spaces starts by
-	 * Crawl-delay.  Jobs it refuses never enter the queue (or are taken
-	 * out of it when the answer comes), so the ring is never changed
-	 * while fetch_admit walks it. */
-	double tokens, tokens_at;    /* --host-rate bucket */
-	double next_start;           /* --delay: no start before this (ms) */
-	double paused_until;         /* a 429's Retry-After (ms) */
-	struct hoststat *hs;         /* its latency statistics, if kept */
-	struct robots_entry *robots; /* --robots: its robots.txt state (fetch_robots.c) */
+	 * origins' gate (struct fetch_origins; --robots sets it) is checked
+	 * last: it may hold the queue but for its head, then space starts.
+	 * Jobs it refuses never enter the queue (or are taken out of it when
+	 * the answer comes), so the ring is never changed while
+	 * fetch_origins_next walks it. */
+	double tokens, tokens_at; /* --host-rate bucket */
+	double next_start;        /* --delay: no start before this (ms) */
+	double paused_until;      /* a 429's Retry-After (ms) */
+	/* Slots other files keep on an origin, each written by its file only: */
+	struct hoststat *hs;         /* fetch_metrics.c: its statistics, if kept
+	                                (a cache: hs->key says whose they are) */
+	struct robots_entry *robots; /* fetch_robots.c: its robots.txt state */
 };
 
 struct hoststat {
-	struct origin *owner; /* NULL once the origin is gone */
-	char *key;            /* the origin's key (owned) */
+	char *key; /* the origin's key (owned) */
 	uint64_t requests, errors;
 	struct sc_hist lat; /* microseconds */
 };
 
-/* One curl easy handle and what its callbacks learn of the response. */
+/* One curl easy handle and what its callbacks learn of the response:
+ * fetch_transfer.c's (others read it). */
 struct transfer {
 	CURL *easy;
 	struct job *job;                /* the job it fetches for, while active */
@@ -112,32 +116,46 @@ struct transfer {
 	struct transfer *next_free;
 };
 
-/* One input item: a record to fetch, or one to write as it is. */
+/* One input item: a record to fetch, or one to write as it is.  A job
+ * passes from file to file; its parts are grouped by who sets them (the
+ * small scalars last, each saying whose it is, so the struct packs). */
 struct job {
+	/* fetch_output.c: its place in the output. */
 	uint64_t seq; /* input position */
-	json_t *rec;  /* the record (owned) */
-	char *raw;    /* or a passthrough line (owned) */
+	char *raw;    /* a passthrough line, or the line kept for its turn (owned) */
 	size_t raw_len;
-	bool done, failed;
-	struct job *qnext; /* in its origin's queue */
-	/* fetching */
+	const char *body; /* a body still in its transfer's buffer (or NULL:
+	                     fetch_headers.c's 304) */
+	size_t body_len;
+	/* The record (owned), made by the program; its fetch members are
+	 * fetch_output.c's, "headers" and "not_modified" fetch_headers.c's,
+	 * and "error" whoever ends the job (fetch.c, fetch_submit.c,
+	 * fetch_robots.c), which sets failed with it. */
+	json_t *rec;
+	/* fetch_submit.c (fetch_robots.c for its robots.txt request): what to
+	 * fetch, never changed after. */
 	char *url;         /* owned copy of rec.url */
 	char *metrics_url; /* url without credentials (owned) */
 	struct origin *origin;
-	int prior, attempts, max_attempts;
-	double queued_at, ready_at, first_start;
-	long long wait_ms; /* the wait before the coming attempt */
-	size_t heap_index;
 	struct curl_slist *req_headers; /* owned */
 	char *req_method;               /* owned, or NULL */
 	char *req_body;                 /* owned, or NULL */
 	size_t req_body_len;
-	bool has_body;
-	const char *body; /* a body still in its transfer's buffer */
-	size_t body_len;
-	bool in_scratch;                 /* its output line is in e->line (job_encode) */
 	struct robots_entry *robots_for; /* the robots.txt request of that origin:
 	                                    no record, never counted as one */
+	/* fetch_origin.c: where it waits. */
+	struct job *qnext; /* in its origin's queue */
+	size_t heap_index; /* in the retry heap */
+	/* Its attempts' clocks: fetch_submit.c (queued), fetch.c (the retry's
+	 * wait, a cancellation), fetch_transfer.c (the first start). */
+	double queued_at, ready_at, first_start;
+	long long wait_ms;       /* the wait before the coming attempt */
+	int prior, max_attempts; /* fetch_submit.c */
+	int attempts;            /* fetch_transfer.c: made so far */
+	bool done, in_scratch;   /* fetch_output.c; in_scratch: its output line is in
+	                            e->output.line (job_encode) */
+	bool failed;             /* with the record's "error", above */
+	bool has_body;           /* fetch_submit.c: a request body */
 };
 
 /* How one attempt ended. */
@@ -149,96 +167,174 @@ struct outcome {
 	size_t bytes;
 };
 
-struct sc_fetch_engine {
-	const struct sc_fetch_options *opts; /* borrowed */
+/* The engine's state: one sub-struct per file, written by that file only
+ * (others read it); a file that needs another's state changed calls a
+ * function of the owner.  Calls among the files go one way, down this
+ * list (fetch_transfer and fetch_submit beside each other):
+ *
+ *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_metrics  >
+ *	fetch_robots  >  fetch_output  >  fetch_headers, fetch_origin
+ *
+ * Upward there are only libcurl's callbacks (into fetch.c and
+ * fetch_transfer.c) and the origins' gate, a function --robots installs.
+ *
+ * A new concern is a new file with its own sub-struct here, called by the
+ * loop where its moment is: each attempt's end (attempt_ended, fetch.c)
+ * is where a transfer's outcome is handed on, a record leaves only through
+ * write_job (fetch_output.c), a metrics line only through fetch_metrics.c,
+ * and per-origin state of another file is a slot on struct origin. */
 
-	/* the loop (fetch.c) */
+/* The loop (fetch.c): curl's multi handle, the epoll set, the retry
+ * policy's state, the drain. */
+struct fetch_loop {
 	CURLM *multi;
 	int epfd;             /* curl's sockets, the wake pipe, the input */
-	bool input_polled;    /* the input descriptor is in epfd */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	struct sc_retry_state *retry;
+	bool stopping;   /* a signal or a fatal error: draining */
+	char error[256]; /* the input's error that started the drain, if any */
+	double grace_deadline;
+};
+
+/* Input lines, read on demand (fetch.c). */
+struct fetch_input {
 	struct sc_lines *in; /* borrowed, during sc_fetch_run */
 	sc_fetch_line_fn on_line;
 	void *line_ctx;
-	bool input_eof, input_wait, input_error;
-	int in_flags;    /* the input's file status flags before the run */
-	bool stopping;   /* a signal or a fatal error: draining */
-	char error[256]; /* the fatal error that started the drain, if any */
-	double grace_deadline;
+	bool polled; /* the input descriptor is in the epoll set */
+	bool eof, wait, error;
+	int flags; /* the input's file status flags before the run */
+};
 
-	/* origins and admission (fetch_origin.c) */
-	struct origin **htab; /* hash table of origins, hsize buckets */
-	size_t hsize, origins, origins_at_sweep;
-	struct origin *ring; /* admission cursor */
-	size_t queued;       /* jobs in origin queues */
-	long inflight;
+/* Gates an origin's queue after the time gates (origin_admissible): true
+ * when its head may start now, else false, lowering *wake to when it may
+ * if a clock holds it. */
+typedef bool (*fetch_gate_fn)(void *ctx, struct origin *origin, double now, double *wake);
+
+/* Origins and admission (fetch_origin.c). */
+struct fetch_origins {
+	const struct sc_fetch_options *opts; /* borrowed */
+	struct origin **htab;                /* hash table of origins, hsize buckets */
+	size_t hsize, count, count_at_sweep;
+	struct origin *ring;      /* admission cursor */
+	size_t queued;            /* jobs in origin queues */
 	double tokens, tokens_at; /* --rate bucket */
 	struct job **heap;        /* jobs waiting to retry, min by ready_at */
 	size_t nheap, heapcap;
+	fetch_gate_fn gate; /* or NULL */
+	void *gate_ctx;
+};
 
-	/* items in (fetch_submit.c) */
+/* Items in (fetch_submit.c). */
+struct fetch_submit_state {
 	CURLU *urlh; /* scratch for parsing URLs */
+};
 
-	/* transfers (fetch_transfer.c) */
-	struct transfer *free_xfers; /* idle handles kept for reuse */
-	struct transfer *active;     /* transfers added to the multi handle */
+/* Transfers (fetch_transfer.c). */
+struct fetch_transfers {
+	struct transfer *free;   /* idle handles kept for reuse */
+	struct transfer *active; /* transfers added to the multi handle */
+	long inflight;           /* how many */
+};
 
-	/* records out (fetch_output.c) */
+/* Records out (fetch_output.c). */
+struct fetch_output_state {
 	FILE *out;                   /* borrowed */
 	struct sc_buf line;          /* scratch for encoding a record */
 	uint64_t next_seq, next_out; /* input positions given and written */
 	struct job **window;         /* --keep-order ring, wsize slots */
 	size_t wsize;
-	bool out_error;
-	int out_errno; /* of the failed write: EPIPE is a reader gone, not an error */
+	bool error;
+	int error_errno;   /* of the failed write: EPIPE is a reader gone, not an error */
+	char message[256]; /* the failed write's error */
+	uint64_t records, records_failed; /* records written or to be */
+	uint64_t record_errors[SC_ERR_KIND_COUNT];
+};
 
-	/* metrics (fetch_metrics.c) */
-	FILE *metrics; /* o->metrics_path (own_metrics) or stderr */
-	bool own_metrics;
-	struct sc_buf mline; /* scratch for a request metrics line */
+/* The metrics stream and --progress (fetch_metrics.c). */
+struct fetch_metrics_state {
+	FILE *stream; /* o->metrics_path (own_stream) or the program's */
+	bool own_stream;
+	struct sc_buf line; /* scratch for a request metrics line */
 	double start_ms, last_stats;
-	uint64_t records, records_failed, requests, bytes;
+	uint64_t requests, bytes;
 	uint64_t status_class[6];
-	uint64_t attempt_errors[SC_ERR_KIND_COUNT], record_errors[SC_ERR_KIND_COUNT];
+	uint64_t attempt_errors[SC_ERR_KIND_COUNT];
 	struct sc_hist lat;
 	struct hoststat *hosts[HOST_STATS_MAX];
 	size_t nhosts;
-	bool progress, progress_shown; /* --progress, on a terminal */
+	FILE *progress;       /* the program's stream for --progress (borrowed), or NULL */
+	const char *progname; /* the progress line's prefix (borrowed) */
+	bool progress_on;     /* --progress, and progress is a terminal */
+	bool progress_shown;
 	double last_progress;
 	long long total_lines; /* -1: unknown */
-
-	/* --robots (fetch_robots.c), or NULL */
-	struct fetch_robots *robots;
 };
 
-/* fetch.c */
-void fetch_attempt_ended(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
-                         struct outcome *oc);
+struct sc_fetch_engine {
+	const struct sc_fetch_options *opts; /* borrowed */
+	struct fetch_loop loop;
+	struct fetch_input input;
+	struct fetch_origins origins;
+	struct fetch_submit_state submit;
+	struct fetch_transfers xfers;
+	struct fetch_output_state output;
+	struct fetch_metrics_state metrics;
+	struct fetch_robots *robots; /* fetch_robots.c's, or NULL without --robots */
+};
 
 /* fetch_origin.c */
-struct origin *fetch_origin_get(struct sc_fetch_engine *e, const char *key, double now);
-void fetch_origins_free(struct sc_fetch_engine *e);
-void fetch_origin_push(struct sc_fetch_engine *e, struct origin *origin, struct job *job,
-                       bool front);
-struct job *fetch_origin_pop(struct sc_fetch_engine *e, struct origin *origin);
-void fetch_ring_update(struct sc_fetch_engine *e, struct origin *origin);
-void fetch_ring_remove(struct sc_fetch_engine *e, struct origin *origin);
-void fetch_heap_push(struct sc_fetch_engine *e, struct job *job);
-struct job *fetch_heap_pop(struct sc_fetch_engine *e);
-double fetch_admit(struct sc_fetch_engine *e, double now, bool *host_blocked);
+void fetch_origins_init(struct fetch_origins *o, const struct sc_fetch_options *opts);
+void fetch_origins_free(struct fetch_origins *o);
+/* The run starts: the --rate bucket fills from now. */
+void fetch_origins_start(struct fetch_origins *o, double now);
+void fetch_origins_set_gate(struct fetch_origins *o, fetch_gate_fn gate, void *ctx);
+struct origin *fetch_origin_get(struct fetch_origins *o, const char *key, double now);
+/* A job holds its origin from its submission to its end. */
+void fetch_origin_ref(struct origin *origin);
+void fetch_origin_unref(struct origin *origin);
+void fetch_origin_push(struct fetch_origins *o, struct origin *origin, struct job *job, bool front);
+struct job *fetch_origin_pop(struct fetch_origins *o, struct origin *origin);
+void fetch_ring_update(struct fetch_origins *o, struct origin *origin);
+void fetch_ring_remove(struct fetch_origins *o, struct origin *origin);
+/* An attempt started on origin, or ended: its caps and clocks. */
+void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double now);
+void fetch_origin_finished(struct fetch_origins *o, struct origin *origin);
+/* A 429: nothing starts on origin before until (ms). */
+void fetch_origin_pause(struct origin *origin, double until);
+void fetch_heap_push(struct fetch_origins *o, struct job *job);
+struct job *fetch_heap_pop(struct fetch_origins *o);
+/* Whether --rate lets one more start now; if not, *wake is lowered to
+ * when it will. */
+bool fetch_origins_rate_allows(struct fetch_origins *o, double now, double *wake);
+/* The job to start now, taken off its origin's queue (round robin), or
+ * NULL when no origin may start one; *wake is lowered to when one may if
+ * a clock holds it. */
+struct job *fetch_origins_next(struct fetch_origins *o, double now, double *wake);
 
-/* fetch_submit.c: url without its userinfo (user, password, options), as
- * metrics and final_url show it (malloced). */
-char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url);
+/* fetch_submit.c */
+void fetch_submit_init(struct sc_fetch_engine *e);
+void fetch_submit_free(struct sc_fetch_engine *e);
 
-/* fetch_transfer.c */
-void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now);
-void fetch_transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc);
-void fetch_abort_inflight(struct sc_fetch_engine *e);
+/* fetch_transfer.c: an attempt's transfer.  fetch_transfer_start starts
+ * job's next attempt; false when curl refused the transfer, which is then
+ * ended as curl would (fetch_transfer_end, CURLE_FAILED_INIT).  _end and
+ * _cancel give the attempt's outcome and return its job; the transfer is
+ * released (fetch_transfer_release) after the outcome is dealt with. */
+bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now,
+                          struct transfer **refused);
+struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+                               struct outcome *oc);
+struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xfer,
+                                  struct outcome *oc);
+void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer);
 void fetch_xfers_free(struct sc_fetch_engine *e);
 
 /* fetch_output.c */
+void fetch_output_init(struct sc_fetch_engine *e, FILE *out);
+void fetch_output_free(struct sc_fetch_engine *e);
+/* The run starts: its lines are at most line_max bytes. */
+void fetch_output_start(struct sc_fetch_engine *e, size_t line_max);
 struct job *fetch_job_new(struct sc_fetch_engine *e);
 void fetch_job_finish(struct sc_fetch_engine *e, struct job *job);
 void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
@@ -247,13 +343,23 @@ void fetch_job_done(struct sc_fetch_engine *e, struct job *job);
 void fetch_history_add(struct job *job, const struct outcome *oc);
 
 /* fetch_metrics.c */
+bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,
+                        char err[256]);
+void fetch_metrics_free(struct sc_fetch_engine *e);
+/* The run starts at now; its lines are at most line_max bytes.  Returns
+ * whether --progress is drawn (the loop then counts the input's lines for
+ * fetch_progress_total). */
+bool fetch_metrics_start(struct sc_fetch_engine *e, double now, size_t line_max);
+void fetch_progress_total(struct sc_fetch_engine *e, long long total_lines);
+/* When the loop must call fetch_metrics_tick next (ms; INFINITY: never). */
+double fetch_metrics_due(const struct sc_fetch_engine *e);
+/* Interim summaries (--stats-every) and the --progress line, when due. */
+void fetch_metrics_tick(struct sc_fetch_engine *e, double now);
+/* The run ended: the progress line cleared, the final summary. */
+void fetch_metrics_end(struct sc_fetch_engine *e);
 void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc);
 void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
                            const struct outcome *oc, const char *next);
-void fetch_summary(struct sc_fetch_engine *e, bool final);
-void fetch_progress_draw(struct sc_fetch_engine *e, double now);
-void fetch_progress_clear(struct sc_fetch_engine *e);
-void fetch_hoststats_free(struct sc_fetch_engine *e);
 
 /* fetch_robots.c (every entry a no-op without --robots) */
 bool fetch_robots_init(struct sc_fetch_engine *e, char err[256]);
@@ -262,10 +368,6 @@ void fetch_robots_free(struct sc_fetch_engine *e);
  * (it is finished); else the origin's robots.txt request is queued first
  * if its answer is not known yet. */
 bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job);
-/* The gate of origin_admissible: the queue is held while the answer is
- * not known (but for the robots.txt request itself), and Crawl-delay. */
-bool fetch_robots_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
-                             double *wake);
 /* The robots.txt request's last attempt ended: the answer is known, the
  * held queue is sorted (refused jobs finished).  Before its metrics line. */
 void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
@@ -273,11 +375,8 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 /* Frees the robots.txt request's job (after its metrics line). */
 void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job);
 /* The robots members of a request metrics line; the summary's "robots". */
-void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct sc_buf *b);
-void fetch_robots_summary(struct sc_fetch_engine *e, json_t *summary);
-/* The body limit of a transfer: SC_ROBOTS_MAX_BYTES for robots.txt,
- * whose rest is cut, not an error. */
-bool fetch_robots_body(struct transfer *xfer, const char *data, size_t n);
+void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b);
+void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary);
 
 /* fetch_headers.c */
 /* A 304 answering a conditional request (If-None-Match,

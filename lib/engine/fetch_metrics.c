@@ -2,62 +2,121 @@
  * request line written per attempt, the counters and latency histograms
  * (overall and for the busiest hosts), the summary line, and the
  * --progress line on the terminal. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "record/jsonstr.h"
 
-void fetch_progress_clear(struct sc_fetch_engine *e)
+bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,
+                        char err[256])
 {
-	if (e->progress_shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-		e->progress_shown = false;
+	struct fetch_metrics_state *m = &e->metrics;
+
+	m->total_lines = -1;
+	m->progress = streams->progress;
+	m->progname = streams->progname;
+	m->stream = streams->metrics;
+	if (e->opts->metrics_path) {
+		m->stream = fopen(e->opts->metrics_path, "a");
+		if (!m->stream) {
+			snprintf(err, 256, "--metrics: %s: %s", e->opts->metrics_path,
+			         strerror(errno));
+			return false;
+		}
+		m->own_stream = true;
 	}
+	return true;
+}
+
+void fetch_metrics_free(struct sc_fetch_engine *e)
+{
+	struct fetch_metrics_state *m = &e->metrics;
+
+	for (size_t i = 0; i < m->nhosts; i++) {
+		free(m->hosts[i]->key);
+		free(m->hosts[i]);
+	}
+	m->nhosts = 0;
+	sc_buf_free(&m->line);
+	/* Metrics lines are flushed as they are written and their errors
+	 * reported then; a failure here can only repeat one of those. */
+	if (m->own_stream)
+		(void)fclose(m->stream);
+}
+
+bool fetch_metrics_start(struct sc_fetch_engine *e, double now, size_t line_max)
+{
+	struct fetch_metrics_state *m = &e->metrics;
+
+	sc_buf_init(&m->line, line_max);
+	m->start_ms = m->last_stats = now;
+	m->progress_on = e->opts->progress && m->progress && isatty(fileno(m->progress));
+	return m->progress_on;
+}
+
+void fetch_progress_total(struct sc_fetch_engine *e, long long total_lines)
+{
+	e->metrics.total_lines = total_lines;
+}
+
+static void progress_clear(struct sc_fetch_engine *e)
+{
+	if (e->metrics.progress_shown) {
+		fputs("\r\033[K", e->metrics.progress);
+		fflush(e->metrics.progress);
+		e->metrics.progress_shown = false;
+	}
+}
+
+/* A line on the metrics stream, when it is the progress line's too, first
+ * clears that. */
+static void clear_for_line(struct sc_fetch_engine *e)
+{
+	if (e->metrics.stream == e->metrics.progress)
+		progress_clear(e);
 }
 
 static void metrics_line(struct sc_fetch_engine *e, json_t *obj)
 {
-	if (e->metrics == stderr)
-		fetch_progress_clear(e);
-	if (sc_record_write(e->metrics, obj) != 0)
-		clearerr(e->metrics); /* metrics are best effort; the records are what count */
+	clear_for_line(e);
+	if (sc_record_write(e->metrics.stream, obj) != 0)
+		clearerr(e->metrics.stream); /* metrics are best effort; the records are what count */
 	json_decref(obj);
 }
 
+/* The statistics of origin's host, made (or taken from the quietest) if
+ * need be.  origin->hs caches them; an entry given to another host since
+ * says so by its key. */
 static struct hoststat *hoststat_for(struct sc_fetch_engine *e, struct origin *origin)
 {
-	if (origin->hs)
+	if (origin->hs && strcmp(origin->hs->key, origin->key) == 0)
 		return origin->hs;
-	for (size_t i = 0; i < e->nhosts; i++) {
-		if (strcmp(e->hosts[i]->key, origin->key) == 0) {
-			e->hosts[i]->owner = origin;
-			return origin->hs = e->hosts[i];
-		}
-	}
+	for (size_t i = 0; i < e->metrics.nhosts; i++)
+		if (strcmp(e->metrics.hosts[i]->key, origin->key) == 0)
+			return origin->hs = e->metrics.hosts[i];
 	struct hoststat *hs;
-	if (e->nhosts < HOST_STATS_MAX) {
+	if (e->metrics.nhosts < HOST_STATS_MAX) {
 		hs = sc_calloc(1, sizeof(*hs));
-		e->hosts[e->nhosts++] = hs;
+		e->metrics.hosts[e->metrics.nhosts++] = hs;
 	} else {
 		/* Full: the quietest host makes way (the busiest are what the
 		 * summary reports). */
-		hs = e->hosts[0];
-		for (size_t i = 1; i < e->nhosts; i++)
-			if (e->hosts[i]->requests < hs->requests)
-				hs = e->hosts[i];
-		if (hs->owner)
-			hs->owner->hs = NULL;
+		hs = e->metrics.hosts[0];
+		for (size_t i = 1; i < e->metrics.nhosts; i++)
+			if (e->metrics.hosts[i]->requests < hs->requests)
+				hs = e->metrics.hosts[i];
 		free(hs->key);
 	}
 	hs->key = sc_strdup(origin->key);
 	hs->requests = hs->errors = 0;
 	sc_hist_init(&hs->lat);
-	hs->owner = origin;
 	return origin->hs = hs;
 }
 
@@ -79,10 +138,10 @@ static int cmp_hosts(const void *a, const void *b)
 	return xfer->requests < y->requests ? 1 : xfer->requests > y->requests ? -1 : 0;
 }
 
-void fetch_summary(struct sc_fetch_engine *e, bool final)
+static void summary(struct sc_fetch_engine *e, bool final)
 {
 	double now = sc_now_ms();
-	double elapsed = (now - e->start_ms) / 1000.0;
+	double elapsed = (now - e->metrics.start_ms) / 1000.0;
 	char ts[SC_RFC3339_LEN];
 	json_t *status = json_object(), *errors = json_object(), *rerrors = json_object();
 	json_t *hosts = json_array();
@@ -90,21 +149,21 @@ void fetch_summary(struct sc_fetch_engine *e, bool final)
 
 	sc_rfc3339(sc_wall_ms(), ts);
 	for (int i = 1; i < 6; i++)
-		if (e->status_class[i])
+		if (e->metrics.status_class[i])
 			json_object_set_new(status, classes[i],
-			                    json_integer((json_int_t)e->status_class[i]));
+			                    json_integer((json_int_t)e->metrics.status_class[i]));
 	for (int k = 0; k < SC_ERR_KIND_COUNT; k++) {
-		if (e->attempt_errors[k])
+		if (e->metrics.attempt_errors[k])
 			json_object_set_new(errors, sc_error_kind_name(k),
-			                    json_integer((json_int_t)e->attempt_errors[k]));
-		if (e->record_errors[k])
+			                    json_integer((json_int_t)e->metrics.attempt_errors[k]));
+		if (e->output.record_errors[k])
 			json_object_set_new(rerrors, sc_error_kind_name(k),
-			                    json_integer((json_int_t)e->record_errors[k]));
+			                    json_integer((json_int_t)e->output.record_errors[k]));
 	}
 	struct hoststat *sorted[HOST_STATS_MAX];
-	memcpy(sorted, e->hosts, e->nhosts * sizeof(*sorted));
-	qsort(sorted, e->nhosts, sizeof(*sorted), cmp_hosts);
-	for (size_t i = 0; i < e->nhosts && i < 5; i++)
+	memcpy(sorted, e->metrics.hosts, e->metrics.nhosts * sizeof(*sorted));
+	qsort(sorted, e->metrics.nhosts, sizeof(*sorted), cmp_hosts);
+	for (size_t i = 0; i < e->metrics.nhosts && i < 5; i++)
 		json_array_append_new(hosts,
 		                      json_pack("{s:s, s:I, s:I, s:o}", "host", sorted[i]->key,
 		                                "requests", (json_int_t)sorted[i]->requests,
@@ -112,35 +171,70 @@ void fetch_summary(struct sc_fetch_engine *e, bool final)
 		                                "latency_ms", latency_json(&sorted[i]->lat)));
 	json_t *obj = json_pack(
 	        "{s:s, s:s, s:b, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:f, s:f, s:o, s:o, s:I}",
-	        "event", "summary", "ts", ts, "final", final, "records", (json_int_t)e->records,
-	        "ok", (json_int_t)(e->records - e->records_failed), "not_ok",
-	        (json_int_t)e->records_failed, "requests", (json_int_t)e->requests, "status",
-	        status, "errors", errors, "record_errors", rerrors, "bytes", (json_int_t)e->bytes,
-	        "elapsed_s", round(elapsed * 1000.0) / 1000.0, "rps",
-	        elapsed > 0 ? round1((double)e->requests / elapsed) : 0.0, "latency_ms",
-	        latency_json(&e->lat), "hosts", hosts, "inflight", (json_int_t)e->inflight);
-	json_object_set_new(obj, "seed", json_integer((json_int_t)sc_retry_state_seed(e->retry)));
+	        "event", "summary", "ts", ts, "final", final, "records",
+	        (json_int_t)e->output.records, "ok",
+	        (json_int_t)(e->output.records - e->output.records_failed), "not_ok",
+	        (json_int_t)e->output.records_failed, "requests", (json_int_t)e->metrics.requests,
+	        "status", status, "errors", errors, "record_errors", rerrors, "bytes",
+	        (json_int_t)e->metrics.bytes, "elapsed_s", round(elapsed * 1000.0) / 1000.0, "rps",
+	        elapsed > 0 ? round1((double)e->metrics.requests / elapsed) : 0.0, "latency_ms",
+	        latency_json(&e->metrics.lat), "hosts", hosts, "inflight",
+	        (json_int_t)e->xfers.inflight);
+	json_object_set_new(obj, "seed",
+	                    json_integer((json_int_t)sc_retry_state_seed(e->loop.retry)));
 	fetch_robots_summary(e, obj);
 	if (!final)
-		json_object_set_new(obj, "queued",
-		                    json_integer((json_int_t)(e->queued + e->nheap)));
+		json_object_set_new(
+		        obj, "queued",
+		        json_integer((json_int_t)(e->origins.queued + e->origins.nheap)));
 	metrics_line(e, obj);
 }
 
-void fetch_progress_draw(struct sc_fetch_engine *e, double now)
+static void progress_draw(struct sc_fetch_engine *e, double now)
 {
-	double elapsed = (now - e->start_ms) / 1000.0;
+	double elapsed = (now - e->metrics.start_ms) / 1000.0;
 	char total[32] = "";
 
-	if (e->total_lines >= 0)
-		snprintf(total, sizeof(total), "/%lld", e->total_lines);
-	fprintf(stderr, "\r\033[K%s: %llu%s done, %llu in flight, %.1f req/s, %llu not ok",
-	        sc_progname, (unsigned long long)e->records, total, (unsigned long long)e->inflight,
-	        elapsed > 0 ? (double)e->requests / elapsed : 0.0,
-	        (unsigned long long)e->records_failed);
-	fflush(stderr);
-	e->progress_shown = true;
-	e->last_progress = now;
+	if (e->metrics.total_lines >= 0)
+		snprintf(total, sizeof(total), "/%lld", e->metrics.total_lines);
+	fprintf(e->metrics.progress,
+	        "\r\033[K%s: %llu%s done, %llu in flight, %.1f req/s, %llu not ok",
+	        e->metrics.progname, (unsigned long long)e->output.records, total,
+	        (unsigned long long)e->xfers.inflight,
+	        elapsed > 0 ? (double)e->metrics.requests / elapsed : 0.0,
+	        (unsigned long long)e->output.records_failed);
+	fflush(e->metrics.progress);
+	e->metrics.progress_shown = true;
+	e->metrics.last_progress = now;
+}
+
+double fetch_metrics_due(const struct sc_fetch_engine *e)
+{
+	double due = INFINITY;
+
+	if (e->opts->stats_every_s > 0)
+		due = e->metrics.last_stats + e->opts->stats_every_s * 1000;
+	if (e->metrics.progress_on)
+		due = fmin(due, e->metrics.last_progress + 250);
+	return due;
+}
+
+void fetch_metrics_tick(struct sc_fetch_engine *e, double now)
+{
+	if (e->opts->stats_every_s > 0 &&
+	    now - e->metrics.last_stats >= e->opts->stats_every_s * 1000) {
+		e->metrics.last_stats = now;
+		summary(e, false);
+	}
+	if (e->metrics.progress_on && now - e->metrics.last_progress >= 250)
+		progress_draw(e, now);
+}
+
+void fetch_metrics_end(struct sc_fetch_engine *e)
+{
+	if (e->metrics.progress_on)
+		progress_clear(e);
+	summary(e, true);
 }
 
 static double info_ms(CURL *c, CURLINFO what)
@@ -181,7 +275,7 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
                            const struct outcome *oc, const char *next)
 {
 	char ts[SC_RFC3339_LEN];
-	struct sc_buf *b = &e->mline;
+	struct sc_buf *b = &e->metrics.line;
 
 	if (e->opts->quiet)
 		return;
@@ -238,10 +332,10 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 	}
 	fetch_robots_metrics(e, job, b);
 	sc_buf_add(b, "}", 1);
-	if (e->metrics == stderr)
-		fetch_progress_clear(e);
-	if (sc_record_write_raw(e->metrics, b->p, b->len) != 0)
-		clearerr(e->metrics); /* metrics are best effort; the records are what count */
+	clear_for_line(e);
+	if (sc_record_write_raw(e->metrics.stream, b->p, b->len) != 0)
+		clearerr(e->metrics
+		                 .stream); /* metrics are best effort; the records are what count */
 	sc_buf_shrink(b, BODY_KEEP_MAX);
 }
 
@@ -250,24 +344,15 @@ void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struc
 	struct hoststat *hs = hoststat_for(e, job->origin);
 	uint64_t us = (uint64_t)(oc->latency_ms * 1000.0);
 
-	e->requests++;
-	e->bytes += oc->bytes;
+	e->metrics.requests++;
+	e->metrics.bytes += oc->bytes;
 	if (oc->status >= 100 && oc->status < 600)
-		e->status_class[oc->status / 100]++;
+		e->metrics.status_class[oc->status / 100]++;
 	if (oc->kind >= 0)
-		e->attempt_errors[oc->kind]++;
-	sc_hist_add(&e->lat, us);
+		e->metrics.attempt_errors[oc->kind]++;
+	sc_hist_add(&e->metrics.lat, us);
 	hs->requests++;
 	if (oc->kind >= 0)
 		hs->errors++;
 	sc_hist_add(&hs->lat, us);
-}
-
-void fetch_hoststats_free(struct sc_fetch_engine *e)
-{
-	for (size_t i = 0; i < e->nhosts; i++) {
-		free(e->hosts[i]->key);
-		free(e->hosts[i]);
-	}
-	e->nhosts = 0;
 }

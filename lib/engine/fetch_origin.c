@@ -2,23 +2,25 @@
  * struct origin per scheme://host:port, swept when idle), each origin's
  * queue of jobs ready to start, the round-robin ring of origins that have
  * work and room, the token buckets of --rate and --host-rate, --delay and
- * a 429's pause, and the heap of jobs waiting out a retry delay.
- * fetch_admit() starts what may start now (fetch_job_start, in
- * fetch_transfer.c) and says when to look again. */
+ * a 429's pause, and the heap of jobs waiting out a retry delay
+ * (struct fetch_origins, and an origin's admission part).
+ * fetch_origins_next() hands the loop the next job that may start; the
+ * loop starts it.  It calls nothing of the engine's other files: a later
+ * gate (--robots) is installed as a function. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fetch_engine.h"
 #include "core/hash.h"
+#include "engine/fetch_engine.h"
 
-static void origin_grow(struct sc_fetch_engine *e)
+static void origin_grow(struct fetch_origins *o)
 {
-	size_t nsize = e->hsize ? e->hsize * 2 : 256;
+	size_t nsize = o->hsize ? o->hsize * 2 : 256;
 	struct origin **nt = sc_calloc(nsize, sizeof(*nt));
 
-	for (size_t i = 0; i < e->hsize; i++) {
-		struct origin *origin = e->htab[i], *next;
+	for (size_t i = 0; i < o->hsize; i++) {
+		struct origin *origin = o->htab[i], *next;
 		for (; origin; origin = next) {
 			next = origin->hnext;
 			size_t b = sc_fnv1a_str(origin->key) & (nsize - 1);
@@ -26,125 +28,141 @@ static void origin_grow(struct sc_fetch_engine *e)
 			nt[b] = origin;
 		}
 	}
-	free(e->htab);
-	e->htab = nt;
-	e->hsize = nsize;
+	free(o->htab);
+	o->htab = nt;
+	o->hsize = nsize;
 }
 
-static void origin_free(struct sc_fetch_engine *e, struct origin *origin)
+static void origin_free(struct fetch_origins *o, struct origin *origin)
 {
-	if (origin->hs)
-		origin->hs->owner = NULL;
-	e->origins--;
+	o->count--;
 	free(origin->key);
 	free(origin);
 }
 
 /* Frees origins that hold nothing and whose limits no longer bind, so the
  * table stays as small as the set of hosts in play. */
-static void origin_sweep(struct sc_fetch_engine *e, double now)
+static void origin_sweep(struct fetch_origins *o, double now)
 {
-	for (size_t i = 0; i < e->hsize; i++) {
-		struct origin **pp = &e->htab[i];
+	for (size_t i = 0; i < o->hsize; i++) {
+		struct origin **pp = &o->htab[i];
 		while (*pp) {
 			struct origin *origin = *pp;
 			bool idle = origin->refs == 0 && origin->next_start <= now &&
 			            origin->paused_until <= now &&
-			            (e->opts->host_rate <= 0 || now - origin->tokens_at > 10000);
+			            (o->opts->host_rate <= 0 || now - origin->tokens_at > 10000);
 			if (idle) {
 				*pp = origin->hnext;
-				origin_free(e, origin);
+				origin_free(o, origin);
 			} else {
 				pp = &origin->hnext;
 			}
 		}
 	}
-	e->origins_at_sweep = e->origins;
+	o->count_at_sweep = o->count;
 }
 
-struct origin *fetch_origin_get(struct sc_fetch_engine *e, const char *key, double now)
+struct origin *fetch_origin_get(struct fetch_origins *o, const char *key, double now)
 {
-	if (e->hsize == 0 || e->origins >= e->hsize)
-		origin_grow(e);
-	size_t b = sc_fnv1a_str(key) & (e->hsize - 1);
-	for (struct origin *origin = e->htab[b]; origin; origin = origin->hnext)
+	if (o->hsize == 0 || o->count >= o->hsize)
+		origin_grow(o);
+	size_t b = sc_fnv1a_str(key) & (o->hsize - 1);
+	for (struct origin *origin = o->htab[b]; origin; origin = origin->hnext)
 		if (strcmp(origin->key, key) == 0)
 			return origin;
-	if (e->origins >= 4096 && e->origins >= 2 * e->origins_at_sweep) {
-		origin_sweep(e, now);
-		b = sc_fnv1a_str(key) & (e->hsize - 1);
+	if (o->count >= 4096 && o->count >= 2 * o->count_at_sweep) {
+		origin_sweep(o, now);
+		b = sc_fnv1a_str(key) & (o->hsize - 1);
 	}
 	struct origin *origin = sc_calloc(1, sizeof(*origin));
 	origin->key = sc_strdup(key);
 	origin->tokens = 1;
 	origin->tokens_at = now;
-	origin->hnext = e->htab[b];
-	e->htab[b] = origin;
-	e->origins++;
+	origin->hnext = o->htab[b];
+	o->htab[b] = origin;
+	o->count++;
 	return origin;
 }
 
-void fetch_origins_free(struct sc_fetch_engine *e)
+void fetch_origins_init(struct fetch_origins *o, const struct sc_fetch_options *opts)
 {
-	for (size_t i = 0; i < e->hsize; i++) {
-		struct origin *origin = e->htab[i], *next;
-		for (; origin; origin = next) {
-			next = origin->hnext;
-			origin_free(e, origin);
-		}
-	}
-	free(e->htab);
-	e->htab = NULL;
-	e->hsize = 0;
+	o->opts = opts;
+	o->tokens = 1;
 }
 
-static void ring_add(struct sc_fetch_engine *e, struct origin *origin)
+void fetch_origins_start(struct fetch_origins *o, double now)
+{
+	o->tokens_at = now;
+}
+
+void fetch_origins_set_gate(struct fetch_origins *o, fetch_gate_fn gate, void *ctx)
+{
+	o->gate = gate;
+	o->gate_ctx = ctx;
+}
+
+void fetch_origins_free(struct fetch_origins *o)
+{
+	for (size_t i = 0; i < o->hsize; i++) {
+		struct origin *origin = o->htab[i], *next;
+		for (; origin; origin = next) {
+			next = origin->hnext;
+			origin_free(o, origin);
+		}
+	}
+	free(o->htab);
+	o->htab = NULL;
+	o->hsize = 0;
+	free(o->heap);
+	o->heap = NULL;
+}
+
+static void ring_add(struct fetch_origins *o, struct origin *origin)
 {
 	if (origin->in_ring)
 		return;
 	origin->in_ring = true;
-	if (!e->ring) {
+	if (!o->ring) {
 		origin->rnext = origin->rprev = origin;
-		e->ring = origin;
+		o->ring = origin;
 		return;
 	}
 	/* Just before the cursor: the last to be visited in this round. */
-	origin->rnext = e->ring;
-	origin->rprev = e->ring->rprev;
+	origin->rnext = o->ring;
+	origin->rprev = o->ring->rprev;
 	origin->rprev->rnext = origin;
-	e->ring->rprev = origin;
+	o->ring->rprev = origin;
 }
 
-void fetch_ring_remove(struct sc_fetch_engine *e, struct origin *origin)
+void fetch_ring_remove(struct fetch_origins *o, struct origin *origin)
 {
 	if (!origin->in_ring)
 		return;
 	origin->in_ring = false;
 	if (origin->rnext == origin) {
-		e->ring = NULL;
+		o->ring = NULL;
 	} else {
 		origin->rprev->rnext = origin->rnext;
 		origin->rnext->rprev = origin->rprev;
-		if (e->ring == origin)
-			e->ring = origin->rnext;
+		if (o->ring == origin)
+			o->ring = origin->rnext;
 	}
 	origin->rnext = origin->rprev = NULL;
 }
 
 /* An origin is in the ring while it has queued jobs and room under
  * --per-host; time-based limits are checked at admission. */
-void fetch_ring_update(struct sc_fetch_engine *e, struct origin *origin)
+void fetch_ring_update(struct fetch_origins *o, struct origin *origin)
 {
-	bool room = e->opts->per_host <= 0 || origin->inflight < e->opts->per_host;
+	bool room = o->opts->per_host <= 0 || origin->inflight < o->opts->per_host;
 
 	if (origin->queued > 0 && room)
-		ring_add(e, origin);
+		ring_add(o, origin);
 	else
-		fetch_ring_remove(e, origin);
+		fetch_ring_remove(o, origin);
 }
 
-void fetch_origin_push(struct sc_fetch_engine *e, struct origin *origin, struct job *job,
-                       bool front)
+void fetch_origin_push(struct fetch_origins *o, struct origin *origin, struct job *job, bool front)
 {
 	job->qnext = NULL;
 	if (front) {
@@ -160,11 +178,11 @@ void fetch_origin_push(struct sc_fetch_engine *e, struct origin *origin, struct 
 		origin->qtail = job;
 	}
 	origin->queued++;
-	e->queued++;
-	fetch_ring_update(e, origin);
+	o->queued++;
+	fetch_ring_update(o, origin);
 }
 
-struct job *fetch_origin_pop(struct sc_fetch_engine *e, struct origin *origin)
+struct job *fetch_origin_pop(struct fetch_origins *o, struct origin *origin)
 {
 	struct job *job = origin->qhead;
 
@@ -173,53 +191,53 @@ struct job *fetch_origin_pop(struct sc_fetch_engine *e, struct origin *origin)
 		origin->qtail = NULL;
 	job->qnext = NULL;
 	origin->queued--;
-	e->queued--;
+	o->queued--;
 	return job;
 }
 
-static void heap_swap(struct sc_fetch_engine *e, size_t a, size_t b)
+static void heap_swap(struct fetch_origins *o, size_t a, size_t b)
 {
-	struct job *t = e->heap[a];
+	struct job *t = o->heap[a];
 
-	e->heap[a] = e->heap[b];
-	e->heap[b] = t;
-	e->heap[a]->heap_index = a;
-	e->heap[b]->heap_index = b;
+	o->heap[a] = o->heap[b];
+	o->heap[b] = t;
+	o->heap[a]->heap_index = a;
+	o->heap[b]->heap_index = b;
 }
 
-void fetch_heap_push(struct sc_fetch_engine *e, struct job *job)
+void fetch_heap_push(struct fetch_origins *o, struct job *job)
 {
-	if (e->nheap == e->heapcap) {
-		e->heapcap = e->heapcap ? e->heapcap * 2 : 64;
-		e->heap = sc_realloc(e->heap, e->heapcap * sizeof(*e->heap));
+	if (o->nheap == o->heapcap) {
+		o->heapcap = o->heapcap ? o->heapcap * 2 : 64;
+		o->heap = sc_realloc(o->heap, o->heapcap * sizeof(*o->heap));
 	}
-	size_t i = e->nheap++;
-	e->heap[i] = job;
+	size_t i = o->nheap++;
+	o->heap[i] = job;
 	job->heap_index = i;
-	while (i > 0 && e->heap[(i - 1) / 2]->ready_at > e->heap[i]->ready_at) {
-		heap_swap(e, i, (i - 1) / 2);
+	while (i > 0 && o->heap[(i - 1) / 2]->ready_at > o->heap[i]->ready_at) {
+		heap_swap(o, i, (i - 1) / 2);
 		i = (i - 1) / 2;
 	}
 }
 
-struct job *fetch_heap_pop(struct sc_fetch_engine *e)
+struct job *fetch_heap_pop(struct fetch_origins *o)
 {
-	struct job *top = e->heap[0];
+	struct job *top = o->heap[0];
 
-	e->nheap--;
-	if (e->nheap > 0) {
-		e->heap[0] = e->heap[e->nheap];
-		e->heap[0]->heap_index = 0;
+	o->nheap--;
+	if (o->nheap > 0) {
+		o->heap[0] = o->heap[o->nheap];
+		o->heap[0]->heap_index = 0;
 		size_t i = 0;
 		for (;;) {
 			size_t l = 2 * i + 1, r = l + 1, m = i;
-			if (l < e->nheap && e->heap[l]->ready_at < e->heap[m]->ready_at)
+			if (l < o->nheap && o->heap[l]->ready_at < o->heap[m]->ready_at)
 				m = l;
-			if (r < e->nheap && e->heap[r]->ready_at < e->heap[m]->ready_at)
+			if (r < o->nheap && o->heap[r]->ready_at < o->heap[m]->ready_at)
 				m = r;
 			if (m == i)
 				break;
-			heap_swap(e, i, m);
+			heap_swap(o, i, m);
 			i = m;
 		}
 	}
@@ -228,12 +246,10 @@ struct job *fetch_heap_pop(struct sc_fetch_engine *e)
 
 /* Whether the head of origin's queue may start now; if not, *wake is
  * lowered to when it may.  Every gate that holds an origin's whole queue
- * is checked here, and only here.  The robots.txt gate
- * (fetch_robots_admissible) comes last: the robots.txt request itself obeys
- * the time gates before it; until the answer is known only that request
- * may start (false without a time: the loop goes round again when the
- * answer arrives); then Crawl-delay.  True means the head starts now. */
-static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
+ * is checked here, and only here.  The installed gate (--robots) comes
+ * last: its own request obeys the time gates before it.  True means the
+ * head starts now. */
+static bool origin_admissible(struct fetch_origins *o, struct origin *origin, double now,
                               double *wake)
 {
 	double at = now;
@@ -242,13 +258,13 @@ static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, 
 		at = origin->paused_until;
 	if (origin->next_start > at)
 		at = origin->next_start;
-	if (e->opts->host_rate > 0) {
-		double cap = fmax(1.0, e->opts->host_rate * 0.05);
+	if (o->opts->host_rate > 0) {
+		double cap = fmax(1.0, o->opts->host_rate * 0.05);
 		origin->tokens = fmin(cap, origin->tokens + (now - origin->tokens_at) *
-		                                                    e->opts->host_rate / 1000.0);
+		                                                    o->opts->host_rate / 1000.0);
 		origin->tokens_at = now;
 		if (origin->tokens < 1.0) {
-			double t = now + (1.0 - origin->tokens) * 1000.0 / e->opts->host_rate;
+			double t = now + (1.0 - origin->tokens) * 1000.0 / o->opts->host_rate;
 			if (t > at)
 				at = t;
 		}
@@ -258,45 +274,74 @@ static bool origin_admissible(struct sc_fetch_engine *e, struct origin *origin, 
 			*wake = at;
 		return false;
 	}
-	return fetch_robots_admissible(e, origin, now, wake);
+	return !o->gate || o->gate(o->gate_ctx, origin, now, wake);
 }
 
-/* Starts what may start now.  Returns the time of the next possible start
- * (ms) if something waits on a clock, else INFINITY; *host_blocked is set
- * when free slots stay empty because no queued origin may start. */
-double fetch_admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
+bool fetch_origins_rate_allows(struct fetch_origins *o, double now, double *wake)
 {
-	double wake = INFINITY;
+	if (o->opts->rate <= 0)
+		return true;
+	double cap = fmax(1.0, o->opts->rate * 0.05);
+	o->tokens = fmin(cap, o->tokens + (now - o->tokens_at) * o->opts->rate / 1000.0);
+	o->tokens_at = now;
+	if (o->tokens >= 1.0)
+		return true;
+	*wake = fmin(*wake, now + (1.0 - o->tokens) * 1000.0 / o->opts->rate);
+	return false;
+}
 
-	*host_blocked = false;
-	while (e->inflight < e->opts->concurrency && e->ring) {
-		if (e->opts->rate > 0) {
-			double cap = fmax(1.0, e->opts->rate * 0.05);
-			e->tokens = fmin(cap,
-			                 e->tokens + (now - e->tokens_at) * e->opts->rate / 1000.0);
-			e->tokens_at = now;
-			if (e->tokens < 1.0) {
-				wake = fmin(wake, now + (1.0 - e->tokens) * 1000.0 / e->opts->rate);
-				return wake;
-			}
-		}
-		struct origin *origin = e->ring, *found = NULL;
-		do {
-			if (origin_admissible(e, origin, now, &wake)) {
-				found = origin;
-				break;
-			}
-			origin = origin->rnext;
-		} while (origin != e->ring);
-		if (!found)
+struct job *fetch_origins_next(struct fetch_origins *o, double now, double *wake)
+{
+	struct origin *origin = o->ring, *found = NULL;
+
+	if (!origin)
+		return NULL;
+	do {
+		if (origin_admissible(o, origin, now, wake)) {
+			found = origin;
 			break;
-		/* Round robin: the next search starts after this origin. */
-		e->ring = found->rnext;
-		struct job *job = fetch_origin_pop(e, found);
-		fetch_ring_update(e, found);
-		fetch_job_start(e, job, now);
-	}
-	if (e->inflight < e->opts->concurrency)
-		*host_blocked = true;
-	return wake;
+		}
+		origin = origin->rnext;
+	} while (origin != o->ring);
+	if (!found)
+		return NULL;
+	/* Round robin: the next search starts after this origin. */
+	o->ring = found->rnext;
+	struct job *job = fetch_origin_pop(o, found);
+	fetch_ring_update(o, found);
+	return job;
+}
+
+void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double now)
+{
+	origin->inflight++;
+	if (o->opts->delay_ms > 0)
+		origin->next_start = now + (double)o->opts->delay_ms;
+	if (o->opts->host_rate > 0)
+		origin->tokens -= 1.0;
+	if (o->opts->rate > 0)
+		o->tokens -= 1.0;
+	fetch_ring_update(o, origin);
+}
+
+void fetch_origin_finished(struct fetch_origins *o, struct origin *origin)
+{
+	origin->inflight--;
+	fetch_ring_update(o, origin);
+}
+
+void fetch_origin_pause(struct origin *origin, double until)
+{
+	if (until > origin->paused_until)
+		origin->paused_until = until;
+}
+
+void fetch_origin_ref(struct origin *origin)
+{
+	origin->refs++;
+}
+
+void fetch_origin_unref(struct origin *origin)
+{
+	origin->refs--;
 }

@@ -14,6 +14,30 @@
 #include "kit/cli.h"
 #include "record/jsonstr.h"
 #include "web/robots.h"
+#include "web/url.h"
+
+/* The --keep-order window: records read but not yet written. */
+#define ORDER_WINDOW(c) ((size_t)(c)*4 + 64)
+
+void fetch_output_init(struct sc_fetch_engine *e, FILE *out)
+{
+	e->output.out = out;
+	if (e->opts->keep_order) {
+		e->output.wsize = ORDER_WINDOW(e->opts->concurrency);
+		e->output.window = sc_calloc(e->output.wsize, sizeof(*e->output.window));
+	}
+}
+
+void fetch_output_start(struct sc_fetch_engine *e, size_t line_max)
+{
+	sc_buf_init(&e->output.line, line_max);
+}
+
+void fetch_output_free(struct sc_fetch_engine *e)
+{
+	sc_buf_free(&e->output.line);
+	free(e->output.window);
+}
 
 static void job_free(struct job *job)
 {
@@ -57,19 +81,19 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 {
 	int rc;
 
-	if (e->out_error)
+	if (e->output.error)
 		return;
 	if (job->in_scratch)
-		rc = write_direct(e->out, e->line.p, e->line.len);
+		rc = write_direct(e->output.out, e->output.line.p, e->output.line.len);
 	else if (job->raw)
-		rc = sc_record_write_raw(e->out, job->raw, job->raw_len);
+		rc = sc_record_write_raw(e->output.out, job->raw, job->raw_len);
 	else
-		rc = sc_record_write(e->out, job->rec);
+		rc = sc_record_write(e->output.out, job->rec);
 	if (rc != 0) {
-		e->out_errno = errno;
-		snprintf(e->error, sizeof(e->error), "error writing standard output: %s",
-		         strerror(e->out_errno));
-		e->out_error = true;
+		e->output.error_errno = errno;
+		snprintf(e->output.message, sizeof(e->output.message),
+		         "error writing standard output: %s", strerror(e->output.error_errno));
+		e->output.error = true;
 	}
 }
 
@@ -77,34 +101,34 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 void fetch_job_finish(struct sc_fetch_engine *e, struct job *job)
 {
 	job->done = true;
-	e->records++;
+	e->output.records++;
 	if (job->failed) {
-		e->records_failed++;
+		e->output.records_failed++;
 		const char *kind = json_string_value(
 		        json_object_get(json_object_get(job->rec, "error"), "kind"));
 		int k = kind ? sc_error_kind_from_name(kind) : -1;
 		if (job->rec)
-			e->record_errors[k < 0 ? SC_ERR_INTERNAL : k]++;
+			e->output.record_errors[k < 0 ? SC_ERR_INTERNAL : k]++;
 	}
 	if (!e->opts->keep_order) {
 		write_job(e, job);
 		job_free(job);
-		e->next_out++;
+		e->output.next_out++;
 		return;
 	}
-	if (job->in_scratch && job->seq != e->next_out) {
+	if (job->in_scratch && job->seq != e->output.next_out) {
 		/* It waits for its turn: its line cannot stay in the scratch. */
-		job->raw_len = e->line.len - 1;
-		job->raw = sc_malloc(e->line.len);
-		memcpy(job->raw, e->line.p, job->raw_len);
+		job->raw_len = e->output.line.len - 1;
+		job->raw = sc_malloc(e->output.line.len);
+		memcpy(job->raw, e->output.line.p, job->raw_len);
 		job->raw[job->raw_len] = '\0';
 		job->in_scratch = false;
 	}
-	while ((job = e->window[e->next_out % e->wsize]) && job->done) {
-		e->window[e->next_out % e->wsize] = NULL;
+	while ((job = e->output.window[e->output.next_out % e->output.wsize]) && job->done) {
+		e->output.window[e->output.next_out % e->output.wsize] = NULL;
 		write_job(e, job);
 		job_free(job);
-		e->next_out++;
+		e->output.next_out++;
 	}
 }
 
@@ -112,9 +136,9 @@ struct job *fetch_job_new(struct sc_fetch_engine *e)
 {
 	struct job *job = sc_calloc(1, sizeof(*job));
 
-	job->seq = e->next_seq++;
+	job->seq = e->output.next_seq++;
 	if (e->opts->keep_order)
-		e->window[job->seq % e->wsize] = job;
+		e->output.window[job->seq % e->output.wsize] = job;
 	return job;
 }
 
@@ -172,7 +196,7 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 	/* The user's url stays as given (sc-retry needs it); the URL the
 	 * response came from is shown without userinfo, as metrics are. */
 	if (final_url) {
-		char *shown = fetch_url_without_userinfo(e, final_url);
+		char *shown = sc_url_without_userinfo(final_url);
 		json_object_set_new(r, "final_url", json_string(shown));
 		free(shown);
 	} else {
@@ -266,7 +290,7 @@ size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max
 	return 6 * fetch_body_max(opts) + 2 * input_line_max + ((size_t)1 << 20);
 }
 
-/* The record of a job with a body as its output line in e->line (newline
+/* The record of a job with a body as its output line in e->output.line (newline
  * included): the record's members, then the body spliced in last.  A body
  * that is not UTF-8 becomes body_base64 on the record instead (before
  * "error" and "history"), and the record is written the ordinary way. */
@@ -282,7 +306,7 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 	if (!text)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	len = strlen(text);
-	struct sc_buf *b = &e->line;
+	struct sc_buf *b = &e->output.line;
 	/* A big body's buffer is not kept for small ones. */
 	if (job->body_len + len < BODY_KEEP_MAX / 2)
 		sc_buf_shrink(b, BODY_KEEP_MAX);
@@ -320,9 +344,7 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 
 void fetch_job_done(struct sc_fetch_engine *e, struct job *job)
 {
-	struct origin *origin = job->origin;
-
 	job_encode(e, job);
-	origin->refs--;
+	fetch_origin_unref(job->origin);
 	fetch_job_finish(e, job);
 }

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fetch_engine.h"
 #include "core/hash.h"
+#include "engine/fetch_engine.h"
 #include "web/robots.h"
 
 enum robots_state {
@@ -47,6 +47,8 @@ struct fetch_robots {
 	uint64_t cache_hits, cache_errors;
 };
 
+static bool robots_admissible(void *ctx, struct origin *origin, double now, double *wake);
+
 bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 {
 	const struct sc_fetch_options *o = e->opts;
@@ -55,6 +57,7 @@ bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 		return true;
 	struct fetch_robots *rb = sc_calloc(1, sizeof(*rb));
 	e->robots = rb;
+	fetch_origins_set_gate(&e->origins, robots_admissible, rb);
 	rb->agent = o->robots_agent ? sc_strdup(o->robots_agent)
 	                            : sc_robots_product_token(o->user_agent);
 	if (o->robots_cache_path) {
@@ -168,7 +171,7 @@ static void refuse(struct sc_fetch_engine *e, struct job *job, const char *why)
 	json_object_set_new(job->rec, "status", json_null());
 	sc_record_set_error(job->rec, SC_ERR_ROBOTS, why);
 	job->failed = true;
-	job->origin->refs--;
+	fetch_origin_unref(job->origin);
 	fetch_job_finish(e, job);
 }
 
@@ -187,9 +190,9 @@ static void request_robots(struct sc_fetch_engine *e, struct robots_entry *en,
 	job->queued_at = now;
 	job->origin = origin;
 	job->robots_for = en;
-	origin->refs++;
+	fetch_origin_ref(origin);
 	en->state = RB_FETCHING;
-	fetch_origin_push(e, origin, job, true);
+	fetch_origin_push(&e->origins, origin, job, true);
 }
 
 bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
@@ -224,12 +227,16 @@ bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
 	return true;
 }
 
-bool fetch_robots_admissible(struct sc_fetch_engine *e, struct origin *origin, double now,
-                             double *wake)
+/* The gate on each origin's queue (fetch_origins_set_gate): the queue is
+ * held while the answer is not known (but for the robots.txt request
+ * itself: false without a time, the loop goes round again when the answer
+ * arrives), then Crawl-delay spaces starts. */
+static bool robots_admissible(void *ctx, struct origin *origin, double now, double *wake)
 {
 	struct robots_entry *en = origin->robots;
 
-	if (!e->robots || !en)
+	(void)ctx;
+	if (!en)
 		return true;
 	if (en->state != RB_KNOWN)
 		return origin->qhead && origin->qhead->robots_for;
@@ -239,7 +246,7 @@ bool fetch_robots_admissible(struct sc_fetch_engine *e, struct origin *origin, d
 				*wake = en->next_start;
 			return false;
 		}
-		/* Admissible means started now (fetch_admit); now may be the
+		/* Admissible means started now (admit, fetch.c); now may be the
 		 * loop's reading from a while ago, the clock is not. */
 		en->next_start = sc_now_ms() + en->delay_ms;
 	}
@@ -280,38 +287,26 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 	}
 	/* Sort the held queue, in its order. */
 	for (size_t n = origin->queued; n > 0; n--) {
-		struct job *held = fetch_origin_pop(e, origin);
+		struct job *held = fetch_origin_pop(&e->origins, origin);
 		if (job_allowed(en, held, why, sizeof(why)))
-			fetch_origin_push(e, origin, held, false);
+			fetch_origin_push(&e->origins, origin, held, false);
 		else
 			refuse(e, held, why);
 	}
-	fetch_ring_update(e, origin);
+	fetch_ring_update(&e->origins, origin);
 }
 
 void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job)
 {
 	(void)e;
-	job->origin->refs--;
+	fetch_origin_unref(job->origin);
 	json_decref(job->rec);
 	free(job->url);
 	free(job->metrics_url);
 	free(job);
 }
 
-bool fetch_robots_body(struct transfer *xfer, const char *data, size_t n)
-{
-	size_t room = SC_ROBOTS_MAX_BYTES -
-	              (xfer->body.len < SC_ROBOTS_MAX_BYTES ? xfer->body.len : SC_ROBOTS_MAX_BYTES);
-
-	if (sc_buf_add(&xfer->body, data, n < room ? n : room) == 0 && n <= room)
-		return true;
-	/* The rest is not read: the start is what counts (RFC 9309 2.5). */
-	xfer->too_large = true;
-	return false;
-}
-
-void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct sc_buf *b)
+void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b)
 {
 	struct robots_entry *en = job->robots_for;
 	char tmp[64];
@@ -328,7 +323,7 @@ void fetch_robots_metrics(struct sc_fetch_engine *e, struct job *job, struct sc_
 	}
 }
 
-void fetch_robots_summary(struct sc_fetch_engine *e, json_t *summary)
+void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary)
 {
 	static const char *const kinds[] = { "rules", "allow_all", "disallow_all" };
 	struct fetch_robots *rb = e->robots;

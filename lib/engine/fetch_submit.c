@@ -1,14 +1,27 @@
 /* fetch_submit: items into the engine.  Checks a record's url and request
  * member, makes the job (its request headers, method and body, its
  * origin's key and a URL for metrics without credentials) and queues it on
- * its origin; an item that cannot be fetched is finished at once. */
+ * its origin; an item that cannot be fetched is finished at once.  Its
+ * state (struct fetch_submit_state) is a scratch URL handle. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "kit/cli.h"
 #include "engine/fetch_engine.h"
+#include "kit/cli.h"
 #include "web/url.h"
+
+void fetch_submit_init(struct sc_fetch_engine *e)
+{
+	e->submit.urlh = curl_url();
+	if (!e->submit.urlh)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+}
+
+void fetch_submit_free(struct sc_fetch_engine *e)
+{
+	curl_url_cleanup(e->submit.urlh);
+}
 
 /* Finishes a job that never reached the network. */
 static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
@@ -134,25 +147,6 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 	job->req_headers = l;
 }
 
-char *fetch_url_without_userinfo(struct sc_fetch_engine *e, const char *url)
-{
-	char *clean = NULL, *copy;
-
-	if (!strchr(url, '@'))
-		return sc_strdup(url);
-	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
-	if (curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
-		return sc_strdup(url); /* an '@' that is not userinfo: no URL parses without it */
-	curl_url_set(e->urlh, CURLUPART_USER, NULL, 0);
-	curl_url_set(e->urlh, CURLUPART_PASSWORD, NULL, 0);
-	curl_url_set(e->urlh, CURLUPART_OPTIONS, NULL, 0);
-	if (curl_url_get(e->urlh, CURLUPART_URL, &clean, 0) != CURLUE_OK || !clean)
-		sc_die(SC_EXIT_FAILURE, "out of memory");
-	copy = sc_strdup(clean);
-	curl_free(clean);
-	return copy;
-}
-
 /* Parses url: its origin key into key, or an error.  Returns -1, or the
  * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
 static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
@@ -164,20 +158,20 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, siz
 
 	/* Cleared first: a handle that holds a URL resolves the next one
 	 * against it, which would make "xfer" mean "http://last-host/xfer". */
-	curl_url_set(e->urlh, CURLUPART_URL, NULL, 0);
-	uc = curl_url_set(e->urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+	curl_url_set(e->submit.urlh, CURLUPART_URL, NULL, 0);
+	uc = curl_url_set(e->submit.urlh, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
 	if (uc != CURLUE_OK) {
 		snprintf(why, whysize, "not a valid URL: %s", curl_url_strerror(uc));
 		return SC_ERR_BAD_INPUT;
 	}
-	curl_url_get(e->urlh, CURLUPART_SCHEME, &scheme, 0);
+	curl_url_get(e->submit.urlh, CURLUPART_SCHEME, &scheme, 0);
 	if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
 		snprintf(why, whysize, "scheme '%s' is not http or https", scheme ? scheme : "");
 		rc = SC_ERR_BLOCKED_SCHEME;
 		goto out;
 	}
-	if (curl_url_get(e->urlh, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(e->urlh, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+	if (curl_url_get(e->submit.urlh, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(e->submit.urlh, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
 		snprintf(why, whysize, "not a valid URL: no host");
 		rc = SC_ERR_BAD_INPUT;
 		goto out;
@@ -187,7 +181,7 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, siz
 			*p = (char)(*p - 'A' + 'a');
 	snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
 	/* Metrics never show credentials. */
-	*metrics_url = fetch_url_without_userinfo(e, url);
+	*metrics_url = sc_url_without_userinfo(url);
 out:
 	curl_free(scheme);
 	curl_free(host);
@@ -255,19 +249,19 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, kind, why);
 		return true;
 	}
-	if (e->stopping) {
+	if (e->loop.stopping) {
 		free(encoded);
 		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
 		return true;
 	}
 	job->url = encoded ? encoded : sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
-	job->origin = fetch_origin_get(e, key, now);
-	job->origin->refs++;
+	job->origin = fetch_origin_get(&e->origins, key, now);
+	fetch_origin_ref(job->origin);
 	job->queued_at = now;
 	if (fetch_robots_refuse(e, job))
 		return true;
-	fetch_origin_push(e, job->origin, job, false);
+	fetch_origin_push(&e->origins, job->origin, job, false);
 	return true;
 }
 

@@ -2,14 +2,30 @@
  * (kept for reuse), their set-up from a job and the options, the body and
  * header callbacks (--max-bytes, redirects, Retry-After), and the mapping
  * of how curl ended to an outcome: a status and an error kind
- * (sc-record(5)).  The outcome goes to fetch_attempt_ended (fetch.c). */
+ * (sc-record(5)), handed back to the loop, which decides what follows
+ * (struct fetch_transfers). */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "kit/cli.h"
-#include "engine/fetch_engine.h"
 #include "core/signals.h"
+#include "engine/fetch_engine.h"
+#include "kit/cli.h"
+#include "web/robots.h"
+
+/* A robots.txt body is kept up to SC_ROBOTS_MAX_BYTES; the rest is cut,
+ * which is no error (fetch_robots.c reads too_large so). */
+static bool robots_body(struct transfer *xfer, const char *data, size_t n)
+{
+	size_t room = SC_ROBOTS_MAX_BYTES -
+	              (xfer->body.len < SC_ROBOTS_MAX_BYTES ? xfer->body.len : SC_ROBOTS_MAX_BYTES);
+
+	if (sc_buf_add(&xfer->body, data, n < room ? n : room) == 0 && n <= room)
+		return true;
+	/* The rest is not read: the start is what counts (RFC 9309 2.5). */
+	xfer->too_large = true;
+	return false;
+}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
@@ -22,7 +38,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 	if (xfer->redirecting)
 		return n;
 	if (xfer->job->robots_for)
-		return fetch_robots_body(xfer, data, n) ? n : 0;
+		return robots_body(xfer, data, n) ? n : 0;
 	if ((long long)(xfer->body.len + n) > max || sc_buf_add(&xfer->body, data, n) != 0) {
 		xfer->too_large = true;
 		return 0; /* aborts with CURLE_WRITE_ERROR */
@@ -99,10 +115,10 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 
 static struct transfer *xfer_get(struct sc_fetch_engine *e)
 {
-	struct transfer *xfer = e->free_xfers;
+	struct transfer *xfer = e->xfers.free;
 
 	if (xfer) {
-		e->free_xfers = xfer->next_free;
+		e->xfers.free = xfer->next_free;
 		curl_easy_reset(xfer->easy);
 	} else {
 		xfer = sc_calloc(1, sizeof(*xfer));
@@ -121,20 +137,20 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 	return xfer;
 }
 
-static void xfer_put(struct sc_fetch_engine *e, struct transfer *xfer)
+void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer)
 {
-	curl_multi_remove_handle(e->multi, xfer->easy);
+	curl_multi_remove_handle(e->loop.multi, xfer->easy);
 	if (xfer->aprev)
 		xfer->aprev->anext = xfer->anext;
 	else
-		e->active = xfer->anext;
+		e->xfers.active = xfer->anext;
 	if (xfer->anext)
 		xfer->anext->aprev = xfer->aprev;
 	xfer->anext = xfer->aprev = NULL;
 	xfer->job = NULL;
 	sc_buf_shrink(&xfer->body, BODY_KEEP_MAX);
-	xfer->next_free = e->free_xfers;
-	e->free_xfers = xfer;
+	xfer->next_free = e->xfers.free;
+	e->xfers.free = xfer;
 }
 
 static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct job *job)
@@ -191,41 +207,34 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct 
 	}
 }
 
-void fetch_job_start(struct sc_fetch_engine *e, struct job *job, double now)
+bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now,
+                          struct transfer **refused)
 {
 	struct transfer *xfer = xfer_get(e);
-	struct origin *origin = job->origin;
 
 	xfer->job = job;
 	xfer->started = now;
 	xfer_setup(e, xfer, job);
 	if (job->first_start == 0)
 		job->first_start = now;
-	if (job->attempts == job->prior)
-		sc_retry_note_first_attempt(e->retry, now);
 	job->attempts++;
-	origin->inflight++;
-	e->inflight++;
-	if (e->opts->delay_ms > 0)
-		origin->next_start = now + (double)e->opts->delay_ms;
-	if (e->opts->host_rate > 0)
-		origin->tokens -= 1.0;
-	if (e->opts->rate > 0)
-		e->tokens -= 1.0;
-	fetch_ring_update(e, origin);
+	e->xfers.inflight++;
+	fetch_origin_started(&e->origins, job->origin, now);
 	xfer->aprev = NULL;
-	xfer->anext = e->active;
-	if (e->active)
-		e->active->aprev = xfer;
-	e->active = xfer;
+	xfer->anext = e->xfers.active;
+	if (e->xfers.active)
+		e->xfers.active->aprev = xfer;
+	e->xfers.active = xfer;
 	/* Should curl refuse the handle, the attempt ends at once, as an
 	 * internal error with curl's reason, and the run goes on. */
-	CURLMcode mc = curl_multi_add_handle(e->multi, xfer->easy);
+	CURLMcode mc = curl_multi_add_handle(e->loop.multi, xfer->easy);
 	if (mc != CURLM_OK) {
 		snprintf(xfer->errbuf, sizeof(xfer->errbuf), "curl_multi_add_handle: %s",
 		         curl_multi_strerror(mc));
-		fetch_transfer_done(e, xfer, CURLE_FAILED_INIT);
+		*refused = xfer;
+		return false;
 	}
+	return true;
 }
 
 static enum sc_error_kind kind_of(CURLcode rc, bool too_large)
@@ -361,50 +370,38 @@ static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcod
 	}
 }
 
-void fetch_transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc)
+struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+                               struct outcome *oc)
 {
-	struct job *job = xfer->job;
-	struct outcome oc = { 0 };
 	curl_off_t total_us = 0;
 
-	e->inflight--;
-	job->origin->inflight--;
-	fetch_ring_update(e, job->origin);
+	e->xfers.inflight--;
+	fetch_origin_finished(&e->origins, xfer->job->origin);
 	curl_easy_getinfo(xfer->easy, CURLINFO_TOTAL_TIME_T, &total_us);
-	oc.latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
-	outcome_of(e, xfer, rc, &oc);
-	fetch_attempt_ended(e, job, xfer, &oc);
-	xfer_put(e, xfer);
+	oc->latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
+	outcome_of(e, xfer, rc, oc);
+	return xfer->job;
 }
 
-static void cancel_transfer(struct sc_fetch_engine *e, struct transfer *xfer)
+struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xfer,
+                                  struct outcome *oc)
 {
-	struct job *job = xfer->job;
-	struct outcome oc = { 0 };
-
-	e->inflight--;
-	job->origin->inflight--;
+	e->xfers.inflight--;
+	fetch_origin_finished(&e->origins, xfer->job->origin);
 	if (xfer->head_complete)
-		curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc.status);
-	oc.latency_ms = sc_now_ms() - xfer->started;
-	oc.bytes = xfer->body.len;
-	oc.kind = SC_ERR_CANCELLED;
-	snprintf(oc.message, sizeof(oc.message), "cancelled by shutdown after --grace");
-	fetch_attempt_ended(e, job, xfer, &oc);
-	xfer_put(e, xfer);
-}
-
-void fetch_abort_inflight(struct sc_fetch_engine *e)
-{
-	while (e->active)
-		cancel_transfer(e, e->active);
+		curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc->status);
+	oc->latency_ms = sc_now_ms() - xfer->started;
+	oc->bytes = xfer->body.len;
+	oc->kind = SC_ERR_CANCELLED;
+	snprintf(oc->message, sizeof(oc->message), "cancelled by shutdown after --grace");
+	return xfer->job;
 }
 
 void fetch_xfers_free(struct sc_fetch_engine *e)
 {
-	while (e->free_xfers) {
-		struct transfer *xfer = e->free_xfers;
-		e->free_xfers = xfer->next_free;
+	while (e->xfers.free) {
+		struct transfer *xfer = e->xfers.free;
+		e->xfers.free = xfer->next_free;
 		curl_easy_cleanup(xfer->easy);
 		sc_buf_free(&xfer->body);
 		free(xfer->retry_after);

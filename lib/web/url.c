@@ -610,3 +610,27 @@ char *sc_url_registrable_domain(const char *host)
 		domain = psl_registrable_domain(psl, host);
 	return sc_strdup(domain ? domain : host);
 }
+
+char *sc_url_without_userinfo(const char *url)
+{
+	char *clean = NULL, *copy;
+	CURLU *h;
+
+	if (!strchr(url, '@'))
+		return sc_strdup(url);
+	if (!(h = curl_url()))
+		sc_die(1, "out of memory");
+	if (curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+		curl_url_cleanup(h);
+		return sc_strdup(url); /* an '@' that is not userinfo: no URL parses without it */
+	}
+	curl_url_set(h, CURLUPART_USER, NULL, 0);
+	curl_url_set(h, CURLUPART_PASSWORD, NULL, 0);
+	curl_url_set(h, CURLUPART_OPTIONS, NULL, 0);
+	if (curl_url_get(h, CURLUPART_URL, &clean, 0) != CURLUE_OK || !clean)
+		sc_die(1, "out of memory");
+	curl_url_cleanup(h);
+	copy = sc_strdup(clean);
+	curl_free(clean);
+	return copy;
+}

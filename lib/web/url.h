@@ -87,4 +87,10 @@ char *sc_url_registrable_domain(const char *host);
 /* True if host is an IPv4 address or a bracketed IPv6 address. */
 bool sc_url_host_is_ip(const char *host);
 
+/* url without its userinfo (user, password, options), as logs and
+ * records show a URL: "http://u:p@h/x" is "http://h/x".  Any scheme; text
+ * that does not parse as a URL, or holds no '@', is copied as it is.  A
+ * new string. */
+char *sc_url_without_userinfo(const char *url);
+
 #endif

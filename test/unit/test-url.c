@@ -319,6 +319,25 @@ static void test_canonical_buf(void)
 	sc_buf_free(&b);
 }
 
+static void test_without_userinfo(void)
+{
+	static const char *const cases[][2] = {
+		{ "http://example.com/a", "http://example.com/a" },
+		{ "http://user:pw@example.com/a?q=1", "http://example.com/a?q=1" },
+		{ "https://user@example.com:8443/", "https://example.com:8443/" },
+		{ "http://u;opt@example.com/", "http://example.com/" },
+		{ "ftp://u:p@example.com/f", "ftp://example.com/f" },
+		{ "http://example.com/a@b", "http://example.com/a@b" },
+		{ "not a url @ all", "not a url @ all" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = sc_url_without_userinfo(cases[i][0]);
+		is_str(got, cases[i][1], "without userinfo: %s", cases[i][0]);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	test_rfc3986_rules();
@@ -331,5 +350,6 @@ int main(void)
 	test_host_and_directory();
 	test_registrable_domain();
 	test_canonical_buf();
+	test_without_userinfo();
 	return tap_done();
 }
