@@ -18,9 +18,11 @@
  *   encode.c   records to JSON text, as jansson writes them
  *   sitemap.c  the <loc> URLs of sitemaps and sitemap indexes (plain or gzip)
  *
- * Who calls whom, without a cycle: handle.c calls load.c, fields*.c,
- * select.c and sitemap.c; those use resolve.c and text.c; load.c and
- * fields_sax.c read the body through body.h.
+ * Who calls whom, without a cycle: handle.c calls load.c, fields.c,
+ * fields_sax.c, select.c and sitemap.c; load.c and fields_sax.c read the
+ * body through body.h (fields_sax.c frees its page with load.c's
+ * page_free); fields*.c and select.c use resolve.c and text.c, which call
+ * nothing of sc-parse's.
  *
  * The configuration is built once in main and only read afterwards, by
  * every thread.  Each worker thread owns a struct worker: its parser
