@@ -232,12 +232,6 @@ static bool host_merged(const struct report *r, const char *want, struct host *m
 	return m->key != NULL;
 }
 
-static int cmp_float(const void *a, const void *b)
-{
-	float x = *(const float *)a, y = *(const float *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double latency_of(double pct, const struct fvec *v)
 {
 	double sum = 0;
@@ -279,7 +273,7 @@ bool threshold_measure(const struct report *r, const struct threshold *t, double
 			free(whole.lat.v);
 			return false;
 		}
-		qsort(whole.lat.v, whole.lat.n, sizeof(float), cmp_float);
+		sort_floats(whole.lat.v, whole.lat.n);
 		*value = measure_in(r, t, &whole);
 		free(whole.lat.v);
 		return true;

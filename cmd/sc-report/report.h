@@ -192,6 +192,8 @@ void report_free(struct report *r);
 /* Nearest rank: the smallest value with at least p% of the values at or
  * below it; 0 for no values.  v sorted. */
 float percentile(const struct fvec *v, double p);
+/* Sorts non-negative floats ascending. */
+void sort_floats(float *v, size_t n);
 double duration_s(const struct report *r);
 double phase_of(const double timing[T_COUNT], enum phase ph);
 const char *phase_name(enum phase ph);
