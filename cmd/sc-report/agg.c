@@ -283,11 +283,7 @@ void agg_line(struct report *r, const struct mline *m, long round)
 	r->finished = false;
 	switch (m->event) {
 	case EV_REQUEST:
-		if (!m->host.p) {
-			r->t.malformed++; /* a request line names its host */
-			return;
-		}
-		count_request(r, m, round);
+		count_request(r, m, round); /* read.c made sure it has a host */
 		break;
 	case EV_THROTTLE:
 		count_throttle(r, m);

@@ -330,6 +330,12 @@ size_t thresholds_check(const struct report *r, const struct options *o)
 		const struct threshold *t = &o->fail[i];
 		double v;
 		char shown[64];
+		if (r->t.requests == 0) {
+			/* An empty run is no evidence that a crawl was fine. */
+			sc_warn("threshold broken: '%s': no request lines", t->text);
+			broken++;
+			continue;
+		}
 		if (!threshold_measure(r, t, &v)) {
 			sc_warn("threshold broken: '%s': no request to that host", t->text);
 			broken++;

@@ -48,10 +48,13 @@ const char *column_name(enum host_column c)
 
 bool parse_duration_ms(const char *s, double *ms)
 {
+	/* Microseconds divide, so that 950000us is exactly 950 ms. */
 	static const struct {
 		const char *unit;
-		double ms;
-	} units[] = { { "", 1 }, { "us", 0.001 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 } };
+		double times, per;
+	} units[] = {
+		{ "", 1, 1 }, { "us", 1, 1000 }, { "ms", 1, 1 }, { "s", 1000, 1 }, { "m", 60000, 1 }
+	};
 	char *end;
 	double v = strtod(s, &end);
 
@@ -59,7 +62,7 @@ bool parse_duration_ms(const char *s, double *ms)
 		return false;
 	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
 		if (strcmp(end, units[i].unit) == 0) {
-			*ms = v * units[i].ms;
+			*ms = v * units[i].times / units[i].per;
 			return true;
 		}
 	}

@@ -53,8 +53,8 @@ static long round_of(const char *path)
 	return round;
 }
 
-static void handle_line(struct reader *rd, struct feed *f, const char *text, size_t len,
-                        bool too_long)
+static void handle_line(struct reader *rd, struct feed *f, size_t lineno, const char *text,
+                        size_t len, bool too_long)
 {
 	struct report *r = rd->r;
 	struct mline m;
@@ -75,10 +75,15 @@ static void handle_line(struct reader *rd, struct feed *f, const char *text, siz
 	}
 	if (too_long)
 		snprintf(why, sizeof(why), "longer than %u bytes", LINE_MAX_BYTES);
-	if (too_long || !scan_line(&rd->scan, text, len, &m, why, sizeof(why))) {
+	bool ok = !too_long && scan_line(&rd->scan, text, len, &m, why, sizeof(why));
+	if (ok && m.event == EV_REQUEST && !m.host.p) {
+		snprintf(why, sizeof(why), "a request line has no host");
+		ok = false;
+	}
+	if (!ok) {
 		r->t.malformed++;
 		if (rd->warned++ < WARN_MAX)
-			sc_warn("%s:%zu: malformed metrics line: %s", f->name, f->lineno, why);
+			sc_warn("%s:%zu: malformed metrics line: %s", f->name, lineno, why);
 		return;
 	}
 	agg_line(r, &m, f->round);
@@ -92,11 +97,11 @@ static void drain_lines(struct reader *rd, struct feed *f)
 		if (!nl)
 			break;
 		f->lineno++;
+		size_t len = (size_t)(nl - (f->buf + f->start));
 		if (f->skipping)
 			f->skipping = false;
 		else
-			handle_line(rd, f, f->buf + f->start, (size_t)(nl - (f->buf + f->start)),
-			            false);
+			handle_line(rd, f, f->lineno, f->buf + f->start, len, len > LINE_MAX_BYTES);
 		f->start = (size_t)(nl - f->buf) + 1;
 	}
 	memmove(f->buf, f->buf + f->start, f->end - f->start);
@@ -104,14 +109,15 @@ static void drain_lines(struct reader *rd, struct feed *f)
 	f->start = 0;
 	if (f->end >= LINE_MAX_BYTES) {
 		if (!f->skipping)
-			handle_line(rd, f, f->buf, 0, true);
+			handle_line(rd, f, f->lineno + 1, f->buf, 0, true);
 		f->skipping = true;
 		f->end = 0;
 	}
 }
 
-/* Reads what there is now; false on a read error (said). */
-static bool feed_read(struct reader *rd, struct feed *f)
+/* Reads what there is now; false on a read error (said).  A signal stops
+ * it early unless to_end (--every's last reading). */
+static bool feed_read(struct reader *rd, struct feed *f, bool to_end)
 {
 	for (;;) {
 		if (f->cap - f->end < READ_CHUNK) {
@@ -133,7 +139,7 @@ static bool feed_read(struct reader *rd, struct feed *f)
 		}
 		f->end += (size_t)n;
 		drain_lines(rd, f);
-		if (sc_stop_signal)
+		if (sc_stop_signal && !to_end)
 			return true;
 	}
 }
@@ -143,7 +149,7 @@ static void feed_finish(struct reader *rd, struct feed *f)
 {
 	if (f->end > 0 && !f->skipping) {
 		f->lineno++;
-		handle_line(rd, f, f->buf, f->end, false);
+		handle_line(rd, f, f->lineno, f->buf, f->end, false);
 	}
 	f->end = 0;
 }
@@ -195,17 +201,16 @@ static bool read_every(struct reader *rd, struct feed *feeds, size_t n, const st
 {
 	for (;;) {
 		bool open_left = false;
+		bool last = sc_stop_signal != 0;
 		for (size_t i = 0; i < n; i++) {
-			if (!feeds[i].eof && !feed_read(rd, &feeds[i]))
+			if (!feeds[i].eof && !feed_read(rd, &feeds[i], last))
 				return false;
 			open_left |= !feeds[i].eof;
 		}
-		if (sc_stop_signal || !open_left)
+		if (last || !open_left)
 			return true;
 		every_summary(rd->r, o);
 		sleep_s(o->every_s);
-		if (sc_stop_signal)
-			return true;
 	}
 }
 
@@ -219,7 +224,7 @@ int read_inputs(struct report *r, const struct options *o)
 	if (ok && o->every_s > 0)
 		ok = read_every(&rd, feeds, n, o);
 	for (size_t i = 0; ok && o->every_s <= 0 && i < n && !sc_stop_signal; i++)
-		ok = feed_read(&rd, &feeds[i]);
+		ok = feed_read(&rd, &feeds[i], false);
 	for (size_t i = 0; i < n; i++) {
 		feed_finish(&rd, &feeds[i]);
 		if (feeds[i].fd > 0)
