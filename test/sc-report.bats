@@ -92,7 +92,8 @@ nearest_rank() {
 @test "a real sc-fetch run: counts, status codes, error kinds and bytes match jq" {
 	run -0 --separate-stderr sc-report --json real.log
 	local j=$output
-	local req=$(jq -s '[.[] | select(.event == "request")]' real.log)
+	local req
+	req=$(jq -s '[.[] | select(.event == "request")]' real.log)
 	assert_equal "$(jq .requests <<<"$j")" "$(jq length <<<"$req")"
 	assert_equal "$(jq .ok <<<"$j")" "$(jq '[.[] | select(.error == null)] | length' <<<"$req")"
 	assert_equal "$(jq .errors <<<"$j")" "$(jq '[.[] | select(.error != null)] | length' <<<"$req")"
@@ -168,7 +169,8 @@ nearest_rank() {
 	run -0 sc-report --json --sort p95 real.log
 	jq -e '[.hosts[].latency_ms.p95] | . == (sort | reverse)' <<<"$output"
 	run -0 sc-report --sort errors real.log
-	local first=$(awk '/^host /{getline; print $1; exit}' <<<"$output")
+	local first
+	first=$(awk '/^host /{getline; print $1; exit}' <<<"$output")
 	assert_equal "$first" "$(sc-report --json real.log | jq -r '.hosts | max_by(.errors) | .host')"
 }
 
@@ -378,6 +380,11 @@ browser() {
 	assert_equal "$(grep -c 'This chart is missing: /nonexistent/gnuplot was not found' report.html)" 4
 	grep -q '<td id="requests">1000</td>' report.html
 	grep -q '<td>http://a.test:80</td><td>750</td>' report.html
+}
+
+@test "a failed write to standard output is an error (exit 1)" {
+	run -1 --separate-stderr bash -c 'sc-report synth.log >/dev/full'
+	[[ $stderr == *"sc-report: "*"No space left on device"* ]] || fail "$stderr"
 }
 
 @test "an HTML page that cannot be written is an error (exit 1), and leaves nothing" {

@@ -42,11 +42,13 @@ static void write_data(FILE *s, const struct report *r)
 		const struct bin *b = &tl->bins[i];
 		fprintf(s, "%lld", (long long)(tl->base + (int64_t)i * tl->width));
 		if (b->ok)
-			fprintf(s, " %.2f %.2f", b->ok_sum / b->ok, b->ok_max);
+			fprintf(s, " %.2f %.2f", (double)b->ok_sum / (double)b->ok,
+			        (double)b->ok_max);
 		else
 			fprintf(s, " - -");
 		if (b->errors)
-			fprintf(s, " %.2f %.2f", b->err_sum / b->errors, b->err_max);
+			fprintf(s, " %.2f %.2f", (double)b->err_sum / (double)b->errors,
+			        (double)b->err_max);
 		else
 			fprintf(s, " - -");
 		fprintf(s, " %.3f %.3f %.1f %u", b->requests / w, b->errors / w,
@@ -135,10 +137,8 @@ static bool run_gnuplot(const char *script, const char *errpath, char *why, size
 	}
 	if (pid == 0) {
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
 		execlp(prog, prog, script, (char *)NULL);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
@@ -159,21 +159,26 @@ static bool run_gnuplot(const char *script, const char *errpath, char *why, size
 static char *read_svg(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char *text = NULL;
+	struct stat st;
 
 	if (!f)
 		return NULL;
-	text = sc_malloc(SVG_MAX + 1);
-	size_t n = fread(text, 1, SVG_MAX, f);
-	fclose(f);
+	if (fstat(fileno(f), &st) != 0 || st.st_size <= 0 || st.st_size > SVG_MAX) {
+		(void)fclose(f);
+		return NULL;
+	}
+	size_t size = (size_t)st.st_size;
+	char *text = sc_malloc(size + 1);
+	size_t n = fread(text, 1, size, f);
+	(void)fclose(f); /* read only: the bytes read are what counts */
 	text[n] = '\0';
 	char *svg = strstr(text, "<svg");
-	if (!svg || n == SVG_MAX) {
+	if (!svg) {
 		free(text);
 		return NULL;
 	}
 	memmove(text, svg, strlen(svg) + 1);
-	return sc_realloc(text, strlen(text) + 1);
+	return text;
 }
 
 static void cleanup(const char dir[1024])

@@ -188,24 +188,27 @@ static void write_page(FILE *f, const struct report *r, const struct options *o,
 int html_write(const char *path, const struct report *r, const struct options *o)
 {
 	struct charts c;
-	char *tmp = sc_malloc(strlen(path) + 16);
+	size_t tmplen = strlen(path) + 32;
+	char *tmp = sc_malloc(tmplen);
 
 	charts_draw(r, &c);
 	if (!c.svg[0] || !c.svg[CH_COUNT - 1])
 		sc_warn("%s: charts missing: %s", path, c.why);
-	sprintf(tmp, "%s.tmp%ld", path, (long)getpid());
+	snprintf(tmp, tmplen, "%s.tmp%ld", path, (long)getpid());
+	int rc = 0;
 	FILE *f = fopen(tmp, "w");
 	if (f) {
 		write_page(f, r, o, &c);
-		if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		if ((ferror(f) | fclose(f)) != 0 || rename(tmp, path) != 0) {
 			sc_warn("%s:", path);
-			unlink(tmp);
-			f = NULL;
+			(void)unlink(tmp);
+			rc = -1;
 		}
 	} else {
 		sc_warn("%s:", tmp);
+		rc = -1;
 	}
 	charts_free(&c);
 	free(tmp);
-	return f ? 0 : -1;
+	return rc;
 }

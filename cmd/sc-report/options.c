@@ -72,10 +72,11 @@ bool parse_duration_ms(const char *s, double *ms)
 static void parse_hist(const char *arg, struct options *o)
 {
 	char buf[1024];
+	size_t len = strlen(arg);
 
-	if (strlen(arg) >= sizeof(buf))
+	if (len >= sizeof(buf))
 		sc_usage_error("--hist: too long");
-	strcpy(buf, arg);
+	memcpy(buf, arg, len + 1);
 	o->nhist = 0;
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {

@@ -408,7 +408,7 @@ static bool error_value(struct cur *c, struct mline *m)
 
 static bool strings_member(struct cur *c, struct sv key, struct mline *m, bool *done)
 {
-	struct sv v;
+	struct sv v = { 0 };
 
 	*done = true;
 	if (is(key, "ts")) {
