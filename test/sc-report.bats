@@ -191,6 +191,26 @@ nearest_rank() {
 	assert_equal "$(jq .requests <<<"$output")" 1000
 }
 
+@test "robots.txt refusals: the total from the summary, per host from the records" {
+	local rb=$BATS_TEST_TMPDIR/robots
+	mkdir -p "$rb"
+	printf 'User-agent: *\nDisallow: /page/2\n' >"$rb/127.0.0.1"
+	# A server of its own (the file's has no robots.txt), stopped by its pid.
+	"$SC_TESTSERVER" --port-file port --robots-dir "$rb" >/dev/null 2>&1 3>&- &
+	local pid=$! base i
+	for i in $(seq 1 50); do [ -s port ] && break; sleep 0.1; done
+	base=http://127.0.0.1:$(<port)
+	printf "$base/page/%s\n" 1 2 3 2 | sc-fetch --robots --metrics rm.log >rr.jsonl || true
+	kill "$pid"
+	run -0 sc-report --json rm.log
+	assert_equal "$(jq -c .robots <<<"$output")" '{"requests":1,"refused":2}'
+	assert_equal "$(jq '.hosts[0].robots_refused' <<<"$output")" 0
+	run -0 sc-report --json rm.log rr.jsonl
+	assert_equal "$(jq -c .robots <<<"$output")" "{\"requests\":1,\"refused\":$(grep -c '"kind":"robots"' rr.jsonl)}"
+	assert_equal "$(jq -c '[.hosts[] | [.host, .robots_refused, .robots_requests]]' <<<"$output")" "[[\"$base\",2,1]]"
+	assert_equal "$(jq .lines.records <<<"$output")" 4
+}
+
 @test "files and standard input are one stream; '-' is standard input" {
 	head -300 synth.log >a.log
 	run -0 sc-report --json a.log - < <(tail -700 synth.log)
@@ -248,7 +268,7 @@ sc-report: threshold broken: 'errors<1%' (measured 10%)"
 	} >mixed.log
 	run -0 --separate-stderr sc-report --json mixed.log
 	assert_equal "$(jq .requests <<<"$output")" 20
-	assert_equal "$(jq -c .lines <<<"$output")" '{"read":25,"malformed":4,"not_json":1,"summaries":0,"other_events":0}'
+	assert_equal "$(jq -c .lines <<<"$output")" '{"read":25,"malformed":4,"not_json":1,"summaries":0,"records":0,"other_events":0}'
 	assert_equal "$stderr" "sc-report: mixed.log:11: malformed metrics line: not valid JSON at byte 25
 sc-report: mixed.log:13: malformed metrics line: a request line has no host
 sc-report: mixed.log:14: malformed metrics line: text after the JSON object at byte 32

@@ -134,9 +134,10 @@ static json_t *phases_json(const struct totals *t)
 
 static json_t *lines_json(const struct totals *t)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "read", (json_int_t)t->lines, "malformed",
-	                 (json_int_t)t->malformed, "not_json", (json_int_t)t->text_lines,
-	                 "summaries", (json_int_t)t->summaries, "other_events",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "read", (json_int_t)t->lines,
+	                 "malformed", (json_int_t)t->malformed, "not_json",
+	                 (json_int_t)t->text_lines, "summaries", (json_int_t)t->summaries,
+	                 "records", (json_int_t)t->records, "other_events",
 	                 (json_int_t)t->other_events);
 }
 
@@ -186,7 +187,7 @@ static json_t *report_json(const struct report *r, const struct options *o)
 	json_object_set_new(j, "error_kinds", kinds_json(t->kinds));
 	json_object_set_new(j, "robots",
 	                    json_pack("{s:I, s:I}", "requests", (json_int_t)t->robots_requests,
-	                              "refused", (json_int_t)t->robots_refused));
+	                              "refused", (json_int_t)robots_refused(r)));
 	json_object_set_new(
 	        j, "rate_limits",
 	        json_pack("{s:I, s:I, s:I, s:I, s:o}", "status_429", (json_int_t)t->status429,

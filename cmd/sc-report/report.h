@@ -23,11 +23,15 @@ struct sv {
 	size_t n;
 };
 
+/* EV_RECORD: not a metrics line but one of sc-fetch's records
+ * (sc-record(5)), read for the URLs that robots.txt refused, which have
+ * no metrics line. */
 enum mline_event {
 	EV_NONE,
 	EV_REQUEST,
 	EV_SUMMARY,
 	EV_THROTTLE,
+	EV_RECORD,
 	EV_OTHER
 };
 
@@ -62,7 +66,9 @@ struct mline {
 	bool has_ts;
 	double ts_ms; /* ms since the epoch */
 	struct sv host;
-	int status; /* 0: null or absent */
+	struct sv url;
+	bool has_ok; /* an "ok" member: a record */
+	int status;  /* 0: null or absent */
 	double latency_ms, bytes, attempt;
 	int kind; /* -1: no error */
 	struct sv next;
@@ -161,8 +167,11 @@ enum phase {
 };
 
 struct totals {
-	uint64_t lines, malformed, text_lines, other_events, summaries;
-	uint64_t requests, bytes, ok, errors, retries, robots_requests, robots_refused;
+	uint64_t lines, malformed, text_lines, other_events, summaries, records;
+	uint64_t requests, bytes, ok, errors, retries, robots_requests;
+	/* URLs robots.txt refused: as the summary lines count them, and as
+	 * counted from records (robots_refused() says which counts) */
+	uint64_t robots_refused_summaries, robots_refused_records;
 	uint64_t status429, cooldowns, not_modified, throttles;
 	uint64_t kinds[KIND_COUNT];
 	uint64_t reasons[TR_COUNT];
@@ -195,6 +204,7 @@ float percentile(const struct fvec *v, double p);
 /* Sorts non-negative floats ascending. */
 void sort_floats(float *v, size_t n);
 double duration_s(const struct report *r);
+uint64_t robots_refused(const struct report *r);
 double phase_of(const double timing[T_COUNT], enum phase ph);
 const char *phase_name(enum phase ph);
 

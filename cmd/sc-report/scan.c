@@ -320,6 +320,21 @@ static bool record_errors_member(struct cur *c, struct sv key, struct mline *m)
 	return skip_value(c, 1);
 }
 
+static int kind_of(struct sv name);
+
+/* A record's error, {"kind": ..., "message": ...}: its kind. */
+static bool record_error_member(struct cur *c, struct sv key, struct mline *m)
+{
+	struct sv v;
+
+	if (!is(key, "kind"))
+		return skip_value(c, 1);
+	if (!string(c, &v))
+		return false;
+	m->kind = kind_of(v);
+	return true;
+}
+
 static int kind_of(struct sv name)
 {
 	char tmp[32];
@@ -421,6 +436,8 @@ static bool strings_member(struct cur *c, struct sv key, struct mline *m, bool *
 		return string(c, &m->host);
 	if (is(key, "next"))
 		return string(c, &m->next);
+	if (is(key, "url"))
+		return string(c, &m->url);
 	if (is(key, "reason")) {
 		if (!string(c, &v))
 			return false;
@@ -444,6 +461,8 @@ static bool top_member(struct cur *c, struct sv key, struct mline *m)
 	double *num = top_number(key, m);
 	bool done;
 
+	if (is(key, "error") && peek(c, '{'))
+		return object(c, record_error_member, m);
 	if (container_ahead(c) && !is(key, "timing") && !is(key, "limit") &&
 	    !is(key, "record_errors"))
 		return skip_value(c, 1);
@@ -464,6 +483,10 @@ static bool top_member(struct cur *c, struct sv key, struct mline *m)
 	if (is(key, "robots") && (peek(c, 't') || peek(c, 'f'))) {
 		m->robots = peek(c, 't');
 		return literal(c, m->robots ? "true" : "false");
+	}
+	if (is(key, "ok") && (peek(c, 't') || peek(c, 'f'))) {
+		m->has_ok = true;
+		return literal(c, peek(c, 't') ? "true" : "false");
 	}
 	if (is(key, "final") && (peek(c, 't') || peek(c, 'f'))) {
 		m->final = peek(c, 't');
@@ -491,6 +514,8 @@ bool scan_line(struct scanner *s, const char *text, size_t len, struct mline *m,
 	m->reason = TR_OTHER;
 	if (object(&c, top_member, m)) {
 		ws(&c);
+		if (m->event == EV_NONE && m->has_ok && m->url.p)
+			m->event = EV_RECORD;
 		if (c.p == c.end)
 			return true;
 		fail(&c, "text after the JSON object");

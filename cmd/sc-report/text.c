@@ -134,7 +134,7 @@ static void write_breakdowns(FILE *out, const struct report *r)
 			fprintf(out, " %s %llu", kind_name(k), (unsigned long long)t->kinds[k]);
 	fprintf(out, "%s\n", t->errors ? "" : " none");
 	fprintf(out, "robots       %llu robots.txt requests, %llu URLs refused\n",
-	        (unsigned long long)t->robots_requests, (unsigned long long)t->robots_refused);
+	        (unsigned long long)t->robots_requests, (unsigned long long)robots_refused(r));
 	fprintf(out, "rate limits  %llu answers 429, %llu cool-downs, %llu throttle events",
 	        (unsigned long long)t->status429, (unsigned long long)t->cooldowns,
 	        (unsigned long long)t->throttles);
