@@ -45,12 +45,12 @@ static void write_data(FILE *s, const struct report *r)
 			fprintf(s, " %.2f %.2f", (double)b->ok_sum / (double)b->ok,
 			        (double)b->ok_max);
 		else
-			fprintf(s, " - -");
+			fprintf(s, " NaN NaN"); /* undefined: a gap in the line */
 		if (b->errors)
 			fprintf(s, " %.2f %.2f", (double)b->err_sum / (double)b->errors,
 			        (double)b->err_max);
 		else
-			fprintf(s, " - -");
+			fprintf(s, " NaN NaN"); /* undefined: a gap in the line */
 		fprintf(s, " %.3f %.3f %.1f %u", b->requests / w, b->errors / w,
 		        (double)b->bytes / w, b->throttles);
 		for (int k = 0; k < SC_CLASSES; k++)
@@ -77,7 +77,8 @@ static void write_rounds(FILE *s, const struct report *r)
 	}
 }
 
-static void write_plots(FILE *s, const char *dir, bool throttles)
+/* throttles: the most throttle events in one bin (0: no y2 axis). */
+static void write_plots(FILE *s, const char *dir, uint32_t throttles)
 {
 	fprintf(s, "set output '%s/%s'\nset ylabel 'ms'\n", dir, chart_files[CH_LATENCY]);
 	fprintf(s, "plot $bins using 1:2 with lines lw 1.5 lc rgb '#1f77b4' title 'ok: mean', "
@@ -86,7 +87,8 @@ static void write_plots(FILE *s, const char *dir, bool throttles)
 	           "'' using 1:5 with points pt 6 ps 0.4 lc rgb '#ff9896' title 'errors: max'\n");
 	fprintf(s, "set output '%s/%s'\nset ylabel 'requests/s'\n", dir, chart_files[CH_RATE]);
 	if (throttles)
-		fprintf(s, "set y2label 'throttle events'\nset y2tics\n");
+		fprintf(s, "set y2label 'throttle events'\nset y2tics%s\nset y2range [0:*]\n",
+		        throttles <= 10 ? " 1" : "");
 	fprintf(s,
 	        "plot $bins using 1:6 with lines lw 1.5 lc rgb '#1f77b4' title 'requests/s', "
 	        "'' using 1:7 with lines lc rgb '#d62728' title 'errors/s'%s\n",
@@ -110,15 +112,19 @@ static bool write_script(const char *path, const char *dir, const struct report 
 
 	if (!s)
 		return false;
-	fprintf(s,
-	        "set terminal svg size 900,280 dynamic font 'sans,10' background '#ffffff'\n"
-	        "set datafile missing '-'\nset xdata time\nset timefmt '%%s'\n"
-	        "set format x '%%H:%%M:%%S'\nset xlabel 'time (UTC)'\nset key outside right top\n"
-	        "set grid ytics lc rgb '#dddddd'\nset yrange [0:*]\nset border 3\n"
-	        "set xtics nomirror\nset ytics nomirror\n");
+	fprintf(s, "set terminal svg size 900,280 dynamic font 'sans,10' background '#ffffff'\n"
+	           "set xdata time\nset timefmt '%%s'\n"
+	           "set format x '%%H:%%M:%%S'\nset xlabel 'time (UTC)'\n"
+	           /* The same margins on every chart, so that their time axes line up. */
+	           "set key outside top center horizontal\nset lmargin 12\nset rmargin 10\n"
+	           "set grid ytics lc rgb '#dddddd'\nset yrange [0:*]\nset border 3\n"
+	           "set xtics nomirror\nset ytics nomirror\n");
 	write_data(s, r);
 	write_rounds(s, r);
-	write_plots(s, dir, r->t.throttles > 0);
+	uint32_t most = 0;
+	for (size_t i = 0; i < r->tl.n; i++)
+		most = r->tl.bins[i].throttles > most ? r->tl.bins[i].throttles : most;
+	write_plots(s, dir, most);
 	return fclose(s) == 0;
 }
 

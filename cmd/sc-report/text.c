@@ -144,9 +144,10 @@ static void write_breakdowns(FILE *out, const struct report *r)
 			        (unsigned long long)t->reasons[i]);
 	fprintf(out,
 	        "\nlines        %llu read, %llu malformed, %llu not JSON (skipped), "
-	        "%llu summaries\n",
+	        "%llu summaries, %llu records\n",
 	        (unsigned long long)t->lines, (unsigned long long)t->malformed,
-	        (unsigned long long)t->text_lines, (unsigned long long)t->summaries);
+	        (unsigned long long)t->text_lines, (unsigned long long)t->summaries,
+	        (unsigned long long)t->records);
 }
 
 static void write_host_row(FILE *out, const struct host *h, int width)
