@@ -278,6 +278,13 @@ sc-report: 4 malformed lines skipped"
 	[[ $stderr == *"'malformed<10%' (measured 16%)"* ]]
 }
 
+@test "odd host names (not UTF-8, an escaped NUL) are kept apart and written as valid JSON" {
+	printf '{"event":"request","host":"h\xff\\u0000x","status":200,"latency_ms":1.0,"bytes":1,"error":null}\n' >odd.log
+	printf '{"event":"request","host":"h\xff","status":200,"latency_ms":2.0,"bytes":1,"error":null}\n' >>odd.log
+	run -0 --separate-stderr sc-report --json odd.log
+	assert_equal "$(jq -c '[.hosts[] | [(.host | explode), .requests]] | sort' <<<"$output")" '[[[104,65533],1],[[104,65533,0,120],1]]'
+}
+
 @test "an empty input says so plainly; thresholds on it are broken" {
 	run -0 --separate-stderr sc-report </dev/null
 	assert_equal "$output" "no request lines in the input (0 lines, 0 malformed)"

@@ -46,7 +46,7 @@ static void rehash(struct report *r)
 	struct host **tab = sc_calloc(cap, sizeof(*tab));
 
 	for (size_t i = 0; i < r->nhosts; i++) {
-		size_t b = sc_fnv1a_str(r->hosts[i]->key) & (cap - 1);
+		size_t b = sc_fnv1a(r->hosts[i]->key, r->hosts[i]->keylen) & (cap - 1);
 		while (tab[b])
 			b = (b + 1) & (cap - 1);
 		tab[b] = r->hosts[i];
@@ -61,13 +61,17 @@ static struct host *host_for(struct report *r, struct sv key)
 {
 	size_t b = sc_fnv1a(key.p, key.n) & (r->hcap - 1);
 
+	/* By length: a name may hold a NUL byte (shown cut short, kept apart). */
 	for (; r->htab[b]; b = (b + 1) & (r->hcap - 1)) {
-		const char *k = r->htab[b]->key;
-		if (strncmp(k, key.p, key.n) == 0 && k[key.n] == '\0')
+		const struct host *h = r->htab[b];
+		if (h->keylen == key.n && memcmp(h->key, key.p, key.n) == 0)
 			return r->htab[b];
 	}
 	struct host *h = sc_calloc(1, sizeof(*h));
-	h->key = sc_strndup(key.p, key.n);
+	h->key = sc_malloc(key.n + 1);
+	memcpy(h->key, key.p, key.n);
+	h->key[key.n] = '\0';
+	h->keylen = key.n;
 	r->htab[b] = h;
 	r->hosts[r->nhosts++] = h;
 	if (r->nhosts * 2 > r->hcap)

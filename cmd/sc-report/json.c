@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/util.h"
 #include "report.h"
@@ -68,14 +69,14 @@ static json_t *status_json(const struct totals *t)
 
 static json_t *host_json(const struct host *h)
 {
-	json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
-	                      "host", h->key, "requests", (json_int_t)h->requests, "bytes",
-	                      (json_int_t)h->bytes, "ok", (json_int_t)h->ok, "errors",
-	                      (json_int_t)h->errors, "error_kinds", kinds_json(h->kinds),
-	                      "robots_requests", (json_int_t)h->robots_requests, "robots_refused",
-	                      (json_int_t)h->robots_refused, "status_429", (json_int_t)h->status429,
-	                      "cooldowns", (json_int_t)h->cooldowns, "not_modified",
-	                      (json_int_t)h->not_modified, "throttles", (json_int_t)h->throttles);
+	json_t *o = json_pack(
+	        "{s:o, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "host",
+	        sc_json_string_lossy(h->key, h->keylen), "requests", (json_int_t)h->requests,
+	        "bytes", (json_int_t)h->bytes, "ok", (json_int_t)h->ok, "errors",
+	        (json_int_t)h->errors, "error_kinds", kinds_json(h->kinds), "robots_requests",
+	        (json_int_t)h->robots_requests, "robots_refused", (json_int_t)h->robots_refused,
+	        "status_429", (json_int_t)h->status429, "cooldowns", (json_int_t)h->cooldowns,
+	        "not_modified", (json_int_t)h->not_modified, "throttles", (json_int_t)h->throttles);
 	json_object_set_new(o, "throttle_reasons", reasons_json(h->reasons));
 	json_object_set_new(o, "latency_ms",
 	                    json_pack("{s:f, s:f}", "p50", r1(h->p50), "p95", r1(h->p95)));
@@ -159,10 +160,11 @@ static json_t *thresholds_json(const struct report *r, const struct options *o)
 	for (size_t i = 0; i < o->nfail; i++) {
 		double v = 0;
 		bool measured = threshold_measure(r, &o->fail[i], &v);
-		json_array_append_new(a,
-		                      json_pack("{s:s, s:o, s:b}", "expr", o->fail[i].text, "value",
-		                                measured ? json_real(v) : json_null(), "ok",
-		                                measured && threshold_holds(&o->fail[i], v)));
+		json_array_append_new(
+		        a, json_pack("{s:o, s:o, s:b}", "expr",
+		                     sc_json_string_lossy(o->fail[i].text, strlen(o->fail[i].text)),
+		                     "value", measured ? json_real(v) : json_null(), "ok",
+		                     measured && threshold_holds(&o->fail[i], v)));
 	}
 	return a;
 }

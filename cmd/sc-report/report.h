@@ -115,6 +115,7 @@ struct moments {
 
 struct host {
 	char *key; /* owned */
+	size_t keylen;
 	uint64_t requests, bytes, ok, errors, robots_requests, robots_refused;
 	uint64_t status429, cooldowns, not_modified, throttles;
 	uint64_t kinds[KIND_COUNT];
