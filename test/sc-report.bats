@@ -366,7 +366,11 @@ EOF
 # Headless Chromium with no network (a network namespace of its own).
 browser() {
 	command -v chromium >/dev/null || fail "chromium is not installed (make deps installs it)"
-	unshare -n chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	# A network namespace: as root, or in a user namespace of its own.
+	local netns=(unshare -n)
+	"${netns[@]}" true 2>/dev/null || netns=(unshare -rn)
+	"${netns[@]}" true 2>/dev/null || fail "cannot take the network away (unshare -n, unshare -rn)"
+	"${netns[@]}" chromium --headless --no-sandbox --disable-gpu --no-first-run \
 		--user-data-dir="$BATS_TEST_TMPDIR/chromium" "$@" 2>/dev/null
 }
 
