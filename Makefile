@@ -18,7 +18,7 @@ DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1
             libpsl-dev libidn2-dev libxxhash-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
-            openssh-server openssh-client parallel
+            openssh-server openssh-client parallel gnuplot-nox chromium
 
 ifeq ($(SANITIZE),1)
 OUT       = build/asan

@@ -123,3 +123,8 @@ run_example() {
 	run_examples sc.7
 	[ -s out.csv ] && [ -s shop.db ] || fail "the recipes made nothing"
 }
+
+@test "sc-report(1) EXAMPLES run as written" {
+	run_examples sc-report.1
+	[ -s metrics.log ] && [ -s report.html ] || fail "no metrics or no page"
+}
