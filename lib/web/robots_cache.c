@@ -1,9 +1,8 @@
 /* robots_cache: robots.txt answers kept across runs in an SQLite file (see
  * robots.h).  One row per origin; the body is stored rather than the parsed
  * rules so that a later run with another agent reads the same entry.
- * Processes share the file safely: WAL mode lets readers run beside the
- * writer, the busy timeout makes a second writer wait instead of failing,
- * and each write is a single INSERT OR REPLACE (one transaction). */
+ * Processes share the file safely (core/sqlite_shared), and each write is
+ * a single INSERT OR REPLACE (one transaction). */
 #include "web/robots.h"
 
 #include <sqlite3.h>
@@ -11,9 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
+#include "core/sqlite_shared.h"
 #include "core/util.h"
 
 /* Long enough for make -j 8 writers, each writing one row at a time. */
@@ -41,27 +39,6 @@ static char *db_msg(sqlite3 *db, const char *what)
 	return msg("robots cache: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
-/* Switching to WAL needs a lock a concurrent opener may hold for a moment,
- * and SQLite does not always wait for it through the busy handler. */
-static int enable_wal(sqlite3 *db)
-{
-	for (int attempt = 0; attempt < 200; attempt++) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK)
-			return -1;
-		int rc = sqlite3_step(st);
-		bool wal = rc == SQLITE_ROW &&
-		           strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-		sqlite3_finalize(st);
-		if (wal)
-			return 0;
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			return -1;
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-	return -1;
-}
-
 struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err)
 {
 	static const char schema[] = "CREATE TABLE IF NOT EXISTS robots ("
@@ -72,17 +49,10 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err)
 	struct sc_robots_cache *c = sc_calloc(1, sizeof *c);
 	const char *what = path;
 
-	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK)
+	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &c->db, &what) != 0)
 		goto fail;
-	sqlite3_busy_timeout(c->db, BUSY_TIMEOUT_MS);
-	if (enable_wal(c->db) != 0) {
-		what = "cannot use WAL mode";
-		goto fail;
-	}
 	what = "cannot create its table";
-	if (sqlite3_exec(c->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(c->db, schema, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(c->db, schema, NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	what = "not a robots cache";
 	if (sqlite3_prepare_v2(c->db,

@@ -499,6 +499,19 @@ static struct {
 	strmap_t host_max_inflight; /* Host header -> most in flight at once */
 } stats;
 
+/* /bucket/ID: a token bucket per ID, for the pace controller's tests. */
+#define MAX_BUCKETS 64
+typedef struct {
+	char id[64];
+	double rate, burst;          /* tokens per second, bucket size */
+	double tokens;               /* now */
+	int64_t tokens_at_ns;        /* when tokens was computed */
+	int64_t retry_until_ns;      /* the last Retry-After given ends here */
+	int64_t ok, refused, early;  /* early: arrived before retry_until */
+} bucket_t;
+static bucket_t buckets[MAX_BUCKETS];
+static size_t bucket_count;
+
 typedef struct {
 	double t_ms;
 	char *host, *method, *target, *agent;
@@ -1894,6 +1907,90 @@ static void handle_ratelimit(conn_t *c, const char *id)
 	buf_free(&extra);
 }
 
+static bucket_t *bucket_find(const char *id, double rate, double burst)
+{
+	for (size_t i = 0; i < bucket_count; i++)
+		if (strcmp(buckets[i].id, id) == 0)
+			return &buckets[i];
+	if (bucket_count == MAX_BUCKETS || strlen(id) >= sizeof buckets[0].id)
+		return NULL;
+	bucket_t *b = &buckets[bucket_count++];
+	memset(b, 0, sizeof *b);
+	snprintf(b->id, sizeof b->id, "%s", id);
+	b->rate = rate;
+	b->burst = burst;
+	b->tokens = burst;
+	b->tokens_at_ns = clock_ns();
+	return b;
+}
+
+/* /bucket/ID?rate=N&burst=B&retry_after=S: a server that allows N requests
+ * a second (bursts of B); beyond that a bare 429, or with retry_after a
+ * 429 with Retry-After: S.  /bucket/ID?stats=1 tells what it saw, as JSON,
+ * without counting itself: ok, refused, and early (requests that came
+ * before the time the last Retry-After gave). */
+static void handle_bucket(conn_t *c, const char *id)
+{
+	bool ok = true;
+	uint64_t rate = query_u64(c->req.query, "rate", 10, 100000, &ok);
+	uint64_t burst = query_u64(c->req.query, "burst", 1, 100000, &ok);
+	uint64_t retry_after = query_u64(c->req.query, "retry_after", 0, 3600, &ok);
+	uint64_t want_stats = query_u64(c->req.query, "stats", 0, 1, &ok);
+	bucket_t *b = ok && *id ? bucket_find(id, (double)rate, (double)burst) : NULL;
+	if (!b || rate == 0 || burst == 0) {
+		respond_html_message(c, 400, "usage: /bucket/ID?rate=N&burst=B&retry_after=S");
+		return;
+	}
+	if (want_stats) {
+		char body[160];
+		snprintf(body, sizeof body,
+		         "{\"ok\":%" PRId64 ",\"refused\":%" PRId64 ",\"early\":%" PRId64 "}\n",
+		         b->ok, b->refused, b->early);
+		respond(c, 200, "application/json", body, strlen(body), NULL);
+		return;
+	}
+	int64_t now = clock_ns();
+	if (now < b->retry_until_ns)
+		b->early++;
+	b->tokens += (double)(now - b->tokens_at_ns) * b->rate / 1e9;
+	if (b->tokens > b->burst)
+		b->tokens = b->burst;
+	b->tokens_at_ns = now;
+	if (b->tokens >= 1) {
+		b->tokens -= 1;
+		b->ok++;
+		respond_text(c, 200, "within the rate\n");
+		return;
+	}
+	b->refused++;
+	buf_t extra = { 0 };
+	if (retry_after) {
+		buf_printf(&extra, "Retry-After: %" PRIu64 "\r\n", retry_after);
+		int64_t until = now + (int64_t)retry_after * 1000000000;
+		if (until > b->retry_until_ns)
+			b->retry_until_ns = until;
+	}
+	respond(c, 429, "text/plain; charset=utf-8", "over the rate\n", 14, extra.data);
+	buf_free(&extra);
+}
+
+/* /loaded?base=MS: a server that slows under load: the answer takes MS
+ * times the requests in flight to this Host (this one included). */
+static void handle_loaded(conn_t *c)
+{
+	bool ok = true;
+	uint64_t base = query_u64(c->req.query, "base", 10, 10000, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "usage: /loaded?base=MS");
+		return;
+	}
+	bool inserted;
+	int64_t inflight =
+	        c->inflight_host ? *strmap_value(&stats.host_inflight, c->inflight_host, &inserted) : 1;
+	c->delay_ms = (int64_t)base * (inflight > 0 ? inflight : 1);
+	timer_arm(c, TIMER_DELAY, c->delay_ms);
+}
+
 static void handle_big(conn_t *c, const char *arg)
 {
 	uint64_t bytes;
@@ -2139,6 +2236,7 @@ static void handle_stats_reset(conn_t *c)
 	strmap_clear(&stats.paths);
 	strmap_clear(&stats.flaky);
 	strmap_clear(&stats.ratelimit);
+	bucket_count = 0;
 	strmap_clear(&stats.host_max_inflight);
 	for (size_t i = 0; i < stats.host_inflight.cap; i++) {
 		const strmap_slot_t *slot = &stats.host_inflight.slots[i];
@@ -2469,6 +2567,10 @@ static void route_request(conn_t *c)
 		handle_flaky(c, arg);
 	else if ((arg = path_arg(path, "/ratelimit/")))
 		handle_ratelimit(c, arg);
+	else if ((arg = path_arg(path, "/bucket/")))
+		handle_bucket(c, arg);
+	else if (strcmp(path, "/loaded") == 0)
+		handle_loaded(c);
 	else if ((arg = path_arg(path, "/big/")))
 		handle_big(c, arg);
 	else if ((arg = path_arg(path, "/binary/")))
@@ -2753,6 +2855,9 @@ static void usage(FILE *out)
 	      "  /redirect-to?url=U&status=302\n"
 	      "  /flaky/ID?fail=K&status=503&retry_after=S\n"
 	      "  /ratelimit/ID?after=S&date=0|1\n"
+	      "  /bucket/ID?rate=N&burst=B&retry_after=S  token bucket; bare 429 beyond\n"
+	      "                            it (Retry-After: S with retry_after); ?stats=1\n"
+	      "  /loaded?base=MS           answers after MS x requests in flight to the Host\n"
 	      "  /big/BYTES[?chunked=1]    streamed text body\n"
 	      "  /binary/BYTES             bytes that are not UTF-8\n"
 	      "  /gzip[?size=N]            gzip-encoded HTML (stored deflate blocks)\n"

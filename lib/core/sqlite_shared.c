@@ -1,0 +1,45 @@
+/* sqlite_shared: open an SQLite file for several processes at once
+ * (sqlite_shared.h). */
+#include "core/sqlite_shared.h"
+
+#include <stdbool.h>
+#include <strings.h>
+#include <time.h>
+
+/* Switching to WAL needs a lock a concurrent opener may hold for a moment,
+ * and SQLite does not always wait for it through the busy handler. */
+static int enable_wal(sqlite3 *db)
+{
+	for (int attempt = 0; attempt < 200; attempt++) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK)
+			return -1;
+		int rc = sqlite3_step(st);
+		bool wal = rc == SQLITE_ROW &&
+		           strcasecmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+		sqlite3_finalize(st);
+		if (wal)
+			return 0;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			return -1;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	return -1;
+}
+
+int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, const char **what)
+{
+	*db = NULL;
+	*what = "cannot open it";
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sqlite3_busy_timeout(*db, busy_ms);
+	*what = "cannot use WAL mode";
+	if (enable_wal(*db) != 0)
+		return -1;
+	*what = "cannot set synchronous=NORMAL";
+	if (sqlite3_exec(*db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	return 0;
+}

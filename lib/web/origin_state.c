@@ -1,0 +1,213 @@
+/* origin_state: per-origin pace in an SQLite file shared by the processes
+ * of a crawl (origin_state.h). */
+#include "web/origin_state.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sqlite_shared.h"
+#include "core/util.h"
+
+/* Long enough for make -j 8 processes claiming starts at once. */
+#define BUSY_TIMEOUT_MS 10000
+
+struct sc_origin_state {
+	sqlite3 *db;
+	sqlite3_stmt *begin, *commit, *rollback, *select, *claim, *put;
+};
+
+static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
+                             " origin TEXT PRIMARY KEY,"
+                             " not_before INTEGER NOT NULL DEFAULT 0,"
+                             " has_pace INTEGER NOT NULL DEFAULT 0,"
+                             " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
+                             " latency_floor_ms REAL, block_level INTEGER,"
+                             " blocked_until INTEGER, reason TEXT)";
+
+static char *db_error(sqlite3 *db, const char *what)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof buf, "origin state: %s: %s", what,
+	         db ? sqlite3_errmsg(db) : "out of memory");
+	return sc_strdup(buf);
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+	return sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
+{
+	struct sc_origin_state *s = sc_calloc(1, sizeof *s);
+	const char *what;
+
+	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &s->db, &what) != 0)
+		goto fail;
+	what = "cannot create its table";
+	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	what = "not an origin state file";
+	if (prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
+	    prepare(s->db, "ROLLBACK", &s->rollback) ||
+	    prepare(s->db,
+	            "SELECT not_before, has_pace, lim, interval_ms, ceiling_ms, latency_floor_ms,"
+	            " block_level, blocked_until, reason FROM origins WHERE origin = ?1",
+	            &s->select) ||
+	    prepare(s->db,
+	            "INSERT INTO origins (origin, not_before) VALUES (?1, ?2)"
+	            " ON CONFLICT (origin) DO UPDATE SET not_before = excluded.not_before",
+	            &s->claim) ||
+	    prepare(s->db,
+	            "INSERT INTO origins (origin, has_pace, lim, interval_ms, ceiling_ms,"
+	            " latency_floor_ms, block_level, blocked_until, reason)"
+	            " VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	            " ON CONFLICT (origin) DO UPDATE SET has_pace = 1, lim = excluded.lim,"
+	            " interval_ms = excluded.interval_ms, ceiling_ms = excluded.ceiling_ms,"
+	            " latency_floor_ms = excluded.latency_floor_ms,"
+	            " block_level = excluded.block_level, blocked_until = excluded.blocked_until,"
+	            " reason = excluded.reason",
+	            &s->put))
+		goto fail;
+	return s;
+fail:
+	if (err) {
+		char buf[1024];
+		snprintf(buf, sizeof buf, "origin state: %s: %s: %s", path, what,
+		         s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		*err = sc_strdup(buf);
+	}
+	sc_origin_state_close(s);
+	return NULL;
+}
+
+void sc_origin_state_close(struct sc_origin_state *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
+	sqlite3_finalize(s->rollback);
+	sqlite3_finalize(s->select);
+	sqlite3_finalize(s->claim);
+	sqlite3_finalize(s->put);
+	sqlite3_close(s->db);
+	free(s);
+}
+
+/* Runs a statement that returns no row, then resets it. */
+static int run(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Reads origin's row into *not_before and *pace; 1 found, 0 not, -1 error. */
+static int read_row(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+                    struct sc_origin_pace *pace, bool *has_pace)
+{
+	sqlite3_stmt *st = s->select;
+	int found = 0;
+
+	sqlite3_bind_text(st, 1, origin, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		found = 1;
+		*not_before = sqlite3_column_int64(st, 0);
+		*has_pace = sqlite3_column_int(st, 1) != 0;
+		if (*has_pace && pace) {
+			const unsigned char *reason = sqlite3_column_text(st, 8);
+			pace->limit = (long)sqlite3_column_int64(st, 2);
+			pace->interval_ms = sqlite3_column_double(st, 3);
+			pace->ceiling_ms = sqlite3_column_double(st, 4);
+			pace->latency_floor_ms = sqlite3_column_double(st, 5);
+			pace->block_level = sqlite3_column_int(st, 6);
+			pace->blocked_until = sqlite3_column_int64(st, 7);
+			snprintf(pace->reason, sizeof pace->reason, "%s",
+			         reason ? (const char *)reason : "");
+		}
+	} else if (rc != SQLITE_DONE) {
+		found = -1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return found;
+}
+
+int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
+                          int64_t *not_before, char **err)
+{
+	struct sc_origin_pace pace = { 0 };
+	bool has_pace = false;
+	int64_t held = 0;
+
+	if (run(s->begin) != 0)
+		goto fail;
+	int found = read_row(s, origin, &held, &pace, &has_pace);
+	if (found < 0)
+		goto fail_in_transaction;
+	if (has_pace && pace.blocked_until > held)
+		held = pace.blocked_until;
+	if (found && held > now) {
+		*not_before = held;
+		run(s->rollback);
+		return 0;
+	}
+	sqlite3_bind_text(s->claim, 1, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s->claim, 2, now + (int64_t)(gap_ms + 0.5));
+	if (run(s->claim) != 0 || run(s->commit) != 0)
+		goto fail_in_transaction;
+	*not_before = now;
+	return 1;
+fail_in_transaction:
+	if (err)
+		*err = db_error(s->db, "claiming a start");
+	run(s->rollback);
+	return -1;
+fail:
+	if (err)
+		*err = db_error(s->db, "claiming a start");
+	return -1;
+}
+
+int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+                        struct sc_origin_pace *pace, bool *found, char **err)
+{
+	bool has_pace = false;
+
+	*not_before = 0;
+	int rc = read_row(s, origin, not_before, pace, &has_pace);
+	if (rc < 0) {
+		if (err)
+			*err = db_error(s->db, "reading");
+		return -1;
+	}
+	*found = rc == 1 && has_pace;
+	return 0;
+}
+
+int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
+                        const struct sc_origin_pace *pace, char **err)
+{
+	sqlite3_stmt *st = s->put;
+
+	sqlite3_bind_text(st, 1, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, pace->limit);
+	sqlite3_bind_double(st, 3, pace->interval_ms);
+	sqlite3_bind_double(st, 4, pace->ceiling_ms);
+	sqlite3_bind_double(st, 5, pace->latency_floor_ms);
+	sqlite3_bind_int(st, 6, pace->block_level);
+	sqlite3_bind_int64(st, 7, pace->blocked_until);
+	sqlite3_bind_text(st, 8, pace->reason, -1, SQLITE_STATIC);
+	if (run(st) != 0) {
+		if (err)
+			*err = db_error(s->db, "saving");
+		return -1;
+	}
+	return 0;
+}

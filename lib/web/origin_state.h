@@ -1,0 +1,55 @@
+/* origin_state: what a crawl knows of each origin's pace, kept in an
+ * SQLite file that every sc-fetch of the crawl shares (--origin-state).
+ *
+ * Each sc-fetch of a crawl in rounds is a new process; without this file
+ * each would start its per-origin clocks afresh, and a host whose last
+ * request came at the end of one round would be asked again at once by
+ * the next.  One row per origin holds the time before which no request may
+ * start (set by every start that a spacing governs), the pace the
+ * controller learnt (lib/web/pace), and a block with its reason.  Times
+ * are wall-clock milliseconds since the epoch, the one clock that
+ * processes (and hosts of a crawl) share.
+ *
+ * Several processes may use one file at once (core/sqlite_shared): a
+ * start claims its slot in one immediate transaction, so two processes
+ * never both start within an origin's spacing.  Nothing here prints;
+ * errors come back as text the caller frees. */
+#ifndef SC_ORIGIN_STATE_H
+#define SC_ORIGIN_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sc_origin_state; /* an open file; opaque */
+
+/* The pace of one origin as saved. */
+struct sc_origin_pace {
+	long limit;              /* requests in flight (pace.h) */
+	double interval_ms;      /* spacing between starts */
+	double ceiling_ms;       /* the spacing last refused; 0: none */
+	double latency_floor_ms; /* 0: none yet */
+	int block_level;
+	int64_t blocked_until; /* wall ms; 0: not blocked */
+	char reason[16];       /* why it was last blocked or slowed ("429", ...), or "" */
+};
+
+/* Opens or creates the file.  NULL with *err (malloced) on failure. */
+struct sc_origin_state *sc_origin_state_open(const char *path, char **err);
+void sc_origin_state_close(struct sc_origin_state *s);
+
+/* Claims a start for origin at now (wall ms), spacing the next at least
+ * gap_ms later.  Returns 1 when it may start now, 0 when another start
+ * holds the origin until *not_before (wall ms), -1 on error with *err. */
+int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
+                          int64_t *not_before, char **err);
+
+/* The time before which no request may start (0 when the origin is not
+ * known) and, when saved, its pace (*found).  0, or -1 with *err. */
+int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+                        struct sc_origin_pace *pace, bool *found, char **err);
+
+/* Saves the pace of origin (its start times stay as claimed).  0, or -1. */
+int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
+                        const struct sc_origin_pace *pace, char **err);
+
+#endif

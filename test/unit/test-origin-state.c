@@ -1,0 +1,169 @@
+/* Unit tests for lib/web/origin_state: claims spaced by the gap, the pace
+ * saved and read back, a block holding claims, a file that is not one, and
+ * several processes claiming one origin at once without ever two starts
+ * within its spacing. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "tap.h"
+#include "web/origin_state.h"
+
+static char dir[] = "/tmp/sc-origin-state-XXXXXX";
+
+static char *path_in_dir(const char *name)
+{
+	char *p = malloc(strlen(dir) + strlen(name) + 2);
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+static void test_claims(void)
+{
+	char *path = path_in_dir("a.db"), *err = NULL;
+	struct sc_origin_state *s = sc_origin_state_open(path, &err);
+	int64_t nb = -1;
+
+	ok(s != NULL, "opens a new file");
+	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, &err), 1,
+	       "first claim starts");
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 0,
+	       "a claim within the gap waits");
+	is_int(nb, 2000, "until the gap is over");
+	is_int(sc_origin_state_claim(s, "http://b:80", 1500, 1000, &nb, &err), 1,
+	       "another origin is its own");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2000, 250, &nb, &err), 1, "then it starts");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2100, 250, &nb, &err), 0,
+	       "the new gap governs");
+	is_int(nb, 2250, "the new gap's end");
+
+	struct sc_origin_pace pace = { .limit = 3,
+		                       .interval_ms = 125.5,
+		                       .ceiling_ms = 100,
+		                       .latency_floor_ms = 4.25,
+		                       .block_level = 2,
+		                       .blocked_until = 900000 };
+	strcpy(pace.reason, "429");
+	is_int(sc_origin_state_put(s, "http://a:80", &pace, &err), 0, "saves a pace");
+	sc_origin_state_close(s);
+
+	s = sc_origin_state_open(path, &err);
+	struct sc_origin_pace got = { 0 };
+	bool found = false;
+	is_int(sc_origin_state_get(s, "http://a:80", &nb, &got, &found, &err), 0, "reads it back");
+	ok(found && got.limit == 3 && got.interval_ms == 125.5 && got.ceiling_ms == 100 &&
+	           got.latency_floor_ms == 4.25 && got.block_level == 2 &&
+	           got.blocked_until == 900000,
+	   "every member survives a close");
+	is_str(got.reason, "429", "and the reason");
+	is_int(nb, 2250, "the claimed time is kept beside it");
+	is_int(sc_origin_state_claim(s, "http://a:80", 5000, 0, &nb, &err), 0,
+	       "a block holds claims");
+	is_int(nb, 900000, "until it ends");
+	is_int(sc_origin_state_get(s, "http://c:80", &nb, &got, &found, &err), 0,
+	       "an unknown origin");
+	ok(!found && nb == 0, "is not found and holds nothing");
+	sc_origin_state_close(s);
+	free(path);
+}
+
+static void test_not_a_file(void)
+{
+	char *path = path_in_dir("junk"), *err = NULL;
+	FILE *f = fopen(path, "w");
+	fputs("this is not an SQLite database, it is a text file of some length\n", f);
+	fclose(f);
+	ok(sc_origin_state_open(path, &err) == NULL, "a text file is refused");
+	ok(err && strstr(err, "origin state: ") && strstr(err, path), "naming the file (%s)",
+	   err ? err : "");
+	free(err);
+	free(path);
+}
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Four processes, twelve starts each, one origin with a 15 ms gap. */
+static void test_processes(void)
+{
+	enum {
+		PROCS = 4,
+		STARTS = 12,
+		GAP = 15
+	};
+	char *path = path_in_dir("shared.db");
+	int fds[2];
+	if (pipe(fds) != 0)
+		abort();
+	for (int p = 0; p < PROCS; p++) {
+		if (fork() != 0)
+			continue;
+		close(fds[0]);
+		char *err = NULL;
+		struct sc_origin_state *s = sc_origin_state_open(path, &err);
+		for (int i = 0; s && i < STARTS;) {
+			int64_t now = wall_ms(), nb;
+			int rc = sc_origin_state_claim(s, "http://shared:80", now, GAP, &nb, &err);
+			if (rc < 0)
+				_exit(2);
+			if (rc == 1) {
+				if (write(fds[1], &now, sizeof now) != sizeof now)
+					_exit(3);
+				i++;
+			} else {
+				usleep(1000);
+			}
+		}
+		sc_origin_state_close(s);
+		_exit(s ? 0 : 1);
+	}
+	close(fds[1]);
+	int64_t starts[PROCS * STARTS];
+	size_t n = 0;
+	while (n < PROCS * STARTS && read(fds[0], &starts[n], sizeof starts[n]) == sizeof starts[n])
+		n++;
+	close(fds[0]);
+	int failed = 0;
+	for (int p = 0; p < PROCS; p++) {
+		int st;
+		wait(&st);
+		failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	}
+	is_int(failed, 0, "every process ran its claims");
+	is_int(n, PROCS * STARTS, "every start was claimed");
+	qsort(starts, n, sizeof starts[0], cmp64);
+	int64_t min_gap = INT64_MAX;
+	for (size_t i = 1; i < n; i++)
+		if (starts[i] - starts[i - 1] < min_gap)
+			min_gap = starts[i] - starts[i - 1];
+	ok(min_gap >= GAP, "no two starts of four processes within the gap (closest %lld ms)",
+	   (long long)min_gap);
+	free(path);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	test_claims();
+	test_not_a_file();
+	test_processes();
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return tap_done();
+}
