@@ -18,6 +18,7 @@
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "record/input.h"
+#include "web/pace.h"
 
 /* Lines read beyond the work that can start now: enough that a finished
  * transfer is replaced at once, small enough to stay flat in memory. */
@@ -47,9 +48,17 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 	double now = sc_now_ms();
 	struct sc_retry_decision d = { .verdict = SC_RETRY_DONE };
 
+	struct sc_pace_event ev;
+	/* A robots.txt that times out is unreachable for this run at once
+	 * (RFC 9309, 2.3.1.4): asked again, it would hold its origin's queue,
+	 * and the round, for the whole timeout each time. */
+	bool robots_timeout = job->robots_for && oc->kind == SC_ERR_TIMEOUT;
+
 	fetch_count_attempt(e, job, oc);
 	fetch_history_add(job, oc);
-	if (oc->kind != SC_ERR_CANCELLED && !e->loop.stopping)
+	if (fetch_pace_answered(e, job, xfer, oc, now, &ev))
+		fetch_metrics_throttle(e, job->origin, &ev, now);
+	if (oc->kind != SC_ERR_CANCELLED && !e->loop.stopping && !robots_timeout)
 		d = sc_retry_decide(e->loop.retry, job->attempts, job->max_attempts, oc->status,
 		                    oc->kind, xfer ? xfer->retry_after : NULL, now, sc_wall_ms());
 	if (job->robots_for && d.verdict != SC_RETRY_AGAIN)
@@ -144,6 +153,12 @@ static void start_job(struct sc_fetch_engine *e, struct job *job, double now)
 {
 	struct transfer *refused;
 
+	/* Held by its origin's pace or another process's start: back at the
+	 * head of its queue, which waits until then. */
+	if (!fetch_pace_claim(e, job, now)) {
+		fetch_origin_push(&e->origins, job->origin, job, true);
+		return;
+	}
 	if (job->attempts == job->prior)
 		sc_retry_note_first_attempt(e->loop.retry, now);
 	if (!fetch_transfer_start(e, job, now, &refused))
@@ -153,12 +168,41 @@ static void start_job(struct sc_fetch_engine *e, struct job *job, double now)
 /* Starts what may start now.  Returns the time of the next possible start
  * (ms) if something waits on a clock, else INFINITY; *host_blocked is set
  * when free slots stay empty because no queued origin may start. */
+/* A job that an origin's long block ends before it starts (fetch_pace):
+ * failed, for a later run to fetch again; a robots.txt request is an
+ * unreachable robots.txt. */
+static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind, const char *why)
+{
+	double now = sc_now_ms();
+	struct outcome oc = { .kind = kind };
+
+	if (job->robots_for) {
+		fetch_robots_learn(e, job, NULL, &oc);
+		fetch_robots_job_end(e, job);
+		return;
+	}
+	if (job->attempts == 0)
+		job->first_start = now;
+	fetch_job_complete(e, job, NULL, &oc, now);
+	sc_record_set_error(job->rec, kind, why);
+	job->failed = true;
+	fetch_job_done(e, job);
+}
+
 static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;
 	struct job *job;
+	struct origin *blocked;
+	char why[256];
+	int kind;
 
 	*host_blocked = false;
+	while ((blocked = fetch_pace_blocked_origin(e, now, &kind, why, sizeof(why)))) {
+		while (blocked->queued > 0)
+			fail_unstarted(e, fetch_origin_pop(&e->origins, blocked), kind, why);
+		fetch_ring_update(&e->origins, blocked);
+	}
 	while (e->xfers.inflight < e->opts->concurrency && e->origins.ring) {
 		if (!fetch_origins_rate_allows(&e->origins, now, &wake))
 			return wake;
@@ -250,7 +294,9 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 		goto fail;
 	}
 	e->loop.curl_timer_at = INFINITY;
-	e->loop.retry = sc_retry_state_new(&opts->retry);
+	struct sc_retry_policy policy = opts->retry;
+	policy.paced = opts->adaptive;
+	e->loop.retry = sc_retry_state_new(&policy);
 	if (!e->loop.multi || !e->loop.retry)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	/* The cap holds for sockets too, and the keep-alive pool matches it. */
@@ -265,7 +311,7 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	curl_multi_setopt(e->loop.multi, CURLMOPT_SOCKETDATA, e);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
-	if (!fetch_robots_init(e, err))
+	if (!fetch_robots_init(e, err) || !fetch_pace_init(e, err))
 		goto fail;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
 		snprintf(err, 256, "pipe: %s", strerror(errno));
@@ -289,6 +335,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	fetch_xfers_free(e);
 	fetch_origins_free(&e->origins);
 	fetch_robots_free(e);
+	fetch_pace_free(e);
 	fetch_output_free(e);
 	fetch_metrics_free(e);
 	fetch_submit_free(e);

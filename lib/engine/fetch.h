@@ -87,6 +87,10 @@ struct sc_fetch_options {
 	long max_crawl_delay_ms;      /* --max-crawl-delay SECS (30 s): Crawl-delay's cap */
 	char *robots_cache_path;      /* --robots-cache FILE (owned), or NULL */
 	bool response_headers;        /* --headers: the final response's header fields */
+	bool adaptive;                /* --adaptive (the default) / --no-adaptive: each
+	                                 origin's pace learnt from its answers (web/pace.h) */
+	char *origin_state_path;      /* --origin-state FILE (owned), or NULL: the origins'
+	                                 next starts and learnt pace, shared by processes */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
 	                                 --retry-max-wait, --retry-budget, --seed */
 };

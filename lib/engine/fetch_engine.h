@@ -22,6 +22,9 @@
  *	                  the engine before its first request, its gate on
  *	                  the origin's queue, Crawl-delay, the cache, sitemaps
  *	fetch_headers.c   --headers, http_version, a conditional request's 304
+ *	fetch_pace.c      --adaptive: each origin's pace learnt from its answers;
+ *	                  --origin-state: starts claimed in a file that other
+ *	                  processes share
  */
 #ifndef SC_FETCH_ENGINE_H
 #define SC_FETCH_ENGINE_H
@@ -82,11 +85,17 @@ struct origin {
 	 * fetch_origins_next walks it. */
 	double tokens, tokens_at; /* --host-rate bucket */
 	double next_start;        /* --delay: no start before this (ms) */
-	double paused_until;      /* a 429's Retry-After (ms) */
+	double paused_until;      /* a 429's Retry-After, a start another process holds (ms) */
+	/* The learnt pace (fetch_pace.c sets it through fetch_origin_set_pace). */
+	long pace_limit;       /* requests in flight; 0: none but --per-host */
+	double pace_interval;  /* spacing between starts (ms) */
+	double pace_next;      /* no start before this: the last start + the spacing */
+	double pace_until;     /* blocked until (ms) */
 	/* Slots other files keep on an origin, each written by its file only: */
 	struct hoststat *hs;         /* fetch_metrics.c: its statistics, if kept
 	                                (a cache: hs->key says whose they are) */
 	struct robots_entry *robots; /* fetch_robots.c: its robots.txt state */
+	struct pace_entry *pace;     /* fetch_pace.c: its controller and saved state */
 };
 
 struct hoststat {
@@ -172,8 +181,9 @@ struct outcome {
  * function of the owner.  Calls among the files go one way, down this
  * list (fetch_transfer and fetch_submit beside each other):
  *
- *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_metrics  >
- *	fetch_robots  >  fetch_output  >  fetch_headers, fetch_origin
+ *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_pace  >
+ *	fetch_metrics  >  fetch_robots  >  fetch_output  >  fetch_headers,
+ *	fetch_origin
  *
  * Upward there are only libcurl's callbacks (into fetch.c and
  * fetch_transfer.c) and the origins' gate, a function --robots installs.
@@ -281,6 +291,8 @@ struct sc_fetch_engine {
 	struct fetch_output_state output;
 	struct fetch_metrics_state metrics;
 	struct fetch_robots *robots; /* fetch_robots.c's, or NULL without --robots */
+	struct fetch_pace *pace;     /* fetch_pace.c's, or NULL with --no-adaptive and
+	                                no --origin-state */
 };
 
 /* fetch_origin.c */
@@ -300,8 +312,15 @@ void fetch_ring_remove(struct fetch_origins *o, struct origin *origin);
 /* An attempt started on origin, or ended: its caps and clocks. */
 void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double now);
 void fetch_origin_finished(struct fetch_origins *o, struct origin *origin);
-/* A 429: nothing starts on origin before until (ms). */
+/* A 429, or a start another process holds: nothing starts on origin before
+ * until (ms). */
 void fetch_origin_pause(struct origin *origin, double until);
+/* The learnt pace: at most limit in flight (0: no limit but --per-host),
+ * starts spaced by interval ms, nothing before until (ms). */
+void fetch_origin_set_pace(struct fetch_origins *o, struct origin *origin, long limit,
+                           double interval, double until);
+/* The origin of key if it is in the table, else NULL. */
+struct origin *fetch_origin_find(struct fetch_origins *o, const char *key);
 void fetch_heap_push(struct fetch_origins *o, struct job *job);
 struct job *fetch_heap_pop(struct fetch_origins *o);
 /* Whether --rate lets one more start now; if not, *wake is lowered to
@@ -377,6 +396,34 @@ void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job);
 /* The robots members of a request metrics line; the summary's "robots". */
 void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b);
 void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary);
+
+/* fetch_robots.c: the Crawl-delay in force on origin (ms; 0: none or not
+ * known yet). */
+double fetch_robots_delay_ms(const struct sc_fetch_engine *e, const struct origin *origin);
+
+/* fetch_pace.c (every entry a no-op with --no-adaptive and no --origin-state) */
+struct sc_pace_event;
+bool fetch_pace_init(struct sc_fetch_engine *e, char err[256]);
+void fetch_pace_free(struct sc_fetch_engine *e);
+/* job is about to start on its origin: true when it may; false when the
+ * origin's pace, or a start another process claimed, holds it (the
+ * origin is paused until then and the job goes back to its queue). */
+bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now);
+/* An attempt ended: the controller learns from it; true and *ev when the
+ * origin's pace changed (a throttle event). */
+bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                         const struct outcome *oc, double now, struct sc_pace_event *ev);
+/* An origin blocked past --retry-max-wait that still has jobs queued: the
+ * loop ends them as failed with *kind and why, for a later run to fetch
+ * again.  NULL when there is none. */
+struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, int *kind,
+                                         char *why, size_t whylen);
+/* The summary's "pace" (origins whose pace changed) and "origin_state". */
+void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double now);
+
+/* fetch_metrics.c: a throttle event line for origin. */
+void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,
+                            const struct sc_pace_event *ev, double now);
 
 /* fetch_headers.c */
 /* A 304 answering a conditional request (If-None-Match,

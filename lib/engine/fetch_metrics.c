@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/fetch_engine.h"
+#include "web/pace.h"
 #include "kit/cli.h"
 #include "record/jsonstr.h"
 
@@ -183,10 +184,33 @@ static void summary(struct sc_fetch_engine *e, bool final)
 	json_object_set_new(obj, "seed",
 	                    json_integer((json_int_t)sc_retry_state_seed(e->loop.retry)));
 	fetch_robots_summary(e, obj);
+	fetch_pace_summary(e, obj, now);
 	if (!final)
 		json_object_set_new(
 		        obj, "queued",
 		        json_integer((json_int_t)(e->origins.queued + e->origins.nheap)));
+	metrics_line(e, obj);
+}
+
+/* A change of an origin's pace.  Written even with -q, which silences the
+ * request lines only: a throttle is rare, and it is what explains them. */
+void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,
+                            const struct sc_pace_event *ev, double now)
+{
+	char ts[SC_RFC3339_LEN], until[SC_RFC3339_LEN];
+
+	sc_rfc3339(sc_wall_ms(), ts);
+	json_t *obj = json_pack("{s:s, s:s, s:o, s:s, s:[I, I], s:f}", "event", "throttle", "ts", ts,
+	                        "origin", sc_json_string_lossy(origin->key, strlen(origin->key)),
+	                        "reason", sc_pace_reason_name(ev->reason), "limit",
+	                        (json_int_t)ev->limit_old, (json_int_t)ev->limit_new,
+	                        "interval_ms", round1(ev->interval_ms));
+	if (ev->blocked_until > now) {
+		sc_rfc3339(sc_wall_ms() + (int64_t)llround(ev->blocked_until - now), until);
+		json_object_set_new(obj, "blocked_until", json_string(until));
+	} else {
+		json_object_set_new(obj, "blocked_until", json_null());
+	}
 	metrics_line(e, obj);
 }
 

@@ -26,6 +26,7 @@ void sc_fetch_options_init(struct sc_fetch_options *opts)
 	opts->max_bytes = 10LL << 20;
 	opts->grace_s = 10;
 	opts->max_crawl_delay_ms = 30000;
+	opts->adaptive = true;
 	opts->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
 	sc_retry_policy_defaults(&opts->retry);
 }
@@ -36,9 +37,10 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 	free(opts->metrics_path);
 	free(opts->robots_agent);
 	free(opts->robots_cache_path);
+	free(opts->origin_state_path);
 	curl_slist_free_all(opts->headers);
 	opts->user_agent = opts->metrics_path = NULL;
-	opts->robots_agent = opts->robots_cache_path = NULL;
+	opts->robots_agent = opts->robots_cache_path = opts->origin_state_path = NULL;
 	opts->headers = NULL;
 }
 
@@ -82,6 +84,17 @@ static int set_robots_agent(void *base, const struct sc_opt *row, const char *ar
 	return 0;
 }
 
+/* --adaptive (tag 1) and --no-adaptive (tag 0): the last one given wins. */
+static int set_adaptive(void *base, const struct sc_opt *row, const char *arg, char *err,
+                        size_t errlen)
+{
+	struct sc_fetch_options *opts = base;
+
+	(void)arg, (void)err, (void)errlen;
+	opts->adaptive = row->tag == 1;
+	return 0;
+}
+
 #define AT(member) SC_OPT_AT(struct sc_fetch_options, member)
 
 /* In the order of the usage line. */
@@ -117,6 +130,9 @@ const struct sc_opt sc_fetch_opts[] = {
 	SC_OPT_ROW_SECONDS("max-crawl-delay", 0, "secs", AT(max_crawl_delay_ms), 0, 86400),
 	SC_OPT_ROW_COPY("robots-cache", 0, "file", AT(robots_cache_path)),
 	SC_OPT_ROW_FLAG("headers", 0, AT(response_headers)),
+	SC_OPT_ROW_CALL("adaptive", 0, NULL, set_adaptive, 1),
+	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
+	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
 	{ 0 },
 };
 
@@ -126,6 +142,8 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		return snprintf(err, 256, "--metrics: the file name is empty"), -1;
 	if (opts->robots_cache_path && !*opts->robots_cache_path)
 		return snprintf(err, 256, "--robots-cache: the file name is empty"), -1;
+	if (opts->origin_state_path && !*opts->origin_state_path)
+		return snprintf(err, 256, "--origin-state: the file name is empty"), -1;
 	if (opts->retry.max_ms < opts->retry.base_ms)
 		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",
 		                opts->retry.max_ms, opts->retry.base_ms),

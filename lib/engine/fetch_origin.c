@@ -49,7 +49,8 @@ static void origin_sweep(struct fetch_origins *o, double now)
 		while (*pp) {
 			struct origin *origin = *pp;
 			bool idle = origin->refs == 0 && origin->next_start <= now &&
-			            origin->paused_until <= now &&
+			            origin->paused_until <= now && origin->pace_next <= now &&
+			            origin->pace_until <= now &&
 			            (o->opts->host_rate <= 0 || now - origin->tokens_at > 10000);
 			if (idle) {
 				*pp = origin->hnext;
@@ -154,7 +155,8 @@ void fetch_ring_remove(struct fetch_origins *o, struct origin *origin)
  * --per-host; time-based limits are checked at admission. */
 void fetch_ring_update(struct fetch_origins *o, struct origin *origin)
 {
-	bool room = o->opts->per_host <= 0 || origin->inflight < o->opts->per_host;
+	bool room = (o->opts->per_host <= 0 || origin->inflight < o->opts->per_host) &&
+	            (origin->pace_limit <= 0 || origin->inflight < origin->pace_limit);
 
 	if (origin->queued > 0 && room)
 		ring_add(o, origin);
@@ -258,6 +260,10 @@ static bool origin_admissible(struct fetch_origins *o, struct origin *origin, do
 		at = origin->paused_until;
 	if (origin->next_start > at)
 		at = origin->next_start;
+	if (origin->pace_next > at)
+		at = origin->pace_next;
+	if (origin->pace_until > at)
+		at = origin->pace_until;
 	if (o->opts->host_rate > 0) {
 		double cap = fmax(1.0, o->opts->host_rate * 0.05);
 		origin->tokens = fmin(cap, origin->tokens + (now - origin->tokens_at) *
@@ -317,6 +323,8 @@ void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double
 	origin->inflight++;
 	if (o->opts->delay_ms > 0)
 		origin->next_start = now + (double)o->opts->delay_ms;
+	if (origin->pace_interval > 0)
+		origin->pace_next = now + origin->pace_interval;
 	if (o->opts->host_rate > 0)
 		origin->tokens -= 1.0;
 	if (o->opts->rate > 0)
@@ -334,6 +342,30 @@ void fetch_origin_pause(struct origin *origin, double until)
 {
 	if (until > origin->paused_until)
 		origin->paused_until = until;
+}
+
+void fetch_origin_set_pace(struct fetch_origins *o, struct origin *origin, long limit,
+                           double interval, double until)
+{
+	/* A wider spacing counts from the last start; the start itself
+	 * already set pace_next from the spacing then in force. */
+	if (interval > origin->pace_interval && origin->pace_next > 0)
+		origin->pace_next += interval - origin->pace_interval;
+	origin->pace_limit = limit;
+	origin->pace_interval = interval;
+	origin->pace_until = until;
+	fetch_ring_update(o, origin);
+}
+
+struct origin *fetch_origin_find(struct fetch_origins *o, const char *key)
+{
+	if (o->hsize == 0)
+		return NULL;
+	size_t b = sc_fnv1a_str(key) & (o->hsize - 1);
+	for (struct origin *origin = o->htab[b]; origin; origin = origin->hnext)
+		if (strcmp(origin->key, key) == 0)
+			return origin;
+	return NULL;
 }
 
 void fetch_origin_ref(struct origin *origin)

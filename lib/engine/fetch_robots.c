@@ -306,6 +306,12 @@ void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job)
 	free(job);
 }
 
+double fetch_robots_delay_ms(const struct sc_fetch_engine *e, const struct origin *origin)
+{
+	(void)e;
+	return origin->robots && origin->robots->state == RB_KNOWN ? origin->robots->delay_ms : 0;
+}
+
 void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b)
 {
 	struct robots_entry *en = job->robots_for;

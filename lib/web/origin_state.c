@@ -20,7 +20,7 @@ struct sc_origin_state {
 
 static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
                              " origin TEXT PRIMARY KEY,"
-                             " not_before INTEGER NOT NULL DEFAULT 0,"
+                             " last_start INTEGER NOT NULL DEFAULT 0,"
                              " has_pace INTEGER NOT NULL DEFAULT 0,"
                              " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
                              " latency_floor_ms REAL, block_level INTEGER,"
@@ -54,12 +54,12 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	if (prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
 	    prepare(s->db, "ROLLBACK", &s->rollback) ||
 	    prepare(s->db,
-	            "SELECT not_before, has_pace, lim, interval_ms, ceiling_ms, latency_floor_ms,"
+	            "SELECT last_start, has_pace, lim, interval_ms, ceiling_ms, latency_floor_ms,"
 	            " block_level, blocked_until, reason FROM origins WHERE origin = ?1",
 	            &s->select) ||
 	    prepare(s->db,
-	            "INSERT INTO origins (origin, not_before) VALUES (?1, ?2)"
-	            " ON CONFLICT (origin) DO UPDATE SET not_before = excluded.not_before",
+	            "INSERT INTO origins (origin, last_start) VALUES (?1, ?2)"
+	            " ON CONFLICT (origin) DO UPDATE SET last_start = excluded.last_start",
 	            &s->claim) ||
 	    prepare(s->db,
 	            "INSERT INTO origins (origin, has_pace, lim, interval_ms, ceiling_ms,"
@@ -107,8 +107,8 @@ static int run(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Reads origin's row into *not_before and *pace; 1 found, 0 not, -1 error. */
-static int read_row(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+/* Reads origin's row into *last_start and *pace; 1 found, 0 not, -1 error. */
+static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last_start,
                     struct sc_origin_pace *pace, bool *has_pace)
 {
 	sqlite3_stmt *st = s->select;
@@ -118,7 +118,7 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *not_
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		found = 1;
-		*not_before = sqlite3_column_int64(st, 0);
+		*last_start = sqlite3_column_int64(st, 0);
 		*has_pace = sqlite3_column_int(st, 1) != 0;
 		if (*has_pace && pace) {
 			const unsigned char *reason = sqlite3_column_text(st, 8);
@@ -139,27 +139,28 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *not_
 	return found;
 }
 
-int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
-                          int64_t *not_before, char **err)
+int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now,
+                          double gap_ms, int64_t *not_before, char **err)
 {
 	struct sc_origin_pace pace = { 0 };
 	bool has_pace = false;
-	int64_t held = 0;
+	int64_t last = 0;
 
 	if (run(s->begin) != 0)
 		goto fail;
-	int found = read_row(s, origin, &held, &pace, &has_pace);
+	int found = read_row(s, origin, &last, &pace, &has_pace);
 	if (found < 0)
 		goto fail_in_transaction;
+	int64_t held = found ? last + (int64_t)(gap_ms + 0.5) : 0;
 	if (has_pace && pace.blocked_until > held)
 		held = pace.blocked_until;
-	if (found && held > now) {
+	if (held > now) {
 		*not_before = held;
 		run(s->rollback);
 		return 0;
 	}
 	sqlite3_bind_text(s->claim, 1, origin, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s->claim, 2, now + (int64_t)(gap_ms + 0.5));
+	sqlite3_bind_int64(s->claim, 2, now);
 	if (run(s->claim) != 0 || run(s->commit) != 0)
 		goto fail_in_transaction;
 	*not_before = now;
@@ -175,13 +176,13 @@ fail:
 	return -1;
 }
 
-int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *last_start,
                         struct sc_origin_pace *pace, bool *found, char **err)
 {
 	bool has_pace = false;
 
-	*not_before = 0;
-	int rc = read_row(s, origin, not_before, pace, &has_pace);
+	*last_start = 0;
+	int rc = read_row(s, origin, last_start, pace, &has_pace);
 	if (rc < 0) {
 		if (err)
 			*err = db_error(s->db, "reading");

@@ -4,8 +4,8 @@
  * Each sc-fetch of a crawl in rounds is a new process; without this file
  * each would start its per-origin clocks afresh, and a host whose last
  * request came at the end of one round would be asked again at once by
- * the next.  One row per origin holds the time before which no request may
- * start (set by every start that a spacing governs), the pace the
+ * the next.  One row per origin holds the time of its last start (set by
+ * every start that a spacing governs), the pace the
  * controller learnt (lib/web/pace), and a block with its reason.  Times
  * are wall-clock milliseconds since the epoch, the one clock that
  * processes (and hosts of a crawl) share.
@@ -37,15 +37,18 @@ struct sc_origin_pace {
 struct sc_origin_state *sc_origin_state_open(const char *path, char **err);
 void sc_origin_state_close(struct sc_origin_state *s);
 
-/* Claims a start for origin at now (wall ms), spacing the next at least
- * gap_ms later.  Returns 1 when it may start now, 0 when another start
- * holds the origin until *not_before (wall ms), -1 on error with *err. */
+/* Claims a start for origin at now (wall ms), gap_ms being the spacing in
+ * force for it (the caller's: --delay, Crawl-delay, the learnt pace), so
+ * the last start recorded by any process counts with the spacing known
+ * now.  Returns 1 when it may start now (now becomes the last start), 0
+ * when the last start or a block holds the origin until *not_before (wall
+ * ms), -1 on error with *err. */
 int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
                           int64_t *not_before, char **err);
 
-/* The time before which no request may start (0 when the origin is not
- * known) and, when saved, its pace (*found).  0, or -1 with *err. */
-int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *not_before,
+/* The last start claimed (wall ms; 0 when the origin is not known) and,
+ * when saved, its pace (*found).  0, or -1 with *err. */
+int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *last_start,
                         struct sc_origin_pace *pace, bool *found, char **err);
 
 /* Saves the pace of origin (its start times stay as claimed).  0, or -1. */

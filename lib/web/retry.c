@@ -496,13 +496,19 @@ struct sc_retry_decision sc_retry_decide(struct sc_retry_state *s, int attempts_
 		d.delay_ms = wait;
 		return d;
 	}
-	if (!budget_allows(s, now_ms)) {
+	/* A server's "slow down" retried under a paced origin cannot pile up:
+	 * the pace bounds what reaches it, so the budget is not spent on it. */
+	bool paced = s->policy.paced && (status == 429 || status == 503);
+	if (!paced && !budget_allows(s, now_ms)) {
 		d.verdict = SC_RETRY_BUDGET_SPENT;
 		return d;
 	}
-	budget_spend(s, now_ms);
+	if (!paced)
+		budget_spend(s, now_ms);
 	d.verdict = SC_RETRY_AGAIN;
 	d.delay_ms = wait >= 0 ? wait : sc_retry_backoff_ms(s, attempts_made);
-	d.pause_origin = status == 429;
+	/* Paced, a bare 429 is the pace's to answer (it narrows at once); a
+	 * Retry-After still holds the whole origin. */
+	d.pause_origin = status == 429 && (!s->policy.paced || wait >= 0);
 	return d;
 }

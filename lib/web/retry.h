@@ -20,6 +20,8 @@ struct sc_retry_policy {
 	int budget_floor;  /* retries always allowed per window (10) */
 	long window_ms;    /* the budget's sliding window (10000) */
 	uint64_t seed;     /* jitter seed (--seed); 0 = seed from time and pid */
+	bool paced;        /* the caller paces each origin from its answers (sc-fetch's
+	                      --adaptive): retries of 429 and 503 spend no budget */
 };
 void sc_retry_policy_defaults(struct sc_retry_policy *p);
 

@@ -1,0 +1,391 @@
+/* fetch_pace: each origin's pace (--adaptive, lib/web/pace.h) and the
+ * origin state shared with the other processes of a crawl (--origin-state,
+ * lib/web/origin_state.h).  Owns one entry per origin for the run (kept
+ * after the origin itself is swept, as robots.txt answers are, so that
+ * what was learnt is not forgotten), the claims of starts in the shared
+ * file, the outcomes fed to the controller, the origins blocked past
+ * --retry-max-wait (whose waiting jobs the loop then fails at once), and
+ * the summary's "pace".  The loop calls it at each start
+ * (fetch_pace_claim) and at each attempt's end (fetch_pace_answered); it
+ * moves the origin's gates through fetch_origin_set_pace. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+#include "engine/fetch_engine.h"
+#include "web/origin_state.h"
+#include "web/pace.h"
+#include "web/retry.h"
+
+struct pace_entry {
+	char *key;                        /* the origin's key (owned) */
+	struct pace_entry *hnext, *next;  /* hash chain; the run's list */
+	struct pace_entry *dnext;         /* the list of blocked origins, while in it */
+	struct sc_pace pace;              /* with --adaptive */
+	double last_start;                /* ms (the loop's clock); -1: none yet */
+	enum sc_pace_reason block_reason; /* of the block, while blocked */
+	bool blocked_long;                /* in the blocked list */
+	uint64_t throttles;               /* changes of pace */
+};
+
+struct fetch_pace {
+	bool adaptive;
+	struct sc_origin_state *state; /* --origin-state, or NULL */
+	struct pace_entry **htab;      /* hsize buckets */
+	size_t hsize, count;
+	struct pace_entry *head, *tail; /* in order of first use */
+	struct pace_entry *blocked;     /* blocked past --retry-max-wait */
+	uint64_t held, state_errors;    /* starts another process held; file errors */
+};
+
+bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
+{
+	const struct sc_fetch_options *o = e->opts;
+
+	if (!o->adaptive && !o->origin_state_path)
+		return true;
+	struct fetch_pace *fp = sc_calloc(1, sizeof(*fp));
+	e->pace = fp;
+	fp->adaptive = o->adaptive;
+	if (o->origin_state_path) {
+		char *why = NULL;
+		fp->state = sc_origin_state_open(o->origin_state_path, &why);
+		if (!fp->state) {
+			snprintf(err, 256, "--origin-state: %s", why ? why : "cannot open");
+			free(why);
+			return false;
+		}
+	}
+	return true;
+}
+
+void fetch_pace_free(struct sc_fetch_engine *e)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp)
+		return;
+	for (struct pace_entry *en = fp->head, *next; en; en = next) {
+		next = en->next;
+		free(en->key);
+		free(en);
+	}
+	free(fp->htab);
+	sc_origin_state_close(fp->state);
+	free(fp);
+	e->pace = NULL;
+}
+
+/* The loop's clock and the wall clock the shared file keeps. */
+static double loop_ms_of_wall(int64_t wall, double now)
+{
+	return now + (double)(wall - sc_wall_ms());
+}
+
+static int64_t wall_of_loop_ms(double ms, double now)
+{
+	return sc_wall_ms() + (int64_t)llround(ms - now);
+}
+
+static long max_limit(const struct sc_fetch_options *o)
+{
+	return o->per_host > 0 ? o->per_host : o->concurrency;
+}
+
+/* The spacing floor the user set: --delay and robots.txt's Crawl-delay. */
+static double spacing_floor(const struct sc_fetch_engine *e, const struct origin *origin)
+{
+	return fmax((double)e->opts->delay_ms, fetch_robots_delay_ms(e, origin));
+}
+
+/* A pace saved by an earlier process, within this run's limits. */
+static void restore(struct sc_fetch_engine *e, struct pace_entry *en, double now)
+{
+	struct sc_origin_pace saved;
+	int64_t last = 0;
+	bool found = false;
+	char *err = NULL;
+
+	if (sc_origin_state_get(e->pace->state, en->key, &last, &saved, &found, &err) != 0) {
+		e->pace->state_errors++;
+		free(err);
+		return;
+	}
+	if (!found)
+		return;
+	struct sc_pace *p = &en->pace;
+	p->limit = saved.limit;
+	p->interval_ms = saved.interval_ms;
+	p->ceiling_ms = saved.ceiling_ms;
+	p->latency_floor_ms = saved.latency_floor_ms;
+	p->block_level = saved.block_level;
+	if (saved.blocked_until > 0)
+		p->blocked_until = loop_ms_of_wall(saved.blocked_until, now);
+	sc_pace_bound(p, p->max_limit, p->min_interval_ms);
+}
+
+static void table_grow(struct fetch_pace *fp)
+{
+	size_t nsize = fp->hsize ? fp->hsize * 2 : 256;
+
+	free(fp->htab);
+	fp->htab = sc_calloc(nsize, sizeof(*fp->htab));
+	fp->hsize = nsize;
+	for (struct pace_entry *en = fp->head; en; en = en->next) {
+		size_t b = sc_fnv1a_str(en->key) & (nsize - 1);
+		en->hnext = fp->htab[b];
+		fp->htab[b] = en;
+	}
+}
+
+static struct pace_entry *entry_new(struct sc_fetch_engine *e, const char *key, double now)
+{
+	struct fetch_pace *fp = e->pace;
+	struct pace_entry *en = sc_calloc(1, sizeof(*en));
+
+	en->key = sc_strdup(key);
+	en->last_start = -1;
+	sc_pace_init(&en->pace, max_limit(e->opts), (double)e->opts->delay_ms, now,
+	             sc_retry_state_seed(e->loop.retry) ^ sc_fnv1a_str(key));
+	if (fp->adaptive && fp->state)
+		restore(e, en, now);
+	size_t b = sc_fnv1a_str(key) & (fp->hsize - 1);
+	en->hnext = fp->htab[b];
+	fp->htab[b] = en;
+	if (fp->tail)
+		fp->tail->next = en;
+	else
+		fp->head = en;
+	fp->tail = en;
+	fp->count++;
+	return en;
+}
+
+/* The origin's gates from its pace (with --adaptive). */
+static void apply(struct sc_fetch_engine *e, struct pace_entry *en, struct origin *origin)
+{
+	if (e->pace->adaptive)
+		fetch_origin_set_pace(&e->origins, origin, en->pace.limit, en->pace.interval_ms,
+		                      en->pace.blocked_until);
+}
+
+/* The origin's entry; a new origin struct (the old one swept) gets the
+ * entry's gates again. */
+static struct pace_entry *entry_for(struct sc_fetch_engine *e, struct origin *origin, double now)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (origin->pace)
+		return origin->pace;
+	if (fp->count >= fp->hsize)
+		table_grow(fp);
+	size_t b = sc_fnv1a_str(origin->key) & (fp->hsize - 1);
+	struct pace_entry *en = fp->htab[b];
+	while (en && strcmp(en->key, origin->key) != 0)
+		en = en->hnext;
+	if (!en)
+		en = entry_new(e, origin->key, now);
+	origin->pace = en;
+	apply(e, en, origin);
+	return en;
+}
+
+/* Holds origin until until (ms): the start is not made now.  At least a
+ * millisecond on, so that the loop does not spin on a clock's rounding. */
+static bool hold(struct origin *origin, double until, double now)
+{
+	fetch_origin_pause(origin, fmax(until, now + 1));
+	return false;
+}
+
+bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp)
+		return true;
+	struct origin *origin = job->origin;
+	struct pace_entry *en = entry_for(e, origin, now);
+	double floor = spacing_floor(e, origin);
+	double spacing = fp->adaptive ? fmax(floor, en->pace.interval_ms) : floor;
+	if (fp->adaptive) {
+		sc_pace_bound(&en->pace, max_limit(e->opts), floor);
+		if (en->pace.blocked_until > now)
+			return hold(origin, en->pace.blocked_until, now);
+		/* A swept origin's struct forgot the last start; the entry did not. */
+		if (en->last_start >= 0 && now < en->last_start + en->pace.interval_ms)
+			return hold(origin, en->last_start + en->pace.interval_ms, now);
+	}
+	/* A start another process may be spacing from: claimed in the file.
+	 * The robots.txt request always is (one per origin and process), so
+	 * the next process sees it whatever Crawl-delay it then learns. */
+	if (fp->state && (spacing > 0 || job->robots_for)) {
+		if (e->opts->host_rate > 0)
+			spacing = fmax(spacing, 1000.0 / e->opts->host_rate);
+		int64_t not_before;
+		char *err = NULL;
+		int rc = sc_origin_state_claim(fp->state, origin->key, sc_wall_ms(), spacing,
+		                               &not_before, &err);
+		if (rc == 0) {
+			fp->held++;
+			return hold(origin, loop_ms_of_wall(not_before, now), now);
+		}
+		if (rc < 0)
+			fp->state_errors++; /* the start goes on: the file is a help, not a gate */
+		free(err);
+	}
+	en->last_start = now;
+	if (fp->adaptive)
+		sc_pace_started(&en->pace, now, origin->queued > 0);
+	return true;
+}
+
+/* What an attempt's end says of the origin's load; false: nothing. */
+static bool signal_of(const struct outcome *oc, enum sc_pace_signal *sig)
+{
+	if (oc->status == 429)
+		*sig = SC_PACE_429;
+	else if (oc->status == 503)
+		*sig = SC_PACE_503;
+	else if (oc->kind == SC_ERR_TIMEOUT)
+		*sig = SC_PACE_TIMEOUT;
+	else if (oc->kind == SC_ERR_CONNECT || oc->kind == SC_ERR_NETWORK)
+		*sig = SC_PACE_RESET;
+	else if (oc->status > 0)
+		*sig = SC_PACE_ANSWER;
+	else
+		return false; /* dns, tls, cancelled, ...: nothing about its load */
+	return true;
+}
+
+static void save(struct sc_fetch_engine *e, struct pace_entry *en, double now)
+{
+	struct sc_origin_pace saved = {
+		.limit = en->pace.limit,
+		.interval_ms = en->pace.interval_ms,
+		.ceiling_ms = en->pace.ceiling_ms,
+		.latency_floor_ms = en->pace.latency_floor_ms,
+		.block_level = en->pace.block_level,
+		.blocked_until =
+		        en->pace.blocked_until > now ? wall_of_loop_ms(en->pace.blocked_until, now) : 0,
+	};
+	char *err = NULL;
+
+	snprintf(saved.reason, sizeof(saved.reason), "%s",
+	         sc_pace_reason_name(en->block_reason));
+	if (sc_origin_state_put(e->pace->state, en->key, &saved, &err) != 0)
+		e->pace->state_errors++;
+	free(err);
+}
+
+bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                         const struct outcome *oc, double now, struct sc_pace_event *ev)
+{
+	struct fetch_pace *fp = e->pace;
+	enum sc_pace_signal sig;
+
+	if (!fp || !fp->adaptive || !signal_of(oc, &sig))
+		return false;
+	struct origin *origin = job->origin;
+	struct pace_entry *en = entry_for(e, origin, now);
+	double retry_after = -1;
+	if ((sig == SC_PACE_429 || sig == SC_PACE_503) && xfer && xfer->retry_after) {
+		long long ms = sc_retry_after_ms(xfer->retry_after, sc_wall_ms());
+		if (ms >= 0)
+			retry_after = fmin((double)ms, (double)e->opts->retry.max_wait_ms);
+	}
+	/* The attempt's own start: an answer to a request made before the
+	 * last reaction is that episode seen again (web/pace.h). */
+	double started = xfer ? xfer->started : now - oc->latency_ms;
+	if (!sc_pace_answered(&en->pace, now, started, oc->latency_ms, sig, retry_after, ev))
+		return false;
+	en->throttles++;
+	if (ev->reason != SC_PACE_R_RECOVER && ev->reason != SC_PACE_R_LATENCY)
+		en->block_reason = ev->reason;
+	apply(e, en, origin);
+	if (fp->state)
+		save(e, en, now);
+	/* Blocked past what a retry would wait: the jobs waiting on it end now
+	 * (fetch_pace_blocked_origin), to be fetched again by a later run. */
+	if (ev->blocked_until > now + (double)e->opts->retry.max_wait_ms && !en->blocked_long) {
+		en->blocked_long = true;
+		en->dnext = fp->blocked;
+		fp->blocked = en;
+	}
+	return true;
+}
+
+/* The record error of a job that an origin's block ends before it starts. */
+static int kind_of_block(enum sc_pace_reason r)
+{
+	switch (r) {
+	case SC_PACE_R_TIMEOUT:
+		return SC_ERR_TIMEOUT;
+	case SC_PACE_R_RESET:
+		return SC_ERR_NETWORK;
+	default:
+		return SC_ERR_RATE_LIMITED;
+	}
+}
+
+struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, int *kind,
+                                         char *why, size_t whylen)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp)
+		return NULL;
+	for (struct pace_entry **pp = &fp->blocked; *pp;) {
+		struct pace_entry *en = *pp;
+		if (en->pace.blocked_until <= now) {
+			*pp = en->dnext;
+			en->blocked_long = false;
+			continue;
+		}
+		struct origin *origin = fetch_origin_find(&e->origins, en->key);
+		if (origin && origin->queued > 0) {
+			char until[SC_RFC3339_LEN];
+			sc_rfc3339(wall_of_loop_ms(en->pace.blocked_until, now), until);
+			*kind = kind_of_block(en->block_reason);
+			snprintf(why, whylen,
+			         "not requested: the origin is blocked until %s (adaptive pace, "
+			         "reason %s)",
+			         until, sc_pace_reason_name(en->block_reason));
+			return origin;
+		}
+		pp = &en->dnext;
+	}
+	return NULL;
+}
+
+void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double now)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp)
+		return;
+	if (fp->adaptive) {
+		json_t *all = json_object();
+		for (struct pace_entry *en = fp->head; en; en = en->next) {
+			if (en->throttles == 0)
+				continue;
+			double blocked = en->pace.blocked_ms;
+			if (en->pace.blocked_until > now)
+				blocked -= en->pace.blocked_until - now; /* not spent yet */
+			json_object_set_new(
+			        all, en->key,
+			        json_pack("{s:I, s:f, s:I, s:I, s:f}", "limit",
+			                  (json_int_t)en->pace.limit, "interval_ms",
+			                  round1(en->pace.interval_ms), "changes",
+			                  (json_int_t)en->throttles, "incidents",
+			                  (json_int_t)en->pace.incidents, "blocked_s",
+			                  round(fmax(0, blocked)) / 1000.0));
+		}
+		json_object_set_new(summary, "pace", all);
+	}
+	if (fp->state)
+		json_object_set_new(summary, "origin_state",
+		                    json_pack("{s:I, s:I}", "held", (json_int_t)fp->held, "errors",
+		                              (json_int_t)fp->state_errors));
+}
