@@ -23,6 +23,7 @@
 #   recrawl MAKE           every page again into DIR/RECRAWL
 #   recrawl-chunk N ID [COUNT]  one chunk of it
 #   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (see below)
+#   worker-job             prints the shell command a worker runs per chunk
 #
 # Every file is written under a temporary name and renamed into place
 # last, so a file that exists is finished (sc-crawl(7), "Order of writes").
@@ -520,5 +521,10 @@ frontier | sitemaps)
 crawl | split | chunk | pages | status | retry | recrawl) "step_$step" "$@" ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
+worker-job)
+	options worker
+	worker_job text
+	printf '%s\n' "$text"
+	;;
 *) die "no step $step" ;;
 esac
