@@ -1,5 +1,147 @@
 #!/bin/bash
 # crawl.sh: the steps of crawl.mk (sc-crawl(7)), one function each.
+# A crawl runs this file once per chunk, so the chunk step comes first and
+# exits before bash has read the rest: bash lexes comments as it reads, and
+# on a small crawl each chunk's start counts.  Down to it, comments are
+# short; the notes on the file and on each of these functions follow it.
+set -eu
+shopt -s nullglob
+export LC_ALL=C
+
+here=.
+[[ ${BASH_SOURCE[0]} != */* ]] || here=${BASH_SOURCE[0]%/*}
+# Settings whose crawl.mk default is empty or off may be unset (notes).
+: "${WORKERS=}" "${FIELDS=}" "${FETCH_ARGS=}" "${PARSE_ARGS=}" "${FRONTIER_ARGS=}"
+: "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
+: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
+
+die() {
+	echo "crawl.sh: $*" >&2
+	exit 1
+}
+
+# user_words ARRAY STRING: the one place the users' words are split.
+user_words() {
+	[[ $2 == *[![:space:]]* ]] || return 0
+	local -n words_into=$1
+	shopt -u nullglob
+	set +u
+	eval "set -- $2"
+	set -u
+	shopt -s nullglob
+	words_into+=("$@")
+}
+
+# options WHERE (here or worker): every program's options, as arrays.
+options() {
+	local cache=$DIR/robots.cache
+	[[ $cache == /* ]] || cache=$PWD/$cache
+	fetch_opts=(-q -c "$C" --per-host "$PER_HOST")
+	if [[ $ROBOTS == 1 ]]; then
+		fetch_opts+=(--robots)
+		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$cache")
+	fi
+	fetch_opts+=(--headers)
+	parse_opts=()
+	[[ $1 == here ]] || return 0
+	retry_opts=(-q -c "$C" --per-host "$PER_HOST")
+	frontier_opts=(--seen "$DIR/seen.db" --no-commit --scope "$SCOPE" --max-depth "$DEPTH")
+	fetch_args=() parse_args=() retry_args=() frontier_args=()
+	user_words fetch_args "$FETCH_ARGS"
+	user_words parse_args "$FIELDS $PARSE_ARGS"
+	user_words retry_args "$RETRY_ARGS"
+	user_words frontier_args "$FRONTIER_ARGS"
+}
+
+# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.
+step_chunk() {
+	local r=$DIR/round-$1 id=$2 want=${3:-}
+	local stale=("$r/..chunk-$id.jsonl.tmp".*)
+	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
+	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
+	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
+}
+
+# fetch_parse_sink ID IN LOG TMP SUM: sets st (statuses) and check.
+fetch_parse_sink() {
+	if [[ -z $WORKERS ]]; then
+		options here
+		check=status
+		set +e
+		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
+			sc-sink --jsonl "$4" 2>"$5"
+		st=("${PIPESTATUS[@]}")
+		set -e
+	else
+		options worker
+		check=records
+		on_worker "$1"
+		set +e
+		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
+		st=("${PIPESTATUS[@]}")
+		set -e
+	fi
+}
+
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT, or
+# is removed and the step fails.
+commit_or_remove() {
+	local out=$1 tmp=$2 sum=$3 want=$4 check=$5 s line ok=1
+	shift 5
+	for s in "$@"; do [[ $s == 0 || $s == 3 ]] || ok=; done
+	read -r line <"$sum" || line=
+	[[ $line == "{\"records\":$want,"* ]] || ok=
+	if [[ -n $ok && $check == records ]] && grep -q '"kind":"cancelled"' "$tmp"; then ok=; fi
+	if [[ -n $ok ]]; then
+		mv -f "$tmp" "$out"
+	else
+		rm -f "$tmp"
+		die "$out not finished (status $*); make again redoes it"
+	fi
+}
+
+# on_worker ID: sets job, the command that runs chunk ID on its worker.
+on_worker() {
+	local shard=${1%%-*} k=${1##*-} workers w slots text
+	read -ra workers <<<"$WORKERS"
+	w=$((10#$shard % ${#workers[@]}))
+	slots_of "${workers[w]}"
+	worker_job text
+	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
+		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "$text")
+}
+
+# slots_of SSHLOGIN: sets slots, its job slots (N of N/host, else 1).
+slots_of() {
+	slots=1
+	if [[ $1 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
+		slots=$((10#${BASH_REMATCH[1]}))
+	fi
+}
+
+# worker_job VAR: sets VAR to the shell command a worker runs for a chunk.
+worker_job() {
+	local cache='' fetch
+	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}"
+	if [[ $ROBOTS == 1 ]]; then
+		# shellcheck disable=SC2016 # expanded by the worker's shell
+		cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- --robots-cache "$d/robots.cache"; fi; '
+		fetch+='"$@" '
+	fi
+	# shellcheck disable=SC2016 # expanded by the worker's shell
+	printf -v "$1" '%s%s%s | sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
+		"$cache" "$fetch" "$FETCH_ARGS" "$FIELDS" "$PARSE_ARGS"
+}
+
+if [[ ${1:-} == chunk ]]; then
+	shift
+	step_chunk "$@"
+	exit
+fi
+
+# ==== notes ==================================================================
 #
 #     crawl.sh STEP ARGS...
 #
@@ -7,7 +149,10 @@
 # and runs each recipe as one call of a step here; this file holds what
 # the steps do.  The settings are crawl.mk's variables, under the same
 # names, in the environment (crawl.mk exports them): DIR, DEPTH, C, ...
-# A step can be run by hand or by a test in the crawl's folder, e.g.
+# Those whose default is empty or off may be unset; the others (DIR,
+# DEPTH, C, PER_HOST, CHUNK, SCOPE, SEEDS, ROUNDS, CRAWL_MK) are required
+# by the steps that use them.  A step can be run by hand or by a test in
+# the crawl's folder, e.g.
 #     DIR=crawl ROUNDS="0 1 2" DEPTH=2 crawl.sh status
 #
 # Steps (the recipes of crawl.mk):
@@ -22,7 +167,7 @@
 #   retry-chunk N ID       one chunk's failures, in place
 #   recrawl MAKE           every page again into DIR/RECRAWL
 #   recrawl-chunk N ID [COUNT]  one chunk of it
-#   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (see below)
+#   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (below)
 #   worker-job             prints the shell command a worker runs per chunk
 #
 # Every file is written under a temporary name and renamed into place
@@ -30,68 +175,66 @@
 # Each step forks as few processes as it can: on a small crawl, process
 # starts are the cost.  A chunk is one bash (this script, run by make
 # without a shell in between), its programs and a rename.
-set -eu
-shopt -s nullglob
-export LC_ALL=C
+#
+# user_words ARRAY STRING appends to ARRAY the words of STRING, one of the
+# users' FIELDS, FETCH_ARGS, PARSE_ARGS, FRONTIER_ARGS, RETRY_ARGS.  These
+# are shell words, as they have always been: split, unquoted and expanded
+# as the arguments of a command are (FIELDS="-f 'links[]=a'",
+# FETCH_ARGS='-A bot/$$(hostname)' in make, '$$' being make's '$').  It is
+# the one place they become words; through a worker, the worker's shell
+# does the same (worker_job).
+#
+# options WHERE builds fetch_opts and parse_opts (ours); WHERE being
+# "here", also retry_opts and frontier_opts (those programs run only
+# here), and fetch_args, parse_args, retry_args, frontier_args (the users'
+# words, which come after ours, so that they win).  WHERE "worker": the
+# options of the job a worker runs, which adds its own robots cache and
+# the users' words (worker_job).
+#
+# chunk N ID [COUNT] runs the chunk's URLs through sc-fetch | sc-parse,
+# here or on its worker, into sc-sink's temporary file, which becomes the
+# chunk only if commit_or_remove says so.  COUNT is the split's number of
+# URLs (counted when not given).  fetch_parse_sink runs that pipeline and
+# leaves its statuses in st, and in check what they tell: "status" when
+# they are every program's own (here: a shutdown shows as sc-fetch's 130
+# or 143), "records" when only the job's came back (a worker): the records
+# must then be searched for cancelled ones.
+#
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
+# when every program of the pipeline that wrote it exited 0 or 3 (3: some
+# records not ok, which is data), sc-sink's summary SUM says it wrote
+# COUNT records (the count contract: one per URL), and, CHECK being
+# "records", no record of TMP was cancelled by a shutdown.  Otherwise it
+# removes TMP and fails: the chunk stays to do.  It is the one commit
+# check of every chunk written (crawl, retry, recrawl).
+#
+# on_worker ID: with WORKERS, chunk ID runs on the worker of its shard
+# (the part of ID before the dash, modulo the number of workers), through
+# GNU parallel, in one of the worker's job slots (N of N/host, else 1):
+# chunk SHARD-K takes slot K mod N, a lock file in DIR held with flock
+# while it runs, so that a worker never runs more chunks at once than its
+# slots, whatever make's -j.
+#
+# worker_job: the job a worker runs for a chunk, URLs on stdin, records
+# on stdout, is one POSIX shell command, since the worker has only the sc
+# programs (not this file).  Our options are quoted here (printf %q); the
+# users' FETCH_ARGS, FIELDS and PARSE_ARGS go as they are, shell words for
+# the worker's shell (so 'FETCH_ARGS=-A bot/$$(hostname)' names the
+# worker).  The robots.txt cache is the worker's own, in its
+# $XDG_CACHE_HOME/sc (else ~/.cache/sc), made by the job, which goes
+# without it where that cannot be made.  The job succeeds when sc-parse
+# does (0, or 3: some records not ok); sc-fetch failing shows as missing
+# records.  Needs options worker.
 
-here=.
-[[ ${BASH_SOURCE[0]} != */* ]] || here=${BASH_SOURCE[0]%/*}
-
-# Settings whose crawl.mk default is empty or off may be unset here; the
-# others (DIR, DEPTH, C, PER_HOST, CHUNK, SCOPE, SEEDS, ROUNDS, CRAWL_MK)
-# are required by the steps that use them.
-: "${WORKERS=}" "${FIELDS=}" "${FETCH_ARGS=}" "${PARSE_ARGS=}" "${FRONTIER_ARGS=}"
-: "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
-: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
-
-die() {
-	echo "crawl.sh: $*" >&2
-	exit 1
-}
-
-# ---- options ------------------------------------------------------------
-
-# user_words ARRAY STRING: appends to ARRAY the words of STRING, one of
-# the users' FIELDS, FETCH_ARGS, PARSE_ARGS, FRONTIER_ARGS, RETRY_ARGS.
-# These are shell words, as they have always been: split, unquoted and
-# expanded as the arguments of a command are (FIELDS="-f 'links[]=a'",
-# FETCH_ARGS='-A bot/$$(hostname)' in make, '$$' being make's '$').
-# This is the one place they become words; through a worker, the worker's
-# shell does the same (worker_job).
-user_words() {
-	local -n words_into=$1
-	shopt -u nullglob
-	set +u
-	eval "set -- $2"
-	set -u
-	shopt -s nullglob
-	words_into+=("$@")
-}
-
-# options WHERE: every program's options, as arrays: fetch_opts,
-# parse_opts, retry_opts, frontier_opts (ours), and, WHERE being "here",
-# fetch_args, parse_args, retry_args, frontier_args (the users' words,
-# which come after ours, so that they win).  WHERE "worker": options for
-# the job a worker runs, which adds its own robots cache and the users'
-# words itself (worker_job).
-options() {
-	local cache=$DIR/robots.cache
-	[[ $cache == /* ]] || cache=$PWD/$cache
-	fetch_opts=(-q -c "$C" --per-host "$PER_HOST")
-	if [[ $ROBOTS == 1 ]]; then
-		fetch_opts+=(--robots)
-		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$cache")
-	fi
-	fetch_opts+=(--headers)
-	parse_opts=()
-	retry_opts=(-q -c "$C" --per-host "$PER_HOST")
-	frontier_opts=(--seen "$DIR/seen.db" --no-commit --scope "$SCOPE" --max-depth "$DEPTH")
-	fetch_args=() parse_args=() retry_args=() frontier_args=()
-	[[ $1 == here ]] || return 0
-	user_words fetch_args "$FETCH_ARGS"
-	user_words parse_args "$FIELDS $PARSE_ARGS"
-	user_words retry_args "$RETRY_ARGS"
-	user_words frontier_args "$FRONTIER_ARGS"
+# all_slots: the job slots of every worker together.
+all_slots() {
+	local workers w slots total=0
+	read -ra workers <<<"$WORKERS"
+	for w in "${workers[@]}"; do
+		slots_of "$w"
+		total=$((total + slots))
+	done
+	echo "$total"
 }
 
 # ---- the crawl ------------------------------------------------------------
@@ -247,136 +390,12 @@ robots_urls() {
 # the chunks and the number of URLs in each, which is what a chunk's
 # records are counted against.
 step_split() {
-	local r=$DIR/round-$1 workers old=("$DIR/round-$1"/chunk-*.urls "$DIR/round-$1"/deferred.jsonl)
+	local r=$DIR/round-$1 workers old=("$DIR/round-$1"/chunk-*.urls "$DIR/round-$1"/deferred.json[l])
 	read -ra workers <<<"$WORKERS"
 	((${#old[@]} == 0)) || rm -f "${old[@]}"
 	awk -v SHARDS="${#workers[@]}" -v CHUNK="$CHUNK" -v CAP="$ROUND_MAX_PER_HOST" -v DIR="$r" \
 		-f "$here/crawl-split.awk" "$r/urls.jsonl" "$r/urls.jsonl" >"$r/chunks.mk.tmp"
 	mv -f "$r/chunks.mk.tmp" "$r/chunks.mk"
-}
-
-# ---- a chunk --------------------------------------------------------------
-
-# chunk N ID [COUNT]: the chunk's URLs through sc-fetch | sc-parse, here or
-# on its worker, into sc-sink's temporary file, which becomes the chunk
-# only if commit_or_remove says so.  COUNT is the split's number of URLs
-# (counted when not given).
-step_chunk() {
-	local r=$DIR/round-$1 id=$2 want=${3:-}
-	local stale=("$r/..chunk-$id.jsonl.tmp".*)
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
-	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
-	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
-	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
-}
-
-# fetch_parse_sink ID IN LOG TMP SUM: IN through the job of chunk ID into
-# sc-sink's TMP (its summary into SUM, standard error into LOG).  Leaves
-# the pipeline's statuses in st, and in check what they tell: "status"
-# when they are every program's own (here: a shutdown shows as sc-fetch's
-# 130 or 143), "records" when only the job's came back (a worker): the
-# records must then be searched for cancelled ones.
-fetch_parse_sink() {
-	if [[ -z $WORKERS ]]; then
-		options here
-		check=status
-		set +e
-		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
-			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
-			sc-sink --jsonl "$4" 2>"$5"
-		st=("${PIPESTATUS[@]}")
-		set -e
-	else
-		options worker
-		check=records
-		on_worker "$1"
-		set +e
-		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
-		st=("${PIPESTATUS[@]}")
-		set -e
-	fi
-}
-
-# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: renames TMP to OUT
-# when every program of the pipeline that wrote it exited 0 or 3 (3: some
-# records not ok, which is data), sc-sink's summary SUM says it wrote
-# COUNT records (the count contract: one per URL), and, CHECK being
-# "records", no record of TMP was cancelled by a shutdown.  Otherwise it
-# removes TMP and fails: the chunk stays to do.  The one commit check of
-# every chunk written (crawl, retry, recrawl).
-commit_or_remove() {
-	local out=$1 tmp=$2 sum=$3 want=$4 check=$5 s line ok=1
-	shift 5
-	for s in "$@"; do [[ $s == 0 || $s == 3 ]] || ok=; done
-	read -r line <"$sum" || line=
-	[[ $line == "{\"records\":$want,"* ]] || ok=
-	if [[ -n $ok && $check == records ]] && grep -q '"kind":"cancelled"' "$tmp"; then ok=; fi
-	if [[ -n $ok ]]; then
-		mv -f "$tmp" "$out"
-	else
-		rm -f "$tmp"
-		die "$out not finished (status $*); make again redoes it"
-	fi
-}
-
-# ---- workers (WORKERS) ----------------------------------------------------
-
-# on_worker ID: job, the command that runs chunk ID's job on the worker
-# of its shard (the part of ID before the dash, modulo the number of
-# workers), through GNU parallel, in one of the worker's job slots (N of
-# N/host, else 1): chunk SHARD-K takes slot K mod N, a lock file in DIR
-# held while it runs, so that a worker never runs more chunks at once than
-# its slots, whatever make's -j.
-on_worker() {
-	local shard=${1%%-*} k=${1##*-} workers w slots text
-	read -ra workers <<<"$WORKERS"
-	w=$((10#$shard % ${#workers[@]}))
-	slots_of "${workers[w]}"
-	worker_job text
-	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
-		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "$text")
-}
-
-# slots_of SSHLOGIN: slots, its job slots (N of N/host, else 1).
-slots_of() {
-	slots=1
-	if [[ $1 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
-		slots=$((10#${BASH_REMATCH[1]}))
-	fi
-}
-
-# all_slots: the job slots of every worker together.
-all_slots() {
-	local workers w slots total=0
-	read -ra workers <<<"$WORKERS"
-	for w in "${workers[@]}"; do
-		slots_of "$w"
-		total=$((total + slots))
-	done
-	echo "$total"
-}
-
-# worker_job: the job a worker runs for a chunk, URLs on stdin, records on
-# stdout: one POSIX shell command, since the worker has only the sc
-# programs (not this file).  Our options are quoted here (printf %q); the
-# users' FETCH_ARGS, FIELDS and PARSE_ARGS go as they are, shell words for
-# the worker's shell (so 'FETCH_ARGS=-A bot/$$(hostname)' names the
-# worker).  The robots.txt cache is the worker's own, in its
-# $XDG_CACHE_HOME/sc (else ~/.cache/sc), made by the job, which goes
-# without it where that cannot be made.  The job succeeds when sc-parse
-# does (0, or 3: some records not ok); sc-fetch failing shows as missing
-# records.  Into the variable named $1; needs options worker.
-worker_job() {
-	local cache='' fetch
-	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}"
-	if [[ $ROBOTS == 1 ]]; then
-		# shellcheck disable=SC2016 # expanded by the worker's shell
-		cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- --robots-cache "$d/robots.cache"; fi; '
-		fetch+='"$@" '
-	fi
-	# shellcheck disable=SC2016 # expanded by the worker's shell
-	printf -v "$1" '%s%s%s | sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
-		"$cache" "$fetch" "$FETCH_ARGS" "$FIELDS" "$PARSE_ARGS"
 }
 
 # ---- pages, status --------------------------------------------------------
@@ -518,7 +537,7 @@ frontier | sitemaps)
 	options here
 	"step_$step" "$@"
 	;;
-crawl | split | chunk | pages | status | retry | recrawl) "step_$step" "$@" ;;
+crawl | split | pages | status | retry | recrawl) "step_$step" "$@" ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 worker-job)
