@@ -11,8 +11,9 @@
 # This file holds the graph: the settings and their checks, which files
 # exist and which are to do, -j, one sub-make per round.  What a recipe
 # does is a step of crawl.sh, beside this file (a function each, read by
-# shellcheck, callable on its own): every recipe is one line naming a
-# step, and the settings reach it in the environment, under these names.
+# shellcheck, callable on its own): every recipe that does work is one
+# line naming a step, and the settings reach it in the environment, under
+# these names.
 # Every file is written under a temporary name and renamed into place as
 # its step's last act, and nothing is ever rebuilt because of a timestamp
 # (prerequisites are order-only): a file that exists is finished, one that
