@@ -1,0 +1,549 @@
+#!/bin/bash
+# crawl.sh: the steps of crawl.mk (sc-crawl(7)), one function each.
+# A crawl runs this file once per chunk, so the chunk step comes first and
+# exits before bash has read the rest: bash lexes comments as it reads, and
+# on a small crawl each chunk's start counts.  Down to it, comments are
+# short; the notes on the file and on each of these functions follow it.
+set -eu
+shopt -s nullglob
+export LC_ALL=C
+
+here=.
+[[ ${BASH_SOURCE[0]} != */* ]] || here=${BASH_SOURCE[0]%/*}
+# Settings whose crawl.mk default is empty or off may be unset (notes).
+: "${WORKERS=}" "${FIELDS=}" "${FETCH_ARGS=}" "${PARSE_ARGS=}" "${FRONTIER_ARGS=}"
+: "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
+: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
+
+die() {
+	echo "crawl.sh: $*" >&2
+	exit 1
+}
+
+# user_words ARRAY STRING: the one place the users' words are split.
+user_words() {
+	[[ $2 == *[![:space:]]* ]] || return 0
+	local -n words_into=$1
+	shopt -u nullglob
+	set +u
+	eval "set -- $2"
+	set -u
+	shopt -s nullglob
+	words_into+=("$@")
+}
+
+# options WHERE (here or worker): every program's options, as arrays.
+options() {
+	local cache=$DIR/robots.cache
+	[[ $cache == /* ]] || cache=$PWD/$cache
+	fetch_opts=(-q -c "$C" --per-host "$PER_HOST")
+	if [[ $ROBOTS == 1 ]]; then
+		fetch_opts+=(--robots)
+		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$cache")
+	fi
+	fetch_opts+=(--headers)
+	parse_opts=()
+	[[ $1 == here ]] || return 0
+	retry_opts=(-q -c "$C" --per-host "$PER_HOST")
+	frontier_opts=(--seen "$DIR/seen.db" --no-commit --scope "$SCOPE" --max-depth "$DEPTH")
+	fetch_args=() parse_args=() retry_args=() frontier_args=()
+	user_words fetch_args "$FETCH_ARGS"
+	user_words parse_args "$FIELDS $PARSE_ARGS"
+	user_words retry_args "$RETRY_ARGS"
+	user_words frontier_args "$FRONTIER_ARGS"
+}
+
+# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.
+step_chunk() {
+	local r=$DIR/round-$1 id=$2 want=${3:-}
+	local stale=("$r/..chunk-$id.jsonl.tmp".*)
+	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
+	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
+	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
+}
+
+# fetch_parse_sink ID IN LOG TMP SUM: sets st (statuses) and check.
+fetch_parse_sink() {
+	if [[ -z $WORKERS ]]; then
+		options here
+		check=status
+		set +e
+		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
+			sc-sink --jsonl "$4" 2>"$5"
+		st=("${PIPESTATUS[@]}")
+		set -e
+	else
+		options worker
+		check=records
+		on_worker "$1"
+		set +e
+		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
+		st=("${PIPESTATUS[@]}")
+		set -e
+	fi
+}
+
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT, or
+# is removed and the step fails.
+commit_or_remove() {
+	local out=$1 tmp=$2 sum=$3 want=$4 check=$5 s line ok=1
+	shift 5
+	for s in "$@"; do [[ $s == 0 || $s == 3 ]] || ok=; done
+	read -r line <"$sum" || line=
+	[[ $line == "{\"records\":$want,"* ]] || ok=
+	if [[ -n $ok && $check == records ]] && grep -q '"kind":"cancelled"' "$tmp"; then ok=; fi
+	if [[ -n $ok ]]; then
+		mv -f "$tmp" "$out"
+	else
+		rm -f "$tmp"
+		die "$out not finished (status $*); make again redoes it"
+	fi
+}
+
+# on_worker ID: sets job, the command that runs chunk ID on its worker.
+on_worker() {
+	local shard=${1%%-*} k=${1##*-} workers w slots text
+	read -ra workers <<<"$WORKERS"
+	w=$((10#$shard % ${#workers[@]}))
+	slots_of "${workers[w]}"
+	worker_job text
+	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
+		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "$text")
+}
+
+# slots_of SSHLOGIN: sets slots, its job slots (N of N/host, else 1).
+slots_of() {
+	slots=1
+	if [[ $1 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
+		slots=$((10#${BASH_REMATCH[1]}))
+	fi
+}
+
+# worker_job VAR: sets VAR to the shell command a worker runs for a chunk.
+worker_job() {
+	local cache='' fetch
+	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}"
+	if [[ $ROBOTS == 1 ]]; then
+		# shellcheck disable=SC2016 # expanded by the worker's shell
+		cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- --robots-cache "$d/robots.cache"; fi; '
+		fetch+='"$@" '
+	fi
+	# shellcheck disable=SC2016 # expanded by the worker's shell
+	printf -v "$1" '%s%s%s | sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
+		"$cache" "$fetch" "$FETCH_ARGS" "$FIELDS" "$PARSE_ARGS"
+}
+
+if [[ ${1:-} == chunk ]]; then
+	shift
+	step_chunk "$@"
+	exit
+fi
+
+# ==== notes ==================================================================
+#
+#     crawl.sh STEP ARGS...
+#
+# crawl.mk holds the graph (rounds, chunks, what exists and what is to do)
+# and runs each recipe as one call of a step here; this file holds what
+# the steps do.  The settings are crawl.mk's variables, under the same
+# names, in the environment (crawl.mk exports them): DIR, DEPTH, C, ...
+# Those whose default is empty or off may be unset; the others (DIR,
+# DEPTH, C, PER_HOST, CHUNK, SCOPE, SEEDS, ROUNDS, CRAWL_MK) are required
+# by the steps that use them.  A step can be run by hand or by a test in
+# the crawl's folder, e.g.
+#     DIR=crawl ROUNDS="0 1 2" DEPTH=2 crawl.sh status
+#
+# Steps (the recipes of crawl.mk):
+#   crawl MAKE             the rounds, one after another, then DIR/pages.*
+#   frontier N             DIR/round-N/urls.jsonl (from the seeds for 0)
+#   sitemaps               DIR/sitemaps/seeds.txt (SITEMAPS=1)
+#   split N                DIR/round-N/chunk-*.urls and chunks.mk
+#   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl
+#   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
+#   status                 one line per round of ROUNDS, then the totals
+#   retry MAKE             sc-retry over the failures of every round
+#   retry-chunk N ID       one chunk's failures, in place
+#   recrawl MAKE           every page again into DIR/RECRAWL
+#   recrawl-chunk N ID [COUNT]  one chunk of it
+#   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (below)
+#   worker-job             prints the shell command a worker runs per chunk
+#
+# Every file is written under a temporary name and renamed into place
+# last, so a file that exists is finished (sc-crawl(7), "Order of writes").
+# Each step forks as few processes as it can: on a small crawl, process
+# starts are the cost.  A chunk is one bash (this script, run by make
+# without a shell in between), its programs and a rename.
+#
+# user_words ARRAY STRING appends to ARRAY the words of STRING, one of the
+# users' FIELDS, FETCH_ARGS, PARSE_ARGS, FRONTIER_ARGS, RETRY_ARGS.  These
+# are shell words, as they have always been: split, unquoted and expanded
+# as the arguments of a command are (FIELDS="-f 'links[]=a'",
+# FETCH_ARGS='-A bot/$$(hostname)' in make, '$$' being make's '$').  It is
+# the one place they become words; through a worker, the worker's shell
+# does the same (worker_job).
+#
+# options WHERE builds fetch_opts and parse_opts (ours); WHERE being
+# "here", also retry_opts and frontier_opts (those programs run only
+# here), and fetch_args, parse_args, retry_args, frontier_args (the users'
+# words, which come after ours, so that they win).  WHERE "worker": the
+# options of the job a worker runs, which adds its own robots cache and
+# the users' words (worker_job).
+#
+# chunk N ID [COUNT] runs the chunk's URLs through sc-fetch | sc-parse,
+# here or on its worker, into sc-sink's temporary file, which becomes the
+# chunk only if commit_or_remove says so.  COUNT is the split's number of
+# URLs (counted when not given).  fetch_parse_sink runs that pipeline and
+# leaves its statuses in st, and in check what they tell: "status" when
+# they are every program's own (here: a shutdown shows as sc-fetch's 130
+# or 143), "records" when only the job's came back (a worker): the records
+# must then be searched for cancelled ones.
+#
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
+# when every program of the pipeline that wrote it exited 0 or 3 (3: some
+# records not ok, which is data), sc-sink's summary SUM says it wrote
+# COUNT records (the count contract: one per URL), and, CHECK being
+# "records", no record of TMP was cancelled by a shutdown.  Otherwise it
+# removes TMP and fails: the chunk stays to do.  It is the one commit
+# check of every chunk written (crawl, retry, recrawl).
+#
+# on_worker ID: with WORKERS, chunk ID runs on the worker of its shard
+# (the part of ID before the dash, modulo the number of workers), through
+# GNU parallel, in one of the worker's job slots (N of N/host, else 1):
+# chunk SHARD-K takes slot K mod N, a lock file in DIR held with flock
+# while it runs, so that a worker never runs more chunks at once than its
+# slots, whatever make's -j.
+#
+# worker_job: the job a worker runs for a chunk, URLs on stdin, records
+# on stdout, is one POSIX shell command, since the worker has only the sc
+# programs (not this file).  Our options are quoted here (printf %q); the
+# users' FETCH_ARGS, FIELDS and PARSE_ARGS go as they are, shell words for
+# the worker's shell (so 'FETCH_ARGS=-A bot/$$(hostname)' names the
+# worker).  The robots.txt cache is the worker's own, in its
+# $XDG_CACHE_HOME/sc (else ~/.cache/sc), made by the job, which goes
+# without it where that cannot be made.  The job succeeds when sc-parse
+# does (0, or 3: some records not ok); sc-fetch failing shows as missing
+# records.  Needs options worker.
+
+# all_slots: the job slots of every worker together.
+all_slots() {
+	local workers w slots total=0
+	read -ra workers <<<"$WORKERS"
+	for w in "${workers[@]}"; do
+		slots_of "$w"
+		total=$((total + slots))
+	done
+	echo "$total"
+}
+
+# ---- the crawl ------------------------------------------------------------
+
+# crawl MAKE: rounds 0 to DEPTH, each skipped when its done file exists;
+# for each its frontier and split here, in this one shell, then a sub-make
+# for its chunks (sub_make).  After DEPTH, rounds go on while the round
+# before had URLs, once a per-round host cap (ROUND_MAX_PER_HOST) has
+# deferred any.  Then DIR/pages.*.
+step_crawl() {
+	local make=$1 n r crawled=() dirs=()
+	for n in $ROUNDS; do dirs+=("$DIR/round-$n"); done
+	[[ -d $DIR/round-$DEPTH ]] || mkdir -p "${dirs[@]}"
+	options here
+	for ((n = 0; ; n++)); do
+		r=$DIR/round-$n
+		if ((n > DEPTH)); then
+			more_rounds "$n" || break
+			mkdir -p "$r"
+		fi
+		crawled+=("$n")
+		[[ ! -e $r/done ]] || continue
+		if ((n == 0)) && [[ $SITEMAPS == 1 && ! -e $r/urls.jsonl ]]; then step_sitemaps; fi
+		[[ -e $r/urls.jsonl ]] || step_frontier "$n"
+		[[ -e $r/chunks.mk ]] || step_split "$n"
+		sub_make "$make" "$n" round
+		: >"$r/done"
+	done
+	merge jsonl "${crawled[@]}"
+	[[ $CSV != 1 ]] || merge csv "${crawled[@]}"
+}
+
+# more_rounds N: whether round N, after DEPTH, is to be crawled: the round
+# before had URLs, and a cap is set, or was set once (a deferred file).
+more_rounds() {
+	[[ -s $DIR/round-$(($1 - 1))/urls.jsonl ]] || return 1
+	capped || (($1 > DEPTH + 1)) || deferred_any
+}
+
+capped() { [[ $ROUND_MAX_PER_HOST != 0 ]]; }
+
+deferred_any() {
+	local d=("$DIR"/round-*/deferred.jsonl)
+	((${#d[@]} > 0))
+}
+
+# sub_make MAKE N GOAL: crawl.mk's GOAL for round N, in a make of its own
+# (its chunks are known only now).  With WORKERS and no -j, as many jobs
+# as the workers have slots.
+sub_make() {
+	local jobs=()
+	[[ -z $WORKERS ]] || make_has_jobs || jobs=(-j"$(all_slots)")
+	"$1" -f "$CRAWL_MK" --no-print-directory ROUNDS="$ROUNDS" "${jobs[@]}" ROUND="$2" "$3"
+}
+
+# make_has_jobs: the make that ran this step was given -j (MAKEFLAGS holds
+# the flags, then "--" and the command line's variables).
+make_has_jobs() {
+	local flags flag
+	read -ra flags <<<"${MAKEFLAGS:-}"
+	for flag in "${flags[@]}"; do
+		[[ $flag != -- ]] || return 1
+		[[ $flag != -j* ]] || return 0
+	done
+	return 1
+}
+
+# ---- a round's URLs -------------------------------------------------------
+
+# frontier N: round N's URLs, from the seeds (N = 0) or from round N-1's
+# pages and deferred URLs.  sc-frontier --no-commit never adds its own
+# output to the seen set; the run for round N first adds round N-1's
+# urls.jsonl, a finished file (--add, idempotent).  So no URL is ever seen
+# without being in a round's urls.jsonl on disk (sc-crawl(7), "Order of
+# writes").  Its output is renamed into place last.
+step_frontier() {
+	local n=$1 r=$DIR/round-$1 status=0
+	if ((n == 0)); then
+		[[ -r $SEEDS ]] || die "cannot read SEEDS=$SEEDS"
+		seeds_frontier >"$r/.urls.jsonl.tmp" 2>"$r/frontier.log" || status=$?
+	else
+		links_frontier "$DIR/round-$((n - 1))" >"$r/.urls.jsonl.tmp" 2>"$r/frontier.log" || status=$?
+	fi
+	# Status 3 (some input lines malformed) is data, not failure.
+	[[ $status == 0 || $status == 3 ]] || die "sc-frontier failed (status $status), see $r/frontier.log"
+	mv -f "$r/.urls.jsonl.tmp" "$r/urls.jsonl"
+}
+
+seeds_frontier() {
+	if [[ $SITEMAPS == 1 ]]; then
+		local -
+		set -o pipefail
+		cat "$DIR/sitemaps/seeds.txt" - <"$SEEDS" | sc-frontier "${frontier_opts[@]}" "${frontier_args[@]}" --seeds
+	else
+		sc-frontier "${frontier_opts[@]}" "${frontier_args[@]}" --seeds <"$SEEDS"
+	fi
+}
+
+# links_frontier R: the next round's URLs from round R: the URLs R
+# deferred head them; a chunk file or the deferred file that cannot be
+# read fails the step.
+links_frontier() {
+	local -
+	set -o pipefail
+	local p=$1 chunks=("$1"/chunk-*.jsonl)
+	if [[ -e $p/deferred.jsonl ]]; then cat "$p/deferred.jsonl" || return 1; fi
+	if ((${#chunks[@]} == 1)); then
+		sc-frontier "${frontier_opts[@]}" "${frontier_args[@]}" --add "$p/urls.jsonl" <"${chunks[0]}"
+	else
+		cat /dev/null "${chunks[@]}" | sc-frontier "${frontier_opts[@]}" "${frontier_args[@]}" --add "$p/urls.jsonl"
+	fi
+}
+
+# sitemaps: SITEMAPS=1, before round 0: the URLs of the sitemaps the
+# seeds' sites name in robots.txt, into DIR/sitemaps/seeds.txt (renamed
+# last, so a kill redoes the step; it touches no seen set).  sc-fetch
+# --robots fetches each seed origin's /robots.txt, whose summary lists the
+# Sitemap lines; the sitemaps go through sc-fetch | sc-parse, which gives
+# a sitemap's <loc> URLs as links; a sitemap index's links are sitemaps,
+# followed SITEMAP_LEVELS deep.  Needs jq(1).
+step_sitemaps() {
+	local sm=$DIR/sitemaps l status
+	[[ ! -e $sm/seeds.txt ]] || return 0
+	mkdir -p "$sm"
+	rm -f "$sm/robots.metrics"
+	status=0
+	robots_urls <"$SEEDS" | sc-fetch -q --robots --metrics "$sm/robots.metrics" "${fetch_args[@]}" \
+		>/dev/null 2>"$sm/robots.log" || status=$?
+	[[ $status == 0 || $status == 3 ]] || return "$status"
+	jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' "$sm/robots.metrics" | sort -u >"$sm/level-0.txt"
+	: >"$sm/.seeds.tmp"
+	for ((l = 0; l < SITEMAP_LEVELS; l++)); do
+		[[ -s $sm/level-$l.txt ]] || break
+		status=0
+		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$sm/level-$l.txt" 2>>"$sm/sitemaps.log" |
+			sc-parse 2>>"$sm/sitemaps.log" >"$sm/level-$l.jsonl" || status=$?
+		[[ $status == 0 || $status == 3 ]] || return "$status"
+		jq -r 'select(.sitemap == "urlset") | .links[]?' "$sm/level-$l.jsonl" >>"$sm/.seeds.tmp"
+		jq -r 'select(.sitemap == "sitemapindex") | .links[]?' "$sm/level-$l.jsonl" >"$sm/level-$((l + 1)).txt"
+	done
+	mv -f "$sm/.seeds.tmp" "$sm/seeds.txt"
+}
+
+# robots_urls: ORIGIN/robots.txt of every origin of the seeds on stdin.
+robots_urls() {
+	awk '!/^[ \t]*#/ && match($0, /https?:\/\/[^\/?#" ]+/) {
+		o = substr($0, RSTART, RLENGTH); if (!(o in seen)) { seen[o]; print o "/robots.txt" } }'
+}
+
+# split N: round N's URLs into chunks with one awk (crawl-split.awk): every
+# host of the round in one chunk, its shard hash(host) mod the number of
+# WORKERS.  chunks.mk, renamed last, says the split is complete; it names
+# the chunks and the number of URLs in each, which is what a chunk's
+# records are counted against.
+step_split() {
+	local r=$DIR/round-$1 workers old=("$DIR/round-$1"/chunk-*.urls "$DIR/round-$1"/deferred.json[l])
+	read -ra workers <<<"$WORKERS"
+	((${#old[@]} == 0)) || rm -f "${old[@]}"
+	awk -v SHARDS="${#workers[@]}" -v CHUNK="$CHUNK" -v CAP="$ROUND_MAX_PER_HOST" -v DIR="$r" \
+		-f "$here/crawl-split.awk" "$r/urls.jsonl" "$r/urls.jsonl" >"$r/chunks.mk.tmp"
+	mv -f "$r/chunks.mk.tmp" "$r/chunks.mk"
+}
+
+# ---- pages, status --------------------------------------------------------
+
+# merge FORMAT ROUND...: DIR/pages.FORMAT (jsonl or csv), unless it
+# exists, from every page record of ROUND..., in round order.  The chunks
+# are sc-sink's output already, so pages.jsonl is their concatenation,
+# renamed into place; pages.csv goes through sc-sink.
+merge() {
+	local format=$1 n chunks=()
+	shift
+	[[ ! -e $DIR/pages.$format ]] || return 0
+	for n in "$@"; do chunks+=("$DIR/round-$n"/chunk-*.jsonl); done
+	if [[ $format == csv ]]; then
+		cat /dev/null "${chunks[@]}" | sc-sink -q --csv "$DIR/pages.csv"
+	else
+		cat /dev/null "${chunks[@]}" >"$DIR/.pages.jsonl.tmp"
+		mv -f "$DIR/.pages.jsonl.tmp" "$DIR/pages.jsonl"
+	fi
+}
+
+# pages FORMAT: DIR/pages.FORMAT of a crawl that has finished.  One that
+# ever deferred URLs (ROUND_MAX_PER_HOST) ends with a round that has no
+# URLs; one that did not, with round DEPTH.
+step_pages() {
+	local listed last
+	read -ra listed <<<"$ROUNDS"
+	last=${listed[-1]}
+	if [[ -s $DIR/round-$last/urls.jsonl ]] && { capped || ((last != DEPTH)) || deferred_any; }; then
+		die "round $last is not the last: run make crawl first"
+	fi
+	merge "$1" "${listed[@]}"
+}
+
+step_status() {
+	local n d c done_ ok fail state later f words
+	local tc=0 td=0 tok=0 tfail=0
+	for n in $ROUNDS; do
+		d=$DIR/round-$n
+		if [[ ! -e $d/chunks.mk ]]; then
+			echo "round $n: not started"
+			continue
+		fi
+		read -ra words < <(sed -n 's/^CHUNKS :=//p' "$d/chunks.mk") || true
+		c=${#words[@]} done_=0 ok=0 fail=0
+		for f in "$d"/chunk-*.jsonl; do
+			done_=$((done_ + 1))
+			ok=$((ok + $(grep -c '"ok":true' "$f" || true)))
+			fail=$((fail + $(grep -c '"ok":false' "$f" || true)))
+		done
+		state=running
+		[[ ! -e $d/done ]] || state="done"
+		later=
+		[[ ! -e $d/deferred.jsonl ]] || later=" ($(wc -l <"$d/deferred.jsonl") deferred to the next round)"
+		echo "round $n: $(wc -l <"$d/urls.jsonl") urls$later, $c chunks, $done_ done, $((c - done_)) pending;" \
+			"pages $ok ok, $fail failed ($state)"
+		tc=$((tc + c)) td=$((td + done_)) tok=$((tok + ok)) tfail=$((tfail + fail))
+	done
+	echo "total: $tc chunks, $td done, $((tc - td)) pending; pages $tok ok, $tfail failed"
+}
+
+# ---- retry and recrawl ----------------------------------------------------
+
+# retry MAKE: the rounds one after another (a host is in one chunk per
+# round, but in many rounds), the chunks of a round side by side (a
+# sub-make each).  DIR/pages.* are removed, so that the next make merges
+# the new records.
+step_retry() {
+	local n
+	for n in $ROUNDS; do
+		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
+	done
+	rm -f "$DIR/pages.jsonl" "$DIR/pages.csv"
+}
+
+# retry-chunk N ID: a chunk's ok records stay as they are; its failed ones
+# go through sc-retry and sc-parse, always here; the chunk is replaced
+# only when every record came back.  sc-retry's status is hidden in the
+# group, so the records are searched for cancelled ones.
+step_retry_chunk() {
+	local r=$DIR/round-$1 id=$2
+	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
+	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
+	options here
+	want=$(wc -l <"$f")
+	set +e
+	{
+		grep -v '"ok":false' "$f"
+		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${retry_args[@]}" | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
+	} 2>>"$r/chunk-$id.log" | sc-sink --jsonl "$tmp" 2>"$sum"
+	st=("${PIPESTATUS[@]}")
+	set -e
+	commit_or_remove "$f" "$tmp" "$sum" "$want" records "${st[@]}"
+	rm -f "$sum"
+}
+
+# recrawl MAKE: every page again, into DIR/RECRAWL/round-N/ with the same
+# chunks (a sub-make per round), then DIR/RECRAWL/pages.jsonl.
+step_recrawl() {
+	local n files=()
+	for n in $ROUNDS; do
+		[[ -e $DIR/round-$n/chunks.mk ]] || continue
+		mkdir -p "$DIR/$RECRAWL/round-$n"
+		sub_make "$1" "$n" recrawl-round
+	done
+	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl); done
+	cat /dev/null "${files[@]}" | sc-sink -q --jsonl "$DIR/$RECRAWL/pages.jsonl"
+}
+
+# A page whose record has headers (sc-fetch --headers) is asked for with
+# If-None-Match and If-Modified-Since from its ETag and Last-Modified, so
+# that an unchanged page costs a 304 (not_modified).
+# shellcheck disable=SC2016 # jq's variables
+CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "seed"
+    or .key == "from" or .key == "host")) + ((.headers // {}) as $h
+    | ({} + (if $h.etag then {"If-None-Match": $h.etag} else {} end)
+    + (if $h["last-modified"] then {"If-Modified-Since": $h["last-modified"]} else {} end))
+    | if length > 0 then {request: {headers: .}} else {} end)'
+
+# recrawl-chunk N ID [COUNT]: chunk ID of round N again, conditionally,
+# through the same job and the same commit check as a chunk.  Needs jq(1).
+step_recrawl_chunk() {
+	local r=$DIR/round-$1 id=$2 want=${3:-}
+	local d=$DIR/$RECRAWL/round-$1
+	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
+	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
+	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum"
+	rm -f "$d/.chunk-$id.in.tmp"
+	commit_or_remove "$d/chunk-$id.jsonl" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum" "$want" "$check" "${st[@]}"
+}
+
+# ---- main -----------------------------------------------------------------
+
+[[ $# -gt 0 ]] || die "usage: crawl.sh STEP ARGS... (see the comment at its top)"
+step=$1
+shift
+case $step in
+frontier | sitemaps)
+	options here
+	"step_$step" "$@"
+	;;
+crawl | split | pages | status | retry | recrawl) "step_$step" "$@" ;;
+retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
+commit-or-remove) commit_or_remove "$@" ;;
+worker-job)
+	options worker
+	worker_job text
+	printf '%s\n' "$text"
+	;;
+*) die "no step $step" ;;
+esac
