@@ -26,6 +26,7 @@ struct sc_warc_writer {
 	int fd;
 	uint64_t size;
 	unsigned serial;
+	uint64_t records; /* in the current file, its warcinfo not counted */
 	char host[64];
 	z_stream z;
 	struct sc_buf gz; /* one member, compressed */
@@ -119,7 +120,9 @@ static int open_file(struct sc_warc_writer *w)
 		return fail(w, "cannot open", w->open_path);
 	off_t end = lseek(w->fd, 0, SEEK_END);
 	w->size = end > 0 ? (uint64_t)end : 0;
-	return write_warcinfo(w);
+	int rc = write_warcinfo(w);
+	w->records = 0;
+	return rc;
 }
 
 struct sc_warc_writer *sc_warc_writer_open(const struct sc_warc_writer_options *o, char *err,
@@ -212,6 +215,7 @@ int sc_warc_writer_write(struct sc_warc_writer *w, const char *head, size_t head
 		loc->length = w->gz.len;
 	}
 	w->size += w->gz.len;
+	w->records++;
 	sc_buf_shrink(&w->gz, (size_t)4 << 20);
 	return 0;
 }
@@ -232,7 +236,8 @@ static int close_file(struct sc_warc_writer *w)
 
 int sc_warc_writer_rotate_if_full(struct sc_warc_writer *w)
 {
-	if (w->o.max_size == 0 || w->size < w->o.max_size)
+	/* A file holds at least one capture, whatever the size. */
+	if (w->o.max_size == 0 || w->size < w->o.max_size || w->records == 0)
 		return 0;
 	if (close_file(w) != 0)
 		return -1;
@@ -296,8 +301,16 @@ int64_t sc_warc_mend(const char *path, uint64_t *cut, char *err, size_t errlen)
 			close(fd);
 			return -1;
 		}
-		keep = whole_members(map, (size_t)st.st_size);
+		bool gzipped = sc_warc_gz_magic(map, (size_t)st.st_size);
+		if (gzipped)
+			keep = whole_members(map, (size_t)st.st_size);
 		munmap(map, (size_t)st.st_size);
+		if (!gzipped) {
+			snprintf(err, errlen, "%s: not a gzipped WARC (it does not begin with a gzip member)",
+			         path);
+			close(fd);
+			return -1;
+		}
 	}
 	if ((off_t)keep != st.st_size && ftruncate(fd, (off_t)keep) != 0) {
 		snprintf(err, errlen, "cannot cut %s: %s", path, strerror(errno));
