@@ -46,6 +46,9 @@ static char *gzip_bytes(const char *text, size_t *len)
 	return out;
 }
 
+/* Set for the next capture only: its payload was cut. */
+static bool cut_next;
+
 static int capture(struct sc_warc_writer *w, const char *url, const char *response,
                    const char *payload, size_t payload_len, struct sc_warc_written *out)
 {
@@ -65,6 +68,8 @@ static int capture(struct sc_warc_writer *w, const char *url, const char *respon
 	c.response_len = strlen(response);
 	c.payload = payload;
 	c.payload_len = payload_len;
+	c.truncated = cut_next;
+	cut_next = false;
 	c.metadata = "fetch-latency-ms: 1.5\r\nattempt: 1\r\n";
 	c.metadata_len = strlen(c.metadata);
 	int rc = sc_warc_write_capture(w, &c, out);
@@ -125,6 +130,7 @@ static int write_samples(const char *dir)
 	c.revisit = &not_modified;
 	sc_warc_write_capture(w, &c, &t);
 	/* A body cut by --max-bytes. */
+	cut_next = true;
 	capture(w, "http://127.0.0.1/big",
 	        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n",
 	        "0123456789", 10, &t);
@@ -147,6 +153,26 @@ static int write_samples(const char *dir)
 	sc_warc_write_capture(w, &c, &t);
 	sc_buf_free(&h2);
 	free(gz);
+	return sc_warc_writer_close(w, err, sizeof(err)) == 0 ? 0 : 1;
+}
+
+/* A series of files of at most 1 KB: three captures, three files. */
+static int write_series(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_written a;
+
+	snprintf(path, sizeof(path), "%s/series.warc.gz", dir);
+	struct sc_warc_writer_options o = {path, 1, 1000, info, strlen(info)};
+	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
+	if (!w)
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		char url[64];
+		snprintf(url, sizeof(url), "http://127.0.0.1/series/%d", i);
+		capture(w, url, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", page,
+		        strlen(page), &a);
+	}
 	return sc_warc_writer_close(w, err, sizeof(err)) == 0 ? 0 : 1;
 }
 
@@ -345,7 +371,7 @@ int main(int argc, char **argv)
 	char dir[] = "/tmp/sc-test-warc.XXXXXX";
 
 	if (argc == 3 && strcmp(argv[1], "write") == 0)
-		return write_samples(argv[2]);
+		return write_samples(argv[2]) || write_series(argv[2]);
 	if (!mkdtemp(dir))
 		return 1;
 	test_base32();
