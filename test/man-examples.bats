@@ -123,3 +123,10 @@ run_example() {
 	run_examples sc.7
 	[ -s out.csv ] && [ -s shop.db ] || fail "the recipes made nothing"
 }
+
+@test "sc-warc(1) EXAMPLES run as written" {
+	command -v wget >/dev/null || skip "wget is not installed"
+	run_examples sc-warc.1
+	[ -s site.cdxj ] && [ -s titles.jsonl ] && [ -s crawl.warc.gz ] || fail "sc-warc made nothing"
+	[ ! -e crawl.warc.gz.open ] || fail "mend left the .open file"
+}
