@@ -44,11 +44,12 @@ void sc_warc_http_fields(const struct sc_warc_http *msg,
                          void (*each)(const char *name, const char *value, void *ctx),
                          void *ctx)
 {
-	const char *p = msg->head, *end = msg->head + msg->head_len;
+	const char *p = msg->head;
 	const char *nl = p ? memchr(p, '\n', msg->head_len) : NULL;
 
 	if (!nl)
 		return;
+	const char *end = msg->head + msg->head_len;
 	for (p = nl + 1; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
