@@ -52,7 +52,7 @@ static void check_file(const char *file, uint64_t *records, uint64_t *bad)
 			(*bad)++;
 			continue;
 		}
-		struct place p = {file, rec.offset, false};
+		struct place p = { file, rec.offset, false };
 		sc_warc_verify(&rec, report_problem, &p);
 		if (p.bad)
 			(*bad)++;
@@ -155,8 +155,9 @@ static int mend_one(const char *file, const struct warc_options *o)
 		if (rc != 0)
 			sc_warn("cannot rename %s to %s:", file, closed);
 		else if (!o->quiet)
-			fprintf(stderr, "%s: %s: %lld bytes kept, %llu cut, renamed %s\n", sc_progname,
-			        file, (long long)kept, (unsigned long long)cut, closed);
+			fprintf(stderr, "%s: %s: %lld bytes kept, %llu cut, renamed %s\n",
+			        sc_progname, file, (long long)kept, (unsigned long long)cut,
+			        closed);
 		free(closed);
 		return rc;
 	}

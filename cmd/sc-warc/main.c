@@ -14,14 +14,15 @@
 #include "sc-warc.h"
 
 /* A copy of the SYNOPSIS of man/sc-warc.1. */
-static const char usage_text[] =
-        "usage: sc-warc records [-q] [--headers] file...\n"
-        "       sc-warc check [-q] file...\n"
-        "       sc-warc cdx file...\n"
-        "       sc-warc mend [-q] file.open...\n"
-        "       sc-warc -h | -V\n";
+static const char usage_text[] = "usage: sc-warc records [-q] [--headers] file...\n"
+                                 "       sc-warc check [-q] file...\n"
+                                 "       sc-warc cdx file...\n"
+                                 "       sc-warc mend [-q] file.open...\n"
+                                 "       sc-warc -h | -V\n";
 
-enum { OPT_HEADERS = 256 };
+enum {
+	OPT_HEADERS = 256
+};
 
 static const struct option long_options[] = {
 	{ "headers", no_argument, NULL, OPT_HEADERS },

@@ -31,7 +31,7 @@
 struct records {
 	char **files;
 	const struct warc_options *o;
-	struct sc_warc_reader **lookup; /* per file, for originals; lazily opened */
+	struct sc_warc_reader **lookup;     /* per file, for originals; lazily opened */
 	json_t *by_id, *by_digest, *by_uri; /* -> [file, offset] of a response */
 	json_t *deferred;                   /* [file, offset] of waiting revisits */
 	struct sc_buf chunks, decoded, scratch;
@@ -169,8 +169,8 @@ static const char *decode_body(struct records *r, const struct sc_warc_http *msg
 		*end = '\0';
 		if (*s && strcasecmp(s, "identity") != 0) {
 			sc_buf_reset(&r->scratch);
-			if (sc_warc_content_decode(s, r->decoded.p, r->decoded.len, &r->scratch, &why) ==
-			    0) {
+			if (sc_warc_content_decode(s, r->decoded.p, r->decoded.len, &r->scratch,
+			                           &why) == 0) {
 				struct sc_buf t = r->decoded;
 				r->decoded = r->scratch;
 				r->scratch = t;
@@ -196,7 +196,7 @@ static void set_body(json_t *obj, const struct sc_buf *b)
 
 /* The parts of one output record. */
 struct capture {
-	const struct sc_warc_rec *rec;  /* the response or revisit */
+	const struct sc_warc_rec *rec; /* the response or revisit */
 	const char *file;
 	const struct sc_warc_http *meta; /* status and fields from here */
 	const struct sc_warc_http *body; /* payload from here, or NULL */
@@ -225,7 +225,8 @@ static void fill_body(struct records *r, json_t *obj, struct capture *c)
 		json_object_set_new(obj, "body", json_null());
 		if (!c->error) {
 			c->error = why;
-			c->kind = strncmp(why, "incomplete", 10) == 0 ? SC_ERR_NETWORK : SC_ERR_INTERNAL;
+			c->kind = strncmp(why, "incomplete", 10) == 0 ? SC_ERR_NETWORK
+			                                              : SC_ERR_INTERNAL;
 		}
 	} else {
 		json_object_set_new(obj, "bytes", json_integer((json_int_t)r->decoded.len));
@@ -254,7 +255,7 @@ static void emit(struct records *r, struct capture *c)
 	if (c->not_modified)
 		json_object_set_new(obj, "not_modified", json_true());
 	if (r->o->headers) {
-		struct header_obj h = {json_object()};
+		struct header_obj h = { json_object() };
 		sc_warc_http_fields(c->meta, add_header, &h);
 		json_object_set_new(obj, "http_version", http_version(c->rec, c->meta));
 		json_object_set_new(obj, "headers", h.obj);
@@ -333,7 +334,7 @@ static void revisit(struct records *r, int file, const struct sc_warc_rec *rec, 
 	const char *profile = sc_warc_get(rec, "WARC-Profile");
 	bool not_modified = profile && strstr(profile, "server-not-modified");
 	json_t *at = find_original(r, rec);
-	struct capture c = {.rec = rec, .file = r->files[file], .meta = &meta};
+	struct capture c = { .rec = rec, .file = r->files[file], .meta = &meta };
 
 	sc_warc_http_split(rec->block, (size_t)rec->content_length, &meta);
 	if (!at && !last_pass) {
@@ -370,7 +371,9 @@ static void one_record(struct records *r, int file, const struct sc_warc_rec *re
 	if (!type)
 		return;
 	if (strcmp(type, "response") == 0) {
-		struct capture c = {.rec = rec, .file = r->files[file], .meta = &msg, .body = &msg};
+		struct capture c = {
+			.rec = rec, .file = r->files[file], .meta = &msg, .body = &msg
+		};
 		sc_warc_http_split(rec->block, (size_t)rec->content_length, &msg);
 		c.truncated = sc_warc_get(rec, "WARC-Truncated") != NULL;
 		remember(r, file, rec);
@@ -393,7 +396,8 @@ static void read_file(struct records *r, int file)
 		r->problems = true;
 		return;
 	}
-	while (!sc_stop_signal && (next = sc_warc_reader_next(reader, &rec, &problem)) != SC_WARC_END) {
+	while (!sc_stop_signal &&
+	       (next = sc_warc_reader_next(reader, &rec, &problem)) != SC_WARC_END) {
 		if (next == SC_WARC_PROBLEM) {
 			warc_report(r->files[file], problem.offset, problem.message);
 			r->problems = true;
@@ -410,11 +414,13 @@ static void read_deferred(struct records *r)
 	size_t i;
 	json_t *at;
 
-	json_array_foreach(r->deferred, i, at) {
+	json_array_foreach(r->deferred, i, at)
+	{
 		int file = (int)json_integer_value(json_array_get(at, 0));
 		uint64_t off = (uint64_t)json_integer_value(json_array_get(at, 1));
 		char err[600];
-		struct sc_warc_reader *reader = sc_warc_reader_open(r->files[file], err, sizeof(err));
+		struct sc_warc_reader *reader =
+		        sc_warc_reader_open(r->files[file], err, sizeof(err));
 		struct sc_warc_rec rec;
 		struct sc_warc_problem problem;
 		if (reader && sc_warc_reader_at(reader, off, &rec, &problem) == SC_WARC_RECORD)
@@ -425,7 +431,7 @@ static void read_deferred(struct records *r)
 
 int warc_records(char **files, int nfiles, const struct warc_options *o)
 {
-	struct records r = {.files = files, .o = o};
+	struct records r = { .files = files, .o = o };
 
 	r.lookup = sc_calloc((size_t)nfiles, sizeof(*r.lookup));
 	r.by_id = json_object();

@@ -17,12 +17,12 @@ static void common_fields(struct sc_warc_head *h, const struct sc_warc_capture *
 		sc_warc_head_add(h, "WARC-Protocol", c->tls);
 }
 
-static int write_request(struct sc_warc_writer *w, const struct sc_warc_capture *c,
-                         const char *id, const char *response_id, const char *date)
+static int write_request(struct sc_warc_writer *w, const struct sc_warc_capture *c, const char *id,
+                         const char *response_id, const char *date)
 {
 	char digest[SC_WARC_SHA1_LEN];
 	struct sc_warc_head h;
-	struct sc_warc_part block = {c->request, c->request_len};
+	struct sc_warc_part block = { c->request, c->request_len };
 
 	sc_warc_sha1(c->request, c->request_len, digest);
 	sc_warc_head_begin(&h, "request", id, date);
@@ -53,14 +53,14 @@ static void response_digests(const struct sc_warc_capture *c, bool with_payload,
 	sc_warc_sha1_end(&hp, payload);
 }
 
-static int write_response(struct sc_warc_writer *w, const struct sc_warc_capture *c,
-                          const char *id, const char *request_id, struct sc_warc_written *out)
+static int write_response(struct sc_warc_writer *w, const struct sc_warc_capture *c, const char *id,
+                          const char *request_id, struct sc_warc_written *out)
 {
 	char block_digest[SC_WARC_SHA1_LEN];
 	const struct sc_warc_revisit *rv = c->revisit;
 	struct sc_warc_head h;
-	struct sc_warc_part block[2] = {{c->response, c->response_len},
-	                                {c->payload, rv ? 0 : c->payload_len}};
+	struct sc_warc_part block[2] = { { c->response, c->response_len },
+		                         { c->payload, rv ? 0 : c->payload_len } };
 
 	response_digests(c, !rv, block_digest, out->payload_digest);
 	sc_warc_head_begin(&h, rv ? "revisit" : "response", id, out->date);
@@ -93,7 +93,7 @@ static int write_metadata(struct sc_warc_writer *w, const struct sc_warc_capture
 {
 	char id[SC_WARC_ID_LEN], digest[SC_WARC_SHA1_LEN];
 	struct sc_warc_head h;
-	struct sc_warc_part block = {c->metadata, c->metadata_len};
+	struct sc_warc_part block = { c->metadata, c->metadata_len };
 
 	sc_warc_record_id(id);
 	sc_warc_sha1(c->metadata, c->metadata_len, digest);

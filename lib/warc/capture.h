@@ -19,10 +19,8 @@
 #include "warc/writer.h"
 
 /* The WARC/1.1 revisit profiles (section 6.7). */
-#define SC_WARC_PROFILE_IDENTICAL \
-	"http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
-#define SC_WARC_PROFILE_NOT_MODIFIED \
-	"http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+#define SC_WARC_PROFILE_IDENTICAL "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+#define SC_WARC_PROFILE_NOT_MODIFIED "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 
 /* A capture that is a revisit: the response record becomes a revisit
  * record whose block is the response header only. */
@@ -34,22 +32,22 @@ struct sc_warc_revisit {
 };
 
 struct sc_warc_capture {
-	const char *url;        /* WARC-Target-URI, as requested */
-	const char *ip;         /* WARC-IP-Address, or NULL */
-	const char *protocol;   /* WARC-Protocol: "http/1.1", "h2"; or NULL */
-	const char *tls;        /* a second WARC-Protocol: "tls/1.3"; or NULL */
-	int64_t date_ms;        /* when the request was sent (wall clock) */
-	const char *request;    /* the request header as sent (and its body) */
+	const char *url;      /* WARC-Target-URI, as requested */
+	const char *ip;       /* WARC-IP-Address, or NULL */
+	const char *protocol; /* WARC-Protocol: "http/1.1", "h2"; or NULL */
+	const char *tls;      /* a second WARC-Protocol: "tls/1.3"; or NULL */
+	int64_t date_ms;      /* when the request was sent (wall clock) */
+	const char *request;  /* the request header as sent (and its body) */
 	size_t request_len;
-	const char *response;   /* the status line and header as received, in
+	const char *response; /* the status line and header as received, in
 	                         * HTTP/1.1 form (sc_warc_head_as_http11) and
 	                         * ending with the blank line */
 	size_t response_len;
-	const char *payload;    /* the body, transfer-decoded only */
+	const char *payload; /* the body, transfer-decoded only */
 	size_t payload_len;
-	bool truncated;         /* the payload was cut (--max-bytes) */
+	bool truncated;                        /* the payload was cut (--max-bytes) */
 	const struct sc_warc_revisit *revisit; /* NULL: a response record */
-	const char *metadata;   /* application/warc-fields text, or NULL */
+	const char *metadata;                  /* application/warc-fields text, or NULL */
 	size_t metadata_len;
 };
 

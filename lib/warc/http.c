@@ -41,8 +41,7 @@ bool sc_warc_http_split(const char *block, size_t len, struct sc_warc_http *msg)
 /* Each field line of the head after the status line: name and value
  * bounds, trimmed. */
 void sc_warc_http_fields(const struct sc_warc_http *msg,
-                         void (*each)(const char *name, const char *value, void *ctx),
-                         void *ctx)
+                         void (*each)(const char *name, const char *value, void *ctx), void *ctx)
 {
 	const char *p = msg->head;
 	const char *nl = p ? memchr(p, '\n', msg->head_len) : NULL;
@@ -90,7 +89,7 @@ static void find_one(const char *name, const char *value, void *ctx)
 
 char *sc_warc_http_field(const struct sc_warc_http *msg, const char *name)
 {
-	struct find f = {name, NULL};
+	struct find f = { name, NULL };
 
 	sc_warc_http_fields(msg, find_one, &f);
 	return f.value;

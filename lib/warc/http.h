@@ -30,8 +30,7 @@ char *sc_warc_http_field(const struct sc_warc_http *msg, const char *name);
 /* Calls each(name, value, ctx) for each field, in order (names as sent),
  * each a NUL-terminated copy valid during the call. */
 void sc_warc_http_fields(const struct sc_warc_http *msg,
-                         void (*each)(const char *name, const char *value, void *ctx),
-                         void *ctx);
+                         void (*each)(const char *name, const char *value, void *ctx), void *ctx);
 
 /* Does the field hold the token (comma-separated, case-insensitive)? */
 bool sc_warc_http_has_token(const struct sc_warc_http *msg, const char *name, const char *token);

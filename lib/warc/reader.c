@@ -138,7 +138,7 @@ static void add_field(struct sc_warc_reader *r, size_t n, const char *name, cons
 		r->fields_cap = r->fields_cap ? 2 * r->fields_cap : 32;
 		r->fields = sc_realloc(r->fields, r->fields_cap * sizeof(*r->fields));
 	}
-	r->fields[n] = (struct sc_warc_field){name, value};
+	r->fields[n] = (struct sc_warc_field){ name, value };
 }
 
 /* Splits the header (its len bytes copied into r->header) into the
@@ -286,8 +286,8 @@ static enum sc_warc_next next_in_member(struct sc_warc_reader *r, struct sc_warc
 		                  (unsigned long long)(n - used));
 	}
 	r->content_pos += used + t;
-	r->content_pos += skip_newlines(r->content.p + r->content_pos,
-	                                r->content.len - r->content_pos);
+	r->content_pos +=
+	        skip_newlines(r->content.p + r->content_pos, r->content.len - r->content_pos);
 	return SC_WARC_RECORD;
 }
 
@@ -328,7 +328,8 @@ static enum sc_warc_next next_gzip(struct sc_warc_reader *r, struct sc_warc_rec 
 	case SC_WARC_GZ_CUT:
 		r->pos = r->size;
 		sc_buf_reset(&r->content);
-		return problem_at(problem, start, "gzip member cut short (the file ends inside it)");
+		return problem_at(problem, start,
+		                  "gzip member cut short (the file ends inside it)");
 	case SC_WARC_GZ_LARGE:
 		r->pos = resync_gzip(r, start);
 		sc_buf_reset(&r->content);
@@ -339,7 +340,8 @@ static enum sc_warc_next next_gzip(struct sc_warc_reader *r, struct sc_warc_rec 
 		sc_buf_reset(&r->content);
 		if (!sc_warc_gz_magic(r->data + start, r->size - start))
 			return problem_at(problem, start, "not a gzip member");
-		return problem_at(problem, start, "corrupt gzip member: %s", why ? why : "bad data");
+		return problem_at(problem, start, "corrupt gzip member: %s",
+		                  why ? why : "bad data");
 	}
 }
 
@@ -374,17 +376,19 @@ static enum sc_warc_next next_plain(struct sc_warc_reader *r, struct sc_warc_rec
 	if (why) {
 		r->pos = used == n ? r->size : resync_plain(r, start);
 		if (start == 0 && memcmp(why, "not a WARC", 10) == 0)
-			return problem_at(problem, 0, "not a WARC file (neither gzip nor a WARC/ line)");
+			return problem_at(problem, 0,
+			                  "not a WARC file (neither gzip nor a WARC/ line)");
 		return problem_at(problem, start, "%s", why);
 	}
 	rec->length = used;
 	size_t t = trailer(base + start + used, n - used);
 	if (t == 0) {
 		r->pos = resync_plain(r, start);
-		return problem_at(problem, start,
-		                  "Content-Length %llu does not end the record (no blank line after "
-		                  "the block)",
-		                  (unsigned long long)rec->content_length);
+		return problem_at(
+		        problem, start,
+		        "Content-Length %llu does not end the record (no blank line after "
+		        "the block)",
+		        (unsigned long long)rec->content_length);
 	}
 	r->pos = start + used + t;
 	return SC_WARC_RECORD;

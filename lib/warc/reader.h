@@ -26,8 +26,8 @@ struct sc_warc_field {
 
 /* One record, valid until the next call on its reader. */
 struct sc_warc_rec {
-	uint64_t offset;  /* of its gzip member (or of its first byte) */
-	uint64_t length;  /* of its gzip member (or header and block) */
+	uint64_t offset;     /* of its gzip member (or of its first byte) */
+	uint64_t length;     /* of its gzip member (or header and block) */
 	const char *version; /* "WARC/1.1" */
 	const struct sc_warc_field *fields;
 	size_t nfields;

@@ -18,7 +18,8 @@ void sc_warc_record_id(char out[SC_WARC_ID_LEN])
 			got += (size_t)n;
 		else /* no entropy source at all: a clock-seeded fallback */
 			for (; got < sizeof(r); got++)
-				r[got] = (unsigned char)(sc_wall_ms() >> (got % 8) ^ (int64_t)got * 131);
+				r[got] = (unsigned char)(sc_wall_ms() >> (got % 8) ^
+				                         (int64_t)got * 131);
 	}
 	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
 	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
@@ -38,8 +39,7 @@ void sc_warc_date(int64_t wall_ms, char out[SC_WARC_DATE_LEN])
 }
 
 /* The header text has no maximum: a URL is as long as it is. */
-void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id,
-                        const char *date)
+void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id, const char *date)
 {
 	sc_buf_init(&h->text, (size_t)-1 / 2);
 	sc_buf_adds(&h->text, "WARC/1.1\r\n");
@@ -74,47 +74,47 @@ const char *sc_warc_reason_phrase(int status)
 		int status;
 		const char *phrase;
 	} phrases[] = {
-	        {100, "Continue"},
-	        {101, "Switching Protocols"},
-	        {200, "OK"},
-	        {201, "Created"},
-	        {202, "Accepted"},
-	        {203, "Non-Authoritative Information"},
-	        {204, "No Content"},
-	        {205, "Reset Content"},
-	        {206, "Partial Content"},
-	        {300, "Multiple Choices"},
-	        {301, "Moved Permanently"},
-	        {302, "Found"},
-	        {303, "See Other"},
-	        {304, "Not Modified"},
-	        {307, "Temporary Redirect"},
-	        {308, "Permanent Redirect"},
-	        {400, "Bad Request"},
-	        {401, "Unauthorized"},
-	        {403, "Forbidden"},
-	        {404, "Not Found"},
-	        {405, "Method Not Allowed"},
-	        {406, "Not Acceptable"},
-	        {408, "Request Timeout"},
-	        {409, "Conflict"},
-	        {410, "Gone"},
-	        {411, "Length Required"},
-	        {412, "Precondition Failed"},
-	        {413, "Content Too Large"},
-	        {414, "URI Too Long"},
-	        {415, "Unsupported Media Type"},
-	        {416, "Range Not Satisfiable"},
-	        {421, "Misdirected Request"},
-	        {422, "Unprocessable Content"},
-	        {429, "Too Many Requests"},
-	        {451, "Unavailable For Legal Reasons"},
-	        {500, "Internal Server Error"},
-	        {501, "Not Implemented"},
-	        {502, "Bad Gateway"},
-	        {503, "Service Unavailable"},
-	        {504, "Gateway Timeout"},
-	        {505, "HTTP Version Not Supported"},
+		{ 100, "Continue" },
+		{ 101, "Switching Protocols" },
+		{ 200, "OK" },
+		{ 201, "Created" },
+		{ 202, "Accepted" },
+		{ 203, "Non-Authoritative Information" },
+		{ 204, "No Content" },
+		{ 205, "Reset Content" },
+		{ 206, "Partial Content" },
+		{ 300, "Multiple Choices" },
+		{ 301, "Moved Permanently" },
+		{ 302, "Found" },
+		{ 303, "See Other" },
+		{ 304, "Not Modified" },
+		{ 307, "Temporary Redirect" },
+		{ 308, "Permanent Redirect" },
+		{ 400, "Bad Request" },
+		{ 401, "Unauthorized" },
+		{ 403, "Forbidden" },
+		{ 404, "Not Found" },
+		{ 405, "Method Not Allowed" },
+		{ 406, "Not Acceptable" },
+		{ 408, "Request Timeout" },
+		{ 409, "Conflict" },
+		{ 410, "Gone" },
+		{ 411, "Length Required" },
+		{ 412, "Precondition Failed" },
+		{ 413, "Content Too Large" },
+		{ 414, "URI Too Long" },
+		{ 415, "Unsupported Media Type" },
+		{ 416, "Range Not Satisfiable" },
+		{ 421, "Misdirected Request" },
+		{ 422, "Unprocessable Content" },
+		{ 429, "Too Many Requests" },
+		{ 451, "Unavailable For Legal Reasons" },
+		{ 500, "Internal Server Error" },
+		{ 501, "Not Implemented" },
+		{ 502, "Bad Gateway" },
+		{ 503, "Service Unavailable" },
+		{ 504, "Gateway Timeout" },
+		{ 505, "HTTP Version Not Supported" },
 	};
 
 	for (size_t i = 0; i < sizeof(phrases) / sizeof(phrases[0]); i++)

@@ -29,8 +29,7 @@ struct sc_warc_head {
 };
 
 /* Begins a header: "WARC/1.1", WARC-Type, WARC-Record-ID, WARC-Date. */
-void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id,
-                        const char *date);
+void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id, const char *date);
 /* One more field.  Control characters in the value (a URL from outside)
  * are left out, so that a field never spills onto the next line. */
 void sc_warc_head_add(struct sc_warc_head *h, const char *name, const char *value);

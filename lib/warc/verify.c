@@ -58,7 +58,7 @@ static bool is_http(const struct sc_warc_rec *rec)
 
 static void check_fields(const struct sc_warc_rec *rec, struct verify *v)
 {
-	static const char *const required[] = {"WARC-Record-ID", "WARC-Type", "WARC-Date"};
+	static const char *const required[] = { "WARC-Record-ID", "WARC-Type", "WARC-Date" };
 	bool v11 = strcmp(rec->version, "WARC/1.1") == 0;
 
 	if (!v11 && strcmp(rec->version, "WARC/1.0") != 0)
@@ -71,7 +71,8 @@ static void check_fields(const struct sc_warc_rec *rec, struct verify *v)
 		say(v, "WARC-Date '%.40s' is not a WARC date", date);
 	const char *uri = sc_warc_get(rec, "WARC-Target-URI");
 	if (uri && v11 && uri[0] == '<')
-		say(v, "WARC-Target-URI in angle brackets (WARC/1.0's grammar error; 1.1 has none)");
+		say(v,
+		    "WARC-Target-URI in angle brackets (WARC/1.0's grammar error; 1.1 has none)");
 	const char *type = sc_warc_get(rec, "WARC-Type");
 	if (type && !uri &&
 	    (strcmp(type, "response") == 0 || strcmp(type, "request") == 0 ||
@@ -152,7 +153,8 @@ static void check_revisit(const struct sc_warc_rec *rec, struct verify *v)
 		say(v, "identical-payload-digest revisit without WARC-Payload-Digest");
 	if (identical && strcmp(rec->version, "WARC/1.1") == 0) {
 		if (!sc_warc_get(rec, "WARC-Refers-To-Target-URI"))
-			say(v, "identical-payload-digest revisit without WARC-Refers-To-Target-URI");
+			say(v,
+			    "identical-payload-digest revisit without WARC-Refers-To-Target-URI");
 		if (!sc_warc_get(rec, "WARC-Refers-To-Date"))
 			say(v, "identical-payload-digest revisit without WARC-Refers-To-Date");
 	}
@@ -164,7 +166,7 @@ static void check_revisit(const struct sc_warc_rec *rec, struct verify *v)
 int sc_warc_verify(const struct sc_warc_rec *rec, void (*report)(const char *message, void *ctx),
                    void *ctx)
 {
-	struct verify v = {report, ctx, 0};
+	struct verify v = { report, ctx, 0 };
 
 	check_fields(rec, &v);
 	check_block(rec, &v);

@@ -84,7 +84,7 @@ static int write_warcinfo(struct sc_warc_writer *w)
 {
 	char id[SC_WARC_ID_LEN], date[SC_WARC_DATE_LEN], digest[SC_WARC_SHA1_LEN];
 	struct sc_warc_head h;
-	struct sc_warc_part part = {w->o.info, w->o.info_len};
+	struct sc_warc_part part = { w->o.info, w->o.info_len };
 
 	sc_warc_record_id(id);
 	sc_warc_date(sc_wall_ms(), date);
@@ -194,11 +194,11 @@ int sc_warc_writer_write(struct sc_warc_writer *w, const char *head, size_t head
 		snprintf(w->error, sizeof(w->error), "WARC writer not open");
 		return -1;
 	}
-	pieces[n++] = (struct sc_warc_part){head, head_len};
+	pieces[n++] = (struct sc_warc_part){ head, head_len };
 	for (size_t i = 0; i < nparts; i++)
 		if (parts[i].len > 0)
 			pieces[n++] = parts[i];
-	pieces[n++] = (struct sc_warc_part){"\r\n\r\n", 4};
+	pieces[n++] = (struct sc_warc_part){ "\r\n\r\n", 4 };
 	compress_member(w, pieces, n);
 	if (write_all(w->fd, w->gz.p, w->gz.len) != 0) {
 		fail(w, "cannot write", w->open_path);
@@ -306,7 +306,8 @@ int64_t sc_warc_mend(const char *path, uint64_t *cut, char *err, size_t errlen)
 			keep = whole_members(map, (size_t)st.st_size);
 		munmap(map, (size_t)st.st_size);
 		if (!gzipped) {
-			snprintf(err, errlen, "%s: not a gzipped WARC (it does not begin with a gzip member)",
+			snprintf(err, errlen,
+			         "%s: not a gzipped WARC (it does not begin with a gzip member)",
 			         path);
 			close(fd);
 			return -1;

@@ -22,10 +22,10 @@
 struct sc_warc_writer;
 
 struct sc_warc_writer_options {
-	const char *path;      /* NAME.warc.gz (or the series' prefix) */
-	int level;             /* zlib level, 0 to 9 */
-	uint64_t max_size;     /* 0: one file; else rotate at this size */
-	const char *info;      /* the warcinfo block (application/warc-fields
+	const char *path;  /* NAME.warc.gz (or the series' prefix) */
+	int level;         /* zlib level, 0 to 9 */
+	uint64_t max_size; /* 0: one file; else rotate at this size */
+	const char *info;  /* the warcinfo block (application/warc-fields
 	                        * text, "name: value\r\n" lines), the caller's:
 	                        * software, format, conformsTo, robots, ... */
 	size_t info_len;

@@ -110,12 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (next == SC_WARC_PROBLEM) {
 			if (!problem.message[0] || problem.offset > file.len)
 				fuzz_fail("problem at %llu of %zu: '%s'",
-				          (unsigned long long)problem.offset, file.len, problem.message);
+				          (unsigned long long)problem.offset, file.len,
+				          problem.message);
 			continue;
 		}
 		if (rec.offset + rec.length > file.len)
-			fuzz_fail("record %llu+%llu past the end (%zu)", (unsigned long long)rec.offset,
-			          (unsigned long long)rec.length, file.len);
+			fuzz_fail("record %llu+%llu past the end (%zu)",
+			          (unsigned long long)rec.offset, (unsigned long long)rec.length,
+			          file.len);
 		use_record(&rec, &scratch);
 	}
 	sc_warc_reader_close(r);

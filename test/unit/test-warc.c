@@ -53,7 +53,7 @@ static int capture(struct sc_warc_writer *w, const char *url, const char *respon
                    const char *payload, size_t payload_len, struct sc_warc_written *out)
 {
 	struct sc_buf req;
-	struct sc_warc_capture c = {0};
+	struct sc_warc_capture c = { 0 };
 
 	sc_buf_init(&req, 1 << 20);
 	sc_buf_printf(&req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: sc-test\r\n\r\n",
@@ -85,7 +85,7 @@ static int write_samples(const char *dir)
 	char path[4096], err[512];
 	struct sc_warc_written a, b, g, t;
 	snprintf(path, sizeof(path), "%s/sample.warc.gz", dir);
-	struct sc_warc_writer_options o = {path, 6, 0, info, strlen(info)};
+	struct sc_warc_writer_options o = { path, 6, 0, info, strlen(info) };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	size_t gz_len;
 	char *gz = gzip_bytes(page, &gz_len);
@@ -109,20 +109,21 @@ static int write_samples(const char *dir)
 	capture(w, "http://127.0.0.1/missing",
 	        "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\n", "gone\n", 5, &b);
 	/* The same page under a second URL: an identical-payload revisit. */
-	struct sc_warc_revisit same = {SC_WARC_PROFILE_IDENTICAL, a.id,
-	                               "http://www.Example.com:8080/a/b?z=1&a=2", a.date};
-	struct sc_warc_capture c = {.url = "http://127.0.0.1/copy",
-	                            .date_ms = 1764601300000,
-	                            .request = "GET /copy HTTP/1.1\r\n\r\n",
-	                            .request_len = 22,
-	                            .response = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
-	                            .response_len = 44,
-	                            .payload = page,
-	                            .payload_len = strlen(page),
-	                            .revisit = &same};
+	struct sc_warc_revisit same = { SC_WARC_PROFILE_IDENTICAL, a.id,
+		                        "http://www.Example.com:8080/a/b?z=1&a=2", a.date };
+	struct sc_warc_capture c = { .url = "http://127.0.0.1/copy",
+		                     .date_ms = 1764601300000,
+		                     .request = "GET /copy HTTP/1.1\r\n\r\n",
+		                     .request_len = 22,
+		                     .response =
+		                             "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+		                     .response_len = 44,
+		                     .payload = page,
+		                     .payload_len = strlen(page),
+		                     .revisit = &same };
 	sc_warc_write_capture(w, &c, &t);
-	struct sc_warc_revisit not_modified = {SC_WARC_PROFILE_NOT_MODIFIED, a.id,
-	                                       "http://www.Example.com:8080/a/b?z=1&a=2", a.date};
+	struct sc_warc_revisit not_modified = { SC_WARC_PROFILE_NOT_MODIFIED, a.id,
+		                                "http://www.Example.com:8080/a/b?z=1&a=2", a.date };
 	c.url = "http://www.Example.com:8080/a/b?z=1&a=2";
 	c.response = "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n";
 	c.response_len = strlen(c.response);
@@ -139,17 +140,17 @@ static int write_samples(const char *dir)
 	static const char h2_head[] =
 	        "HTTP/2 200 \r\ncontent-type: text/html\r\nserver: nginx\r\n\r\n";
 	sc_warc_head_as_http11(h2_head, strlen(h2_head), &h2);
-	c = (struct sc_warc_capture){.url = "https://127.0.0.1:8443/h2",
-	                             .ip = "127.0.0.1",
-	                             .protocol = "h2",
-	                             .tls = "tls/1.3",
-	                             .date_ms = 1764601400000,
-	                             .request = "GET /h2 HTTP/2\r\n\r\n",
-	                             .request_len = 18,
-	                             .response = h2.p,
-	                             .response_len = h2.len,
-	                             .payload = page,
-	                             .payload_len = strlen(page)};
+	c = (struct sc_warc_capture){ .url = "https://127.0.0.1:8443/h2",
+		                      .ip = "127.0.0.1",
+		                      .protocol = "h2",
+		                      .tls = "tls/1.3",
+		                      .date_ms = 1764601400000,
+		                      .request = "GET /h2 HTTP/2\r\n\r\n",
+		                      .request_len = 18,
+		                      .response = h2.p,
+		                      .response_len = h2.len,
+		                      .payload = page,
+		                      .payload_len = strlen(page) };
 	sc_warc_write_capture(w, &c, &t);
 	sc_buf_free(&h2);
 	free(gz);
@@ -163,7 +164,7 @@ static int write_series(const char *dir)
 	struct sc_warc_written a;
 
 	snprintf(path, sizeof(path), "%s/series.warc.gz", dir);
-	struct sc_warc_writer_options o = {path, 1, 1000, info, strlen(info)};
+	struct sc_warc_writer_options o = { path, 1, 1000, info, strlen(info) };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	if (!w)
 		return 1;
@@ -301,7 +302,7 @@ static void test_mend(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/mend.warc.gz", dir);
-	struct sc_warc_writer_options o = {path, 1, 0, info, strlen(info)};
+	struct sc_warc_writer_options o = { path, 1, 0, info, strlen(info) };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	capture(w, "http://127.0.0.1/one", "HTTP/1.1 200 OK\r\n\r\n", "one", 3, &a);
 	uint64_t whole = a.response.offset + a.response.length;
@@ -330,7 +331,7 @@ static void test_rotation(const char *dir)
 	struct sc_warc_written a;
 
 	snprintf(path, sizeof(path), "%s/rot.warc.gz", dir);
-	struct sc_warc_writer_options o = {path, 6, 1, info, strlen(info)};
+	struct sc_warc_writer_options o = { path, 6, 1, info, strlen(info) };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	const char *first = sc_strdup(sc_warc_writer_filename(w));
 	ok(strncmp(first, "rot-", 4) == 0 && strstr(first, "-00000-") &&
@@ -347,11 +348,11 @@ static void test_rotation(const char *dir)
 static void test_bad_input(void)
 {
 	static const char *const inputs[] = {
-	        "not a warc at all",
-	        "WARC/1.1\r\nContent-Length: 10\r\n\r\nabc",
-	        "WARC/1.1\r\nContent-Length: x\r\n\r\n",
-	        "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 1\r\n\r\nabcdef\r\n\r\n",
-	        "\x1f\x8b\x08\x00garbage",
+		"not a warc at all",
+		"WARC/1.1\r\nContent-Length: 10\r\n\r\nabc",
+		"WARC/1.1\r\nContent-Length: x\r\n\r\n",
+		"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 1\r\n\r\nabcdef\r\n\r\n",
+		"\x1f\x8b\x08\x00garbage",
 	};
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		struct sc_warc_reader *r = sc_warc_reader_mem(inputs[i], strlen(inputs[i]));
