@@ -64,7 +64,7 @@ static json_t *base64(const unsigned char *s, size_t n)
 		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
 		*w++ = tab[v >> 18];
 		*w++ = tab[(v >> 12) & 63];
-		*w++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*w++ = (char)(i + 1 < n ? tab[(v >> 6) & 63] : '=');
 		*w++ = '=';
 	}
 	json_t *str = json_stringn_nocheck(out, (size_t)(w - out));
@@ -93,8 +93,8 @@ static json_t *fetched_at(const struct sc_warc_rec *rec)
 		return json_null();
 	const char *frac = d[19] == '.' ? d + 20 : "";
 	char ms[4] = "000";
-	for (int i = 0; i < 3 && isdigit((unsigned char)frac[i]); i++)
-		ms[i] = frac[i];
+	for (int i = 0; i < 3 && isdigit((unsigned char)*frac); i++)
+		ms[i] = *frac++;
 	snprintf(out, sizeof(out), "%.19s.%sZ", d, ms);
 	return json_string(out);
 }
@@ -270,13 +270,15 @@ static void emit(struct records *r, struct capture *c)
 	json_incref(body);
 	json_object_del(obj, body_key);
 	json_object_set_new(obj, body_key, body);
-	if (!c->error && !c->not_modified && (status < 200 || status > 299)) {
+	const char *error = c->error;
+	enum sc_error_kind kind = c->kind;
+	if (!error && !c->not_modified && (status < 200 || status > 299)) {
 		snprintf(message, sizeof(message), "HTTP %d", status);
-		c->error = message;
-		c->kind = SC_ERR_HTTP;
+		error = message;
+		kind = SC_ERR_HTTP;
 	}
-	if (c->error) {
-		sc_record_set_error(obj, c->kind, c->error);
+	if (error) {
+		sc_record_set_error(obj, kind, error);
 		r->failed++;
 	}
 	if (sc_record_write(stdout, obj) != 0)

@@ -280,7 +280,7 @@ static void add_head(const struct sc_warc_rec *rec, const char *uri, struct sc_b
 bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struct sc_buf *out)
 {
 	const char *type = sc_warc_get(rec, "WARC-Type");
-	struct sc_warc_http msg;
+	struct sc_warc_http msg = { 0 };
 	char status[16], length[24], offset[24], *uri = NULL;
 	bool first = true, has_http = false;
 

@@ -53,7 +53,7 @@ void sc_warc_sha1_end(struct sc_warc_sha1 *h, char out[SC_WARC_SHA1_LEN])
 	EVP_DigestFinal_ex(h->ctx, md, &n);
 	EVP_MD_CTX_free(h->ctx);
 	h->ctx = NULL;
-	memcpy(out, "sha1:", 5);
+	memcpy(out, "sha1:", 6); /* the NUL too; the digest follows it */
 	sc_warc_base32(md, n, out + 5);
 }
 

@@ -101,7 +101,9 @@ bool sc_warc_http_has_token(const struct sc_warc_http *msg, const char *name, co
 	bool found = false;
 	size_t n = strlen(token);
 
-	for (char *p = v; p && *p && !found;) {
+	if (!v)
+		return false;
+	for (char *p = v; *p && !found;) {
 		while (*p == ' ' || *p == '\t' || *p == ',')
 			p++;
 		char *e = p;

@@ -35,7 +35,8 @@ void sc_warc_date(int64_t wall_ms, char out[SC_WARC_DATE_LEN])
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(out, SC_WARC_DATE_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (strftime(out, SC_WARC_DATE_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		out[0] = '\0'; /* a year past 9999 */
 }
 
 /* The header text has no maximum: a URL is as long as it is. */

@@ -67,15 +67,16 @@ static void name_file(struct sc_warc_writer *w)
 		time_t now = time(NULL);
 		struct tm tm;
 		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+		if (strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm) == 0)
+			stamp[0] = '\0';
 		sc_buf_printf(&name, "%s-%s-%05u-%s.warc.gz", w->prefix, stamp, w->serial++,
 		              w->host);
 	}
 	free(w->final_path);
 	free(w->open_path);
 	w->final_path = sc_buf_take(&name, NULL);
-	w->open_path = sc_malloc(strlen(w->final_path) + 6);
-	sprintf(w->open_path, "%s.open", w->final_path);
+	sc_buf_printf(&name, "%s.open", w->final_path);
+	w->open_path = sc_buf_take(&name, NULL);
 	const char *slash = strrchr(w->final_path, '/');
 	w->base = slash ? slash + 1 : w->final_path;
 }
