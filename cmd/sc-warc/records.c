@@ -28,6 +28,8 @@
 #include "warc/http.h"
 #include "warc/reader.h"
 
+#define BODY_MAX ((size_t)1 << 30)
+
 struct records {
 	char **files;
 	const struct warc_options *o;
@@ -440,9 +442,11 @@ int warc_records(char **files, int nfiles, const struct warc_options *o)
 	r.by_digest = json_object();
 	r.by_uri = json_object();
 	r.deferred = json_array();
-	sc_buf_init(&r.chunks, (size_t)-1 / 2);
-	sc_buf_init(&r.decoded, (size_t)-1 / 2);
-	sc_buf_init(&r.scratch, (size_t)-1 / 2);
+	/* A decoded body stops at 1 GiB: a small bomb in an archive must not
+	 * take the machine's memory. */
+	sc_buf_init(&r.chunks, BODY_MAX);
+	sc_buf_init(&r.decoded, BODY_MAX);
+	sc_buf_init(&r.scratch, BODY_MAX);
 	for (int i = 0; i < nfiles && !sc_stop_signal; i++)
 		read_file(&r, i);
 	if (!sc_stop_signal)
