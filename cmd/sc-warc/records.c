@@ -21,6 +21,7 @@
 #include "core/utf8.h"
 #include "core/util.h"
 #include "kit/cli.h"
+#include "record/jsonstr.h"
 #include "record/metrics.h"
 #include "record/record.h"
 #include "sc-warc.h"
@@ -37,6 +38,9 @@ struct records {
 	json_t *by_id, *by_digest, *by_uri; /* -> [file, offset] of a response */
 	json_t *deferred;                   /* [file, offset] of waiting revisits */
 	struct sc_buf chunks, decoded, scratch;
+	struct sc_buf line; /* the output line being made */
+	const char *body;   /* the decoded body (decode_body) */
+	size_t body_len;
 	uint64_t written, failed;
 	bool problems;
 };
@@ -141,23 +145,23 @@ static json_t *http_version(const struct sc_warc_rec *rec, const struct sc_warc_
 	return json_null();
 }
 
-/* The payload of msg, transfer and content decoding undone, in
- * r->decoded.  Returns NULL, or why it could not be decoded. */
+/* The payload of msg, transfer and content decoding undone: r->body and
+ * r->body_len (the payload itself, or one of r's buffers).  Returns NULL,
+ * or why it could not be decoded. */
 static const char *decode_body(struct records *r, const struct sc_warc_http *msg)
 {
-	const char *p = msg->payload, *why = NULL;
-	size_t n = msg->payload_len;
+	const char *why = NULL;
 
-	sc_buf_reset(&r->chunks);
-	sc_buf_reset(&r->decoded);
+	r->body = msg->payload;
+	r->body_len = msg->payload_len;
 	if (sc_warc_http_has_token(msg, "Transfer-Encoding", "chunked")) {
-		if (sc_warc_dechunk(p, n, &r->chunks) != 0)
+		sc_buf_reset(&r->chunks);
+		if (sc_warc_dechunk(r->body, r->body_len, &r->chunks) != 0)
 			return "incomplete response (a chunked body cut short)";
-		p = r->chunks.p ? r->chunks.p : "";
-		n = r->chunks.len;
+		r->body = r->chunks.p ? r->chunks.p : "";
+		r->body_len = r->chunks.len;
 	}
 	char *codings = sc_warc_http_field(msg, "Content-Encoding");
-	sc_buf_add(&r->decoded, p, n);
 	/* Undone last to first, as they were applied first to last. */
 	for (char *c = codings ? codings + strlen(codings) : NULL; c && !why;) {
 		char *end = c;
@@ -171,11 +175,13 @@ static const char *decode_body(struct records *r, const struct sc_warc_http *msg
 		*end = '\0';
 		if (*s && strcasecmp(s, "identity") != 0) {
 			sc_buf_reset(&r->scratch);
-			if (sc_warc_content_decode(s, r->decoded.p, r->decoded.len, &r->scratch,
-			                           &why) == 0) {
+			if (sc_warc_content_decode(s, r->body, r->body_len, &r->scratch, &why) ==
+			    0) {
 				struct sc_buf t = r->decoded;
 				r->decoded = r->scratch;
 				r->scratch = t;
+				r->body = r->decoded.p ? r->decoded.p : "";
+				r->body_len = r->decoded.len;
 			}
 		}
 		if (c == codings)
@@ -186,16 +192,6 @@ static const char *decode_body(struct records *r, const struct sc_warc_http *msg
 	return why;
 }
 
-static void set_body(json_t *obj, const struct sc_buf *b)
-{
-	const char *p = b->p ? b->p : "";
-
-	if (sc_utf8_valid((const unsigned char *)p, b->len) && !memchr(p, '\0', b->len))
-		json_object_set_new(obj, "body", json_stringn_nocheck(p, b->len));
-	else
-		json_object_set_new(obj, "body_base64", base64((const unsigned char *)p, b->len));
-}
-
 /* The parts of one output record. */
 struct capture {
 	const struct sc_warc_rec *rec; /* the response or revisit */
@@ -204,6 +200,7 @@ struct capture {
 	const struct sc_warc_http *body; /* payload from here, or NULL */
 	bool truncated;
 	bool not_modified;
+	bool has_body; /* r->body is to be written */
 	const char *error;
 	enum sc_error_kind kind;
 };
@@ -212,28 +209,67 @@ static void fill_body(struct records *r, json_t *obj, struct capture *c)
 {
 	const char *why;
 
+	c->has_body = false;
 	if (c->not_modified || !c->body) {
 		json_object_set_new(obj, "bytes", json_integer(0));
-		json_object_set_new(obj, "body", json_null());
 	} else if (c->truncated) {
 		json_object_set_new(obj, "bytes", json_integer(0));
-		json_object_set_new(obj, "body", json_null());
 		if (!c->error) {
 			c->error = "body cut short when archived (WARC-Truncated)";
 			c->kind = SC_ERR_TOO_LARGE;
 		}
 	} else if ((why = decode_body(r, c->body))) {
 		json_object_set_new(obj, "bytes", json_integer(0));
-		json_object_set_new(obj, "body", json_null());
 		if (!c->error) {
 			c->error = why;
 			c->kind = strncmp(why, "incomplete", 10) == 0 ? SC_ERR_NETWORK
 			                                              : SC_ERR_INTERNAL;
 		}
 	} else {
-		json_object_set_new(obj, "bytes", json_integer((json_int_t)r->decoded.len));
-		set_body(obj, &r->decoded);
+		json_object_set_new(obj, "bytes", json_integer((json_int_t)r->body_len));
+		c->has_body = true;
 	}
+}
+
+/* Writes obj with the body as sc-fetch writes it: spliced in last, without
+ * a copy through jansson, when it is UTF-8 without NUL; else as
+ * body_base64, before "error". */
+static void write_record(struct records *r, json_t *obj, bool has_body)
+{
+	char *text;
+	int rc;
+
+	if (!has_body) {
+		json_object_set_new(obj, "body", json_null());
+		rc = sc_record_write(stdout, obj);
+	} else if (!(text = json_dumps(obj, SC_JSON_FLAGS))) {
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	} else {
+		struct sc_buf *line = &r->line;
+		size_t len = strlen(text);
+		sc_buf_shrink(line, (size_t)16 << 20);
+		int ok = sc_buf_add(line, text, len - 1) == 0 &&
+		         sc_buf_adds(line, ",\"body\":\"") == 0 &&
+		         sc_jsonstr_escape_checked(line, r->body, r->body_len, SC_JSONSTR_NO_NUL) ==
+		                 SC_JSONSTR_OK &&
+		         sc_buf_adds(line, "\"}") == 0;
+		free(text);
+		if (ok) {
+			rc = sc_record_write_raw(stdout, line->p, line->len);
+		} else {
+			json_object_set_new(obj, "body_base64",
+			                    base64((const unsigned char *)r->body, r->body_len));
+			json_t *error = json_object_get(obj, "error");
+			if (error) {
+				json_incref(error);
+				json_object_del(obj, "error");
+				json_object_set_new(obj, "error", error);
+			}
+			rc = sc_record_write(stdout, obj);
+		}
+	}
+	if (rc != 0)
+		sc_die_write("error writing standard output:");
 }
 
 static void emit(struct records *r, struct capture *c)
@@ -266,12 +302,6 @@ static void emit(struct records *r, struct capture *c)
 	                    json_pack("{s:s, s:I, s:I}", "filename", base_name(c->file), "offset",
 	                              (json_int_t)c->rec->offset, "length",
 	                              (json_int_t)c->rec->length));
-	/* The body goes last, as sc-fetch writes it. */
-	const char *body_key = json_object_get(obj, "body") ? "body" : "body_base64";
-	json_t *body = json_object_get(obj, body_key);
-	json_incref(body);
-	json_object_del(obj, body_key);
-	json_object_set_new(obj, body_key, body);
 	const char *error = c->error;
 	enum sc_error_kind kind = c->kind;
 	if (!error && !c->not_modified && (status < 200 || status > 299)) {
@@ -283,8 +313,7 @@ static void emit(struct records *r, struct capture *c)
 		sc_record_set_error(obj, kind, error);
 		r->failed++;
 	}
-	if (sc_record_write(stdout, obj) != 0)
-		sc_die_write("error writing standard output:");
+	write_record(r, obj, c->has_body);
 	r->written++;
 	json_decref(obj);
 	free(uri);
@@ -447,6 +476,7 @@ int warc_records(char **files, int nfiles, const struct warc_options *o)
 	sc_buf_init(&r.chunks, BODY_MAX);
 	sc_buf_init(&r.decoded, BODY_MAX);
 	sc_buf_init(&r.scratch, BODY_MAX);
+	sc_buf_init(&r.line, 8 * BODY_MAX);
 	for (int i = 0; i < nfiles && !sc_stop_signal; i++)
 		read_file(&r, i);
 	if (!sc_stop_signal)
@@ -461,6 +491,7 @@ int warc_records(char **files, int nfiles, const struct warc_options *o)
 	sc_buf_free(&r.chunks);
 	sc_buf_free(&r.decoded);
 	sc_buf_free(&r.scratch);
+	sc_buf_free(&r.line);
 	if (!o->quiet) {
 		json_t *sum = json_pack("{s:i, s:I, s:I}", "files", nfiles, "records",
 		                        (json_int_t)r.written, "failed", (json_int_t)r.failed);
