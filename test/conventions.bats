@@ -8,7 +8,7 @@ load '/usr/lib/bats/bats-assert/load'
 
 bats_require_minimum_version 1.5.0
 
-PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink"
+PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink sc-warc"
 
 @test "every program is built" {
 	for p in $PROGRAMS; do

@@ -1,15 +1,33 @@
 #!/bin/sh
 # Installs the Debian packages given as arguments that are not installed yet.
 # Silent when all are there; runs apt-get update first, because a fresh
-# machine's package lists may be empty.
+# machine's package lists may be empty.  Then the test-only npm packages
+# (test/npm: warcio, the independent WARC reader of test/sc-warc.bats),
+# pinned by its package-lock.json, with `npm ci` from the npm registry when
+# test/npm/node_modules is missing.
 set -eu
+
+npm_deps() {
+	npm_dir=$(dirname "$0")/npm
+	[ -d "$npm_dir/node_modules" ] && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "make deps: npm is missing (it comes with nodejs): test/sc-warc.bats needs it" >&2
+		return 0
+	fi
+	echo "make deps: npm ci in $npm_dir" >&2
+	(cd "$npm_dir" && npm ci --no-audit --no-fund >&2)
+}
+
 missing=
 for pkg in "$@"; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
 		missing="$missing $pkg"
 	fi
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	npm_deps
+	exit 0
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	sudo=
@@ -24,3 +42,4 @@ echo "make deps: installing$missing" >&2
 $sudo apt-get update -qq >&2
 # shellcheck disable=SC2086 # word splitting of the package list is intended
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
+npm_deps

@@ -128,3 +128,10 @@ run_example() {
 	run_examples sc-report.1
 	[ -s metrics.log ] && [ -s report.html ] || fail "no metrics or no page"
 }
+
+@test "sc-warc(1) EXAMPLES run as written" {
+	command -v wget >/dev/null || fail "wget is not installed (make deps installs it)"
+	run_examples sc-warc.1
+	[ -s site.cdxj ] && [ -s titles.jsonl ] && [ -s crawl.warc.gz ] || fail "sc-warc made nothing"
+	[ ! -e crawl.warc.gz.open ] || fail "mend left the .open file"
+}

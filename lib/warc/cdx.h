@@ -1,0 +1,30 @@
+/* cdx: CDXJ index lines, in the form warcio's cdx-index (2.4) and pywb
+ * write: "SURT TIMESTAMP JSON", the JSON's members url, mime, status,
+ * digest, length, offset, filename (absent when the record has no value;
+ * status, length and offset as strings).  Which records are indexed and
+ * what each member holds follows warcio: request and warcinfo records and
+ * application/warc-fields metadata are left out; a revisit's mime is
+ * "warc/revisit".  The caller sorts the lines (bytewise). */
+#ifndef SC_WARC_CDX_H
+#define SC_WARC_CDX_H
+
+#include <stdbool.h>
+
+#include "core/buf.h"
+#include "warc/reader.h"
+
+/* The SURT form of url, as warcio's getSurt computes it: "www." (and
+ * "www2." ...) dropped, lower case, the host's labels reversed and joined
+ * by commas, the port unless it is the scheme's, ")", the path, and the
+ * query's parameters sorted.  Appended to out. */
+void sc_warc_surt(const char *url, struct sc_buf *out);
+
+/* Appends rec's index line (with its newline) to out; false when rec is
+ * not indexed.  filename is the file's base name. */
+bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struct sc_buf *out);
+
+/* A JSON string of text as JavaScript's JSON.stringify writes it (bytes
+ * that are not UTF-8 as U+FFFD), appended to out. */
+void sc_warc_json_string(const char *text, struct sc_buf *out);
+
+#endif

@@ -1,0 +1,406 @@
+/* Unit tests for lib/warc: base32 and digests, SURT keys, the writer and
+ * the reader together (records, offsets, lengths), mend, the HTTP/2 head
+ * rewrite, dechunking and verification.
+ *
+ * Run as "test-warc write DIR", it writes the sample files that
+ * test/sc-warc.bats hands to independent readers (warcio, a Node digest
+ * checker): every kind of record the writer makes. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/buf.h"
+#include "core/util.h"
+#include "tap.h"
+#include "warc/capture.h"
+#include "warc/cdx.h"
+#include "warc/digest.h"
+#include "warc/http.h"
+#include "warc/reader.h"
+#include "warc/record.h"
+#include "warc/verify.h"
+#include "warc/writer.h"
+
+static const char info[] = "software: sc-warc test 0.1.0\r\n"
+                           "format: WARC File Format 1.1\r\n"
+                           "conformsTo: https://iipc.github.io/warc-specifications/"
+                           "specifications/warc-format/warc-1.1/\r\n";
+
+static char *gzip_bytes(const char *text, size_t *len)
+{
+	z_stream z;
+	size_t n = strlen(text);
+	char *out = sc_malloc(n + 64);
+
+	memset(&z, 0, sizeof(z));
+	deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = (unsigned char *)text;
+	z.avail_in = (uInt)n;
+	z.next_out = (unsigned char *)out;
+	z.avail_out = (uInt)(n + 64);
+	deflate(&z, Z_FINISH);
+	*len = z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* Set for the next capture only: its payload was cut. */
+static bool cut_next;
+
+static int capture(struct sc_warc_writer *w, const char *url, const char *response,
+                   const char *payload, size_t payload_len, struct sc_warc_written *out)
+{
+	struct sc_buf req;
+	struct sc_warc_capture c = { 0 };
+
+	sc_buf_init(&req, 1 << 20);
+	sc_buf_printf(&req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: sc-test\r\n\r\n",
+	              strchr(url + 8, '/') ? strchr(url + 8, '/') : "/");
+	c.url = url;
+	c.ip = "127.0.0.1";
+	c.protocol = "http/1.1";
+	c.date_ms = 1764601200123;
+	c.request = req.p;
+	c.request_len = req.len;
+	c.response = response;
+	c.response_len = strlen(response);
+	c.payload = payload;
+	c.payload_len = payload_len;
+	c.truncated = cut_next;
+	cut_next = false;
+	c.metadata = "fetch-latency-ms: 1.5\r\nattempt: 1\r\n";
+	c.metadata_len = strlen(c.metadata);
+	int rc = sc_warc_write_capture(w, &c, out);
+	sc_buf_free(&req);
+	return rc;
+}
+
+static const char page[] = "<!DOCTYPE html><title>Hello</title><p>caf\xc3\xa9 au lait</p>\n";
+
+/* The sample file of every kind of record, in dir/NAME. */
+static int write_samples(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_written a, b, g, t;
+	snprintf(path, sizeof(path), "%s/sample.warc.gz", dir);
+	struct sc_warc_writer_options o = { path, 6, 0, info, strlen(info) };
+	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
+	size_t gz_len;
+	char *gz = gzip_bytes(page, &gz_len);
+	struct sc_buf h2;
+
+	if (!w) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	char head[256];
+	snprintf(head, sizeof(head),
+	         "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+	         "Content-Length: %zu\r\n\r\n",
+	         strlen(page));
+	capture(w, "http://www.Example.com:8080/a/b?z=1&a=2", head, page, strlen(page), &a);
+	snprintf(head, sizeof(head),
+	         "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n"
+	         "Content-Length: %zu\r\n\r\n",
+	         gz_len);
+	capture(w, "http://127.0.0.1/gzip", head, gz, gz_len, &g);
+	capture(w, "http://127.0.0.1/missing",
+	        "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\n", "gone\n", 5, &b);
+	/* The same page under a second URL: an identical-payload revisit. */
+	struct sc_warc_revisit same = { SC_WARC_PROFILE_IDENTICAL, a.id,
+		                        "http://www.Example.com:8080/a/b?z=1&a=2", a.date };
+	struct sc_warc_capture c = { .url = "http://127.0.0.1/copy",
+		                     .date_ms = 1764601300000,
+		                     .request = "GET /copy HTTP/1.1\r\n\r\n",
+		                     .request_len = 22,
+		                     .response =
+		                             "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+		                     .response_len = 44,
+		                     .payload = page,
+		                     .payload_len = strlen(page),
+		                     .revisit = &same };
+	sc_warc_write_capture(w, &c, &t);
+	struct sc_warc_revisit not_modified = { SC_WARC_PROFILE_NOT_MODIFIED, a.id,
+		                                "http://www.Example.com:8080/a/b?z=1&a=2", a.date };
+	c.url = "http://www.Example.com:8080/a/b?z=1&a=2";
+	c.response = "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n";
+	c.response_len = strlen(c.response);
+	c.payload_len = 0;
+	c.revisit = &not_modified;
+	sc_warc_write_capture(w, &c, &t);
+	/* A body cut by --max-bytes. */
+	cut_next = true;
+	capture(w, "http://127.0.0.1/big",
+	        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100000\r\n\r\n",
+	        "0123456789", 10, &t);
+	/* HTTP/2 over TLS: an HTTP/1.1 status line. */
+	sc_buf_init(&h2, 1 << 20);
+	static const char h2_head[] =
+	        "HTTP/2 200 \r\ncontent-type: text/html\r\nserver: nginx\r\n\r\n";
+	sc_warc_head_as_http11(h2_head, strlen(h2_head), &h2);
+	c = (struct sc_warc_capture){ .url = "https://127.0.0.1:8443/h2",
+		                      .ip = "127.0.0.1",
+		                      .protocol = "h2",
+		                      .tls = "tls/1.3",
+		                      .date_ms = 1764601400000,
+		                      .request = "GET /h2 HTTP/2\r\n\r\n",
+		                      .request_len = 18,
+		                      .response = h2.p,
+		                      .response_len = h2.len,
+		                      .payload = page,
+		                      .payload_len = strlen(page) };
+	sc_warc_write_capture(w, &c, &t);
+	sc_buf_free(&h2);
+	free(gz);
+	return sc_warc_writer_close(w, err, sizeof(err)) == 0 ? 0 : 1;
+}
+
+/* A series of files of at most 1 KB: three captures, three files. */
+static int write_series(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_written a;
+
+	snprintf(path, sizeof(path), "%s/series.warc.gz", dir);
+	struct sc_warc_writer_options o = { path, 1, 1000, info, strlen(info) };
+	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
+	if (!w)
+		return 1;
+	for (int i = 0; i < 3; i++) {
+		char url[64];
+		snprintf(url, sizeof(url), "http://127.0.0.1/series/%d", i);
+		capture(w, url, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n", page,
+		        strlen(page), &a);
+	}
+	return sc_warc_writer_close(w, err, sizeof(err)) == 0 ? 0 : 1;
+}
+
+static void test_base32(void)
+{
+	char out[64], digest[SC_WARC_SHA1_LEN];
+
+	sc_warc_base32((const unsigned char *)"foobar", 6, out);
+	is_str(out, "MZXW6YTBOI======", "base32 of foobar (RFC 4648 test vector)");
+	sc_warc_base32((const unsigned char *)"f", 1, out);
+	is_str(out, "MY======", "base32 of f");
+	sc_warc_sha1("", 0, digest);
+	is_str(digest, "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "sha1 of nothing, base32");
+	ok(sc_warc_digest_check("sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "", 0, "", 0) ==
+	           SC_WARC_DIGEST_MATCH,
+	   "digest check: base32 match");
+	ok(sc_warc_digest_check("SHA1:da39a3ee5e6b4b0d3255bfef95601890afd80709", "", 0, "", 0) ==
+	           SC_WARC_DIGEST_MATCH,
+	   "digest check: base16 match");
+	ok(sc_warc_digest_check("sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "x", 1, "", 0) ==
+	           SC_WARC_DIGEST_MISMATCH,
+	   "digest check: mismatch");
+	ok(sc_warc_digest_check("crc32:1234", "x", 1, "", 0) == SC_WARC_DIGEST_UNKNOWN,
+	   "digest check: an unknown algorithm");
+}
+
+static const char *surt(const char *url)
+{
+	static char out[1024];
+	struct sc_buf b;
+
+	sc_buf_init(&b, 1 << 20);
+	sc_warc_surt(url, &b);
+	snprintf(out, sizeof(out), "%s", b.p);
+	sc_buf_free(&b);
+	return out;
+}
+
+static void test_surt(void)
+{
+	is_str(surt("http://www.Example.com/A/b?z=1&a=2#frag"), "com,example)/a/b?a=2&z=1",
+	       "surt: www. dropped, lower case, query sorted, fragment dropped");
+	is_str(surt("https://www2.example.com:443/"), "com,example)/", "surt: default port");
+	is_str(surt("http://example.com:8080"), "com,example:8080)/", "surt: port, empty path");
+	is_str(surt("http://user:pw@example.com/x/../y/./z"), "com,example)/y/z",
+	       "surt: userinfo and dot segments");
+	is_str(surt("dns:example.com"), "dns:example.com", "surt: not http");
+	is_str(surt("http://127.0.0.1:8080/a b"), "1,0,0,127:8080)/a%20b",
+	       "surt: an IP address reversed too (as warcio does), space");
+}
+
+static void test_http11(void)
+{
+	struct sc_buf b;
+
+	sc_buf_init(&b, 1 << 20);
+	sc_warc_head_as_http11("HTTP/2 404 \r\nserver: x\r\n\r\n", 26, &b);
+	is_str(b.p, "HTTP/1.1 404 Not Found\r\nserver: x\r\n\r\n", "HTTP/2 head as HTTP/1.1");
+	sc_buf_reset(&b);
+	sc_warc_head_as_http11("HTTP/1.1 200 OK\r\nA: b\r\n\r\n", 25, &b);
+	is_str(b.p, "HTTP/1.1 200 OK\r\nA: b\r\n\r\n", "HTTP/1.1 head kept");
+	sc_buf_reset(&b);
+	ok(sc_warc_dechunk("5\r\nhello\r\n6;x=y\r\n world\r\n0\r\n\r\n", 30, &b) == 0 &&
+	           b.len == 11 && memcmp(b.p, "hello world", 11) == 0,
+	   "dechunk with an extension");
+	sc_buf_reset(&b);
+	ok(sc_warc_dechunk("5\r\nhel", 6, &b) != 0, "dechunk: cut short");
+	sc_buf_free(&b);
+}
+
+static int count_problems(const struct sc_warc_rec *rec)
+{
+	return sc_warc_verify(rec, (void (*)(const char *, void *))(void (*)(void))NULL, NULL);
+}
+
+static void ignore(const char *message, void *ctx)
+{
+	printf("# %s\n", message);
+	(*(int *)ctx)++;
+}
+
+/* Writes the samples, reads them back, and checks what came. */
+static void test_round_trip(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_rec rec;
+	struct sc_warc_problem problem;
+	int records = 0, bad = 0, responses = 0;
+	uint64_t last = 0;
+	bool increasing = true;
+
+	(void)count_problems;
+	ok(write_samples(dir) == 0, "samples written");
+	snprintf(path, sizeof(path), "%s/sample.warc.gz", dir);
+	struct sc_warc_reader *r = sc_warc_reader_open(path, err, sizeof(err));
+	ok(r != NULL, "reader opens the sample");
+	enum sc_warc_next next;
+	while (r && (next = sc_warc_reader_next(r, &rec, &problem)) != SC_WARC_END) {
+		if (next == SC_WARC_PROBLEM) {
+			printf("# %llu: %s\n", (unsigned long long)problem.offset, problem.message);
+			bad++;
+			continue;
+		}
+		if (records > 0 && rec.offset <= last)
+			increasing = false;
+		last = rec.offset;
+		records++;
+		sc_warc_verify(&rec, ignore, &bad);
+		if (strcmp(sc_warc_get(&rec, "WARC-Type"), "response") == 0)
+			responses++;
+	}
+	sc_warc_reader_close(r);
+	is_int(records, 1 + 3 * 3 + 2 + 2 + 3 + 2, "every record read back");
+	is_int(responses, 5, "five responses");
+	is_int(bad, 0, "each verifies");
+	ok(increasing, "offsets increase");
+	snprintf(path, sizeof(path), "%s/sample.warc.gz.open", dir);
+	struct stat st;
+	ok(stat(path, &st) != 0, "no .open file left after close");
+}
+
+static void test_mend(const char *dir)
+{
+	char path[4096], open_path[4200], err[512];
+	struct sc_warc_written a;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/mend.warc.gz", dir);
+	struct sc_warc_writer_options o = { path, 1, 0, info, strlen(info) };
+	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
+	capture(w, "http://127.0.0.1/one", "HTTP/1.1 200 OK\r\n\r\n", "one", 3, &a);
+	uint64_t whole = a.response.offset + a.response.length;
+	/* Killed now: the file stays .open, cut inside its last member. */
+	snprintf(open_path, sizeof(open_path), "%s.open", path);
+	stat(open_path, &st);
+	uint64_t size = (uint64_t)st.st_size;
+	ok(truncate(open_path, (off_t)(size - 7)) == 0, "cut the .open file inside a member");
+	uint64_t cut = 0;
+	int64_t kept = sc_warc_mend(open_path, &cut, err, sizeof(err));
+	ok(kept >= (int64_t)whole && kept < (int64_t)size, "mend keeps the whole members");
+	is_int(cut, size - 7 - (uint64_t)kept, "mend says what it cut");
+	sc_warc_writer_close(w, err, sizeof(err));
+	/* A writer on the same path goes on after what is whole. */
+	w = sc_warc_writer_open(&o, err, sizeof(err));
+	ok(w != NULL, "reopened");
+	capture(w, "http://127.0.0.1/two", "HTTP/1.1 200 OK\r\n\r\n", "two", 3, &a);
+	ok(a.response.offset > whole, "appended after the old records");
+	sc_warc_writer_close(w, err, sizeof(err));
+	ok(stat(path, &st) == 0, "renamed on close");
+}
+
+static void test_rotation(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_written a;
+
+	snprintf(path, sizeof(path), "%s/rot.warc.gz", dir);
+	struct sc_warc_writer_options o = { path, 6, 1, info, strlen(info) };
+	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
+	const char *first = sc_strdup(sc_warc_writer_filename(w));
+	ok(strncmp(first, "rot-", 4) == 0 && strstr(first, "-00000-") &&
+	           strlen(first) > strlen("rot-20261201150000-00000-.warc.gz"),
+	   "Annex C name: %s", first);
+	capture(w, "http://127.0.0.1/one", "HTTP/1.1 200 OK\r\n\r\n", "one", 3, &a);
+	capture(w, "http://127.0.0.1/two", "HTTP/1.1 200 OK\r\n\r\n", "two", 3, &a);
+	ok(strstr(a.response.filename, "-00001-") != NULL, "the next file: %s",
+	   a.response.filename);
+	sc_warc_writer_close(w, err, sizeof(err));
+	free((void *)first);
+}
+
+static void test_bad_input(void)
+{
+	static const char *const inputs[] = {
+		"not a warc at all",
+		"WARC/1.1\r\nContent-Length: 10\r\n\r\nabc",
+		"WARC/1.1\r\nContent-Length: x\r\n\r\n",
+		"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 1\r\n\r\nabcdef\r\n\r\n",
+		"\x1f\x8b\x08\x00garbage",
+	};
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		struct sc_warc_reader *r = sc_warc_reader_mem(inputs[i], strlen(inputs[i]));
+		struct sc_warc_rec rec;
+		struct sc_warc_problem p;
+		int problems = 0, n = 0;
+		enum sc_warc_next next;
+		while ((next = sc_warc_reader_next(r, &rec, &p)) != SC_WARC_END && n++ < 10)
+			problems += next == SC_WARC_PROBLEM;
+		sc_warc_reader_close(r);
+		ok(problems > 0, "bad input %zu is a problem", i);
+	}
+}
+
+/* The scratch folder and the files in it (no subfolders). */
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4200];
+
+	// cppcheck-suppress readdirCalled ; one thread
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/sc-test-warc.XXXXXX";
+
+	if (argc == 3 && strcmp(argv[1], "write") == 0)
+		return write_samples(argv[2]) || write_series(argv[2]);
+	if (!mkdtemp(dir))
+		return 1;
+	test_base32();
+	test_surt();
+	test_http11();
+	test_round_trip(dir);
+	test_mend(dir);
+	test_rotation(dir);
+	test_bad_input();
+	remove_dir(dir);
+	return tap_done();
+}
