@@ -1,7 +1,6 @@
 /* sc-warc: WARC files read back: fetch records from them (records), every
  * record verified (check), their CDXJ index (cdx), and a file cut short
  * by a kill made whole again (mend).  See sc-warc(1). */
-#include <getopt.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "core/signals.h"
 #include "core/util.h"
 #include "kit/cli.h"
+#include "kit/opt.h"
 #include "sc-warc.h"
 
 /* A copy of the SYNOPSIS of man/sc-warc.1. */
@@ -20,16 +20,13 @@ static const char usage_text[] = "usage: sc-warc records [-q] [--headers] file..
                                  "       sc-warc mend [-q] file.open...\n"
                                  "       sc-warc -h | -V\n";
 
-enum {
-	OPT_HEADERS = 256
-};
-
-static const struct option long_options[] = {
-	{ "headers", no_argument, NULL, OPT_HEADERS },
-	{ "help", no_argument, NULL, 'h' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+#define AT(member) SC_OPT_AT(struct warc_options, member)
+static const struct sc_opt rows[] = {
+	SC_OPT_ROW_HELP(NULL),
+	SC_OPT_ROW_FLAG("quiet", 'q', AT(quiet)),
+	SC_OPT_ROW_VERSION(NULL),
+	SC_OPT_ROW_FLAG("headers", 0, AT(headers)),
+	{ 0 },
 };
 
 void warc_report(const char *file, uint64_t offset, const char *message)
@@ -38,42 +35,47 @@ void warc_report(const char *file, uint64_t offset, const char *message)
 	        message);
 }
 
+static _Noreturn void print_version(void)
+{
+	char libraries[160];
+
+	snprintf(libraries, sizeof(libraries), "zlib %s, %s, jansson %s", zlibVersion(),
+	         OpenSSL_version(OPENSSL_VERSION), jansson_version_str());
+	sc_print_version_with(libraries);
+}
+
+/* Returns the index of the command in argv. */
+static int parse_options(int argc, char **argv, struct warc_options *o)
+{
+	const struct sc_opt_set sets[] = { { rows, o } };
+	char err[256];
+	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
+
+	if (first == SC_OPT_PARSE_HELP)
+		sc_print_help(usage_text);
+	if (first == SC_OPT_PARSE_VERSION)
+		print_version();
+	if (first == SC_OPT_PARSE_ERROR)
+		sc_usage_error("%s", err);
+	if (first >= argc)
+		sc_usage_error("no command (records, check, cdx or mend)");
+	if (first + 1 >= argc)
+		sc_usage_error("%s: no file given", argv[first]);
+	if (o->headers && strcmp(argv[first], "records") != 0)
+		sc_usage_error("--headers: only for records");
+	return first;
+}
+
 int main(int argc, char **argv)
 {
 	struct warc_options o = { 0 };
-	int opt, status;
+	int status;
 
 	sc_setprogname(argv[0]);
-	while ((opt = getopt_long(argc, argv, "hqV", long_options, NULL)) != -1) {
-		switch (opt) {
-		case OPT_HEADERS:
-			o.headers = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			sc_print_help(usage_text);
-		case 'V': {
-			char libraries[160];
-			snprintf(libraries, sizeof(libraries), "zlib %s, %s, jansson %s",
-			         zlibVersion(), OpenSSL_version(OPENSSL_VERSION),
-			         jansson_version_str());
-			sc_print_version_with(libraries);
-		}
-		default:
-			sc_usage_hint();
-		}
-	}
-	if (optind >= argc)
-		sc_usage_error("no command (records, check, cdx or mend)");
-	const char *command = argv[optind++];
-	char **files = argv + optind;
-	int nfiles = argc - optind;
-	if (nfiles == 0)
-		sc_usage_error("%s: no file given", command);
-	if (o.headers && strcmp(command, "records") != 0)
-		sc_usage_error("--headers: only for records");
+	int first = parse_options(argc, argv, &o);
+	const char *command = argv[first];
+	char **files = argv + first + 1;
+	int nfiles = argc - first - 1;
 	sc_signals_install(NULL);
 	if (strcmp(command, "records") == 0)
 		status = warc_records(files, nfiles, &o);
