@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontier.h"
 #include "core/util.h"
+#include "frontier.h"
 
 /* Page caches, in KiB (negative cache_size is KiB in SQLite). */
 #define MAIN_CACHE_KIB 8192

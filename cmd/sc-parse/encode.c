@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "record/jsonstr.h"
 #include "record/record.h"
-#include "core/util.h"
 
 /* What add_value returns besides 0. */
 enum {

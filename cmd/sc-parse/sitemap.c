@@ -22,8 +22,8 @@
 #include <strings.h>
 #include <zlib.h>
 
-#include "record/record.h"
 #include "core/util.h"
+#include "record/record.h"
 
 /* The sniff looks this far into the (decoded, inflated) body. */
 #define SNIFF_BYTES 4096

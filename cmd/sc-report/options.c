@@ -65,7 +65,8 @@ static int call_hist(void *base, const struct sc_opt *row, const char *arg, char
 		if (o->nhist == HIST_MAX)
 			return snprintf(err, errlen, "--hist: at most %d bounds", HIST_MAX), -1;
 		if (o->nhist > 0 && ms <= o->hist[o->nhist - 1])
-			return snprintf(err, errlen, "--hist: the bounds must increase ('%s')", tok),
+			return snprintf(err, errlen, "--hist: the bounds must increase ('%s')",
+			                tok),
 			       -1;
 		o->hist[o->nhist++] = ms;
 	}

@@ -406,7 +406,8 @@ static void read_input(struct sc_fetch_engine *e, double now)
 		e->input.wait = true;
 		break;
 	case SC_INPUT_READ_ERROR:
-		snprintf(e->loop.error, sizeof(e->loop.error), "%.*s", (int)sizeof(e->loop.error) - 1, err);
+		snprintf(e->loop.error, sizeof(e->loop.error), "%.*s",
+		         (int)sizeof(e->loop.error) - 1, err);
 		e->input.error = true;
 		break;
 	case SC_INPUT_STOPPED:

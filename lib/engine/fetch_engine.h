@@ -87,10 +87,10 @@ struct origin {
 	double next_start;        /* --delay: no start before this (ms) */
 	double paused_until;      /* a 429's Retry-After, a start another process holds (ms) */
 	/* The learnt pace (fetch_pace.c sets it through fetch_origin_set_pace). */
-	long pace_limit;       /* requests in flight; 0: none but --per-host */
-	double pace_interval;  /* spacing between starts (ms) */
-	double pace_next;      /* no start before this: the last start + the spacing */
-	double pace_until;     /* blocked until (ms) */
+	long pace_limit;      /* requests in flight; 0: none but --per-host */
+	double pace_interval; /* spacing between starts (ms) */
+	double pace_next;     /* no start before this: the last start + the spacing */
+	double pace_until;    /* blocked until (ms) */
 	/* Slots other files keep on an origin, each written by its file only: */
 	struct hoststat *hs;         /* fetch_metrics.c: its statistics, if kept
 	                                (a cache: hs->key says whose they are) */

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "engine/fetch_engine.h"
-#include "web/pace.h"
 #include "kit/cli.h"
 #include "record/jsonstr.h"
+#include "web/pace.h"
 
 bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,
                         char err[256])
@@ -88,7 +88,8 @@ static void metrics_line(struct sc_fetch_engine *e, json_t *obj)
 {
 	clear_for_line(e);
 	if (sc_record_write(e->metrics.stream, obj) != 0)
-		clearerr(e->metrics.stream); /* metrics are best effort; the records are what count */
+		clearerr(e->metrics
+		                 .stream); /* metrics are best effort; the records are what count */
 	json_decref(obj);
 }
 
@@ -200,11 +201,11 @@ void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *orig
 	char ts[SC_RFC3339_LEN], until[SC_RFC3339_LEN];
 
 	sc_rfc3339(sc_wall_ms(), ts);
-	json_t *obj = json_pack("{s:s, s:s, s:o, s:s, s:[I, I], s:f}", "event", "throttle", "ts", ts,
-	                        "origin", sc_json_string_lossy(origin->key, strlen(origin->key)),
-	                        "reason", sc_pace_reason_name(ev->reason), "limit",
-	                        (json_int_t)ev->limit_old, (json_int_t)ev->limit_new,
-	                        "interval_ms", round1(ev->interval_ms));
+	json_t *obj = json_pack("{s:s, s:s, s:o, s:s, s:[I, I], s:f}", "event", "throttle", "ts",
+	                        ts, "origin",
+	                        sc_json_string_lossy(origin->key, strlen(origin->key)), "reason",
+	                        sc_pace_reason_name(ev->reason), "limit", (json_int_t)ev->limit_old,
+	                        (json_int_t)ev->limit_new, "interval_ms", round1(ev->interval_ms));
 	if (ev->blocked_until > now) {
 		sc_rfc3339(sc_wall_ms() + (int64_t)llround(ev->blocked_until - now), until);
 		json_object_set_new(obj, "blocked_until", json_string(until));

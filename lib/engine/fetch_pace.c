@@ -267,13 +267,13 @@ static void save(struct sc_fetch_engine *e, struct pace_entry *en, double now)
 		.ceiling_ms = en->pace.ceiling_ms,
 		.latency_floor_ms = en->pace.latency_floor_ms,
 		.block_level = en->pace.block_level,
-		.blocked_until =
-		        en->pace.blocked_until > now ? wall_of_loop_ms(en->pace.blocked_until, now) : 0,
+		.blocked_until = en->pace.blocked_until > now
+		                         ? wall_of_loop_ms(en->pace.blocked_until, now)
+		                         : 0,
 	};
 	char *err = NULL;
 
-	snprintf(saved.reason, sizeof(saved.reason), "%s",
-	         sc_pace_reason_name(en->block_reason));
+	snprintf(saved.reason, sizeof(saved.reason), "%s", sc_pace_reason_name(en->block_reason));
 	if (sc_origin_state_put(e->pace->state, en->key, &saved, &err) != 0)
 		e->pace->state_errors++;
 	free(err);
@@ -373,14 +373,13 @@ void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double
 			double blocked = en->pace.blocked_ms;
 			if (en->pace.blocked_until > now)
 				blocked -= en->pace.blocked_until - now; /* not spent yet */
-			json_object_set_new(
-			        all, en->key,
-			        json_pack("{s:I, s:f, s:I, s:I, s:f}", "limit",
-			                  (json_int_t)en->pace.limit, "interval_ms",
-			                  round1(en->pace.interval_ms), "changes",
-			                  (json_int_t)en->throttles, "incidents",
-			                  (json_int_t)en->pace.incidents, "blocked_s",
-			                  round(fmax(0, blocked)) / 1000.0));
+			json_object_set_new(all, en->key,
+			                    json_pack("{s:I, s:f, s:I, s:I, s:f}", "limit",
+			                              (json_int_t)en->pace.limit, "interval_ms",
+			                              round1(en->pace.interval_ms), "changes",
+			                              (json_int_t)en->throttles, "incidents",
+			                              (json_int_t)en->pace.incidents, "blocked_s",
+			                              round(fmax(0, blocked)) / 1000.0));
 		}
 		json_object_set_new(summary, "pace", all);
 	}

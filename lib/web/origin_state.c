@@ -139,8 +139,8 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last
 	return found;
 }
 
-int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now,
-                          double gap_ms, int64_t *not_before, char **err)
+int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
+                          int64_t *not_before, char **err)
 {
 	struct sc_origin_pace pace = { 0 };
 	bool has_pace = false;

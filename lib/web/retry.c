@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/record.h"
 #include "core/util.h"
+#include "record/record.h"
 
 /* What a Retry-After of any size clamps to: far beyond any sane cap, and
  * still safe to add to a clock. */

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "core/buf.h"
-#include "record/jsonstr.h"
 #include "core/utf8.h"
 #include "core/util.h"
+#include "record/jsonstr.h"
 
 struct file {
 	char *p;

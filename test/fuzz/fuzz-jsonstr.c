@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/jsonstr.h"
 #include "core/utf8.h"
+#include "record/jsonstr.h"
 
 static void fail(const char *what)
 {

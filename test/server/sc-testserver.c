@@ -503,11 +503,11 @@ static struct {
 #define MAX_BUCKETS 64
 typedef struct {
 	char id[64];
-	double rate, burst;          /* tokens per second, bucket size */
-	double tokens;               /* now */
-	int64_t tokens_at_ns;        /* when tokens was computed */
-	int64_t retry_until_ns;      /* the last Retry-After given ends here */
-	int64_t ok, refused, early;  /* early: arrived before retry_until */
+	double rate, burst;         /* tokens per second, bucket size */
+	double tokens;              /* now */
+	int64_t tokens_at_ns;       /* when tokens was computed */
+	int64_t retry_until_ns;     /* the last Retry-After given ends here */
+	int64_t ok, refused, early; /* early: arrived before retry_until */
 } bucket_t;
 static bucket_t buckets[MAX_BUCKETS];
 static size_t bucket_count;
@@ -1986,7 +1986,8 @@ static void handle_loaded(conn_t *c)
 	}
 	bool inserted;
 	int64_t inflight =
-	        c->inflight_host ? *strmap_value(&stats.host_inflight, c->inflight_host, &inserted) : 1;
+	        c->inflight_host ? *strmap_value(&stats.host_inflight, c->inflight_host, &inserted)
+	                         : 1;
 	c->delay_ms = (int64_t)base * (inflight > 0 ? inflight : 1);
 	timer_arm(c, TIMER_DELAY, c->delay_ms);
 }

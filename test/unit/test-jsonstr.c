@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "record/jsonstr.h"
 #include "tap.h"
-#include "core/utf8.h"
 
 /* What jansson writes for s (UTF-8), without the quotes; malloced. */
 static char *jansson_form(const char *s, size_t n)

@@ -5,8 +5,8 @@
 #include <time.h>
 
 #include "record/record.h"
-#include "web/retry.h"
 #include "tap.h"
+#include "web/retry.h"
 
 /* Sun, 06 Nov 1994 08:49:37 GMT, the RFC's example date, in ms. */
 #define RFC_EXAMPLE_MS 784111777000LL
