@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/signals.h"
@@ -23,6 +24,7 @@
 #include "record/lines.h"
 #include "record/record.h"
 #include "web/retry.h"
+#include "web/robots.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"
@@ -71,7 +73,17 @@ enum disposition {
 	NOT_FETCH, /* a JSON object that is no fetch record: bad_input */
 };
 
-static enum disposition classify(const json_t *rec)
+/* A robots.txt that did not answer (a timeout, a network error) refused
+ * every URL of its origin for that run only: worth asking again, but only
+ * with --robots, which asks robots.txt again first. */
+static bool robots_unreachable(const json_t *error)
+{
+	const char *message = json_string_value(json_object_get(error, "message"));
+
+	return message && strcmp(message, SC_ROBOTS_UNREACHABLE) == 0;
+}
+
+static enum disposition classify(const json_t *rec, bool robots)
 {
 	const json_t *ok = json_object_get(rec, "ok");
 
@@ -102,6 +114,8 @@ static enum disposition classify(const json_t *rec)
 	 * sc-fetch never retries them itself within one. */
 	if (kind == SC_ERR_CANCELLED || kind == SC_ERR_RATE_LIMITED ||
 	    sc_retry_is_transient(status, kind))
+		return REFETCH;
+	if (kind == SC_ERR_ROBOTS && robots && robots_unreachable(json_object_get(rec, "error")))
 		return REFETCH;
 	return PASS;
 }
@@ -139,7 +153,8 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 {
 	struct sc_input_item item;
 
-	(void)ctx;
+	const struct sc_fetch_options *opts = ctx;
+
 	if (!sc_input_item_from_line(in, line, NULL, &item))
 		return 0; /* a blank line is no record */
 	if (item.bad) {
@@ -150,7 +165,7 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 		return 0;
 	}
 
-	switch (classify(item.rec)) {
+	switch (classify(item.rec, opts->robots)) {
 	case PASS:
 		sc_fetch_submit_raw(e, line->text, line->len, false);
 		json_decref(item.rec);
@@ -192,7 +207,7 @@ int main(int argc, char **argv)
 	if (!in)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 
-	int status = sc_fetch_run(e, in, on_line, NULL, err);
+	int status = sc_fetch_run(e, in, on_line, &opts, err);
 	if (status == SC_EXIT_FAILURE && *err)
 		sc_warn("%s", err);
 

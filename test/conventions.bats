@@ -8,7 +8,9 @@ load '/usr/lib/bats/bats-assert/load'
 
 bats_require_minimum_version 1.5.0
 
-PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink sc-warc"
+PROGRAMS="sc-fetch sc-frontier sc-parse sc-report sc-retry sc-sink sc-warc"
+# The programs that read standard input (sc-warc reads only the files named).
+READERS="sc-fetch sc-frontier sc-parse sc-report sc-retry sc-sink"
 
 @test "every program is built" {
 	for p in $PROGRAMS; do
@@ -18,7 +20,7 @@ PROGRAMS="sc-fetch sc-frontier sc-parse sc-retry sc-sink sc-warc"
 
 @test "a read error on standard input is one message in every program, exit 1" {
 	cd "$BATS_TEST_TMPDIR" || return 1
-	for p in $PROGRAMS; do
+	for p in $READERS; do
 		local args=()
 		[ "$p" = sc-sink ] && args=(--jsonl out.jsonl)
 		run -1 --separate-stderr "$p" "${args[@]}" </

@@ -102,7 +102,9 @@ tmp_chunk() {
 	urls a:3 b:1 c:2 d:4 >c/round-0/urls.jsonl
 	CHUNK=3 run -0 "$STEPS" split 0
 	run -0 cat c/round-0/chunks.mk
-	assert_output "$(printf '%s\n' 'CHUNKS := 0-0000 0-0001 0-0002' 'N.0-0000 := 3' 'N.0-0001 := 3' 'N.0-0002 := 4')"
+	# Listed with the largest host first (d, 4 URLs; then a, 3; then c, 2):
+	# under politeness the long chunks must start first.
+	assert_output "$(printf '%s\n' 'CHUNKS := 0-0002 0-0000 0-0001' 'N.0-0000 := 3' 'N.0-0001 := 3' 'N.0-0002 := 4')"
 	[ "$(jq -r .host c/round-0/chunk-0-0000.urls | sort -u)" = a ]
 	[ "$(jq -r .host c/round-0/chunk-0-0001.urls | sort -u | paste -sd ' ')" = "b c" ]
 	[ "$(wc -l <c/round-0/chunk-0-0002.urls)" = 4 ]
@@ -159,7 +161,7 @@ tmp_chunk() {
 	[ "$(wc -l <c/round-0/chunk-0-0000.jsonl)" = 2 ]
 	[ ! -e c/round-0/.chunk-0-0000.jsonl.tmp ]
 	run -0 cat fetch.args
-	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --robots-cache "$PWD/c/robots.cache" --headers -A 'my bot/1' --delay 50)"
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --robots-cache "$PWD/c/robots.cache" --origin-state "$PWD/c/origins.db" --headers -A 'my bot/1' --delay 50)"
 	run -0 cat parse.args
 	assert_output "$(printf '%s\n' -f title=h1 -f 'links[]=a::attr(href)')"
 	# The summary sc-sink wrote is the one counted.
@@ -182,7 +184,7 @@ tmp_chunk() {
 
 # ---- a worker's job ----
 
-@test "worker-job: one self-contained shell command: our options quoted, the users' words for the worker's shell, its own robots cache" {
+@test "worker-job: one self-contained shell command: our options quoted, the users' words for the worker's shell, its own robots cache and origin state" {
 	stand_ins
 	local job
 	job=$(WORKERS="w1 2/w2" FETCH_ARGS="-A bot/\$SC_WORKER -H 'X-A: b c'" FIELDS="-f 'a b=h1'" PARSE_ARGS=--quiet-ish "$STEPS" worker-job)
@@ -191,17 +193,23 @@ tmp_chunk() {
 	run -0 env SC_WORKER=w7 XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
 	assert_output "$(cat in)"
 	run -0 cat fetch.args
-	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --headers --robots-cache "$PWD/cache/sc/robots.cache" -A bot/w7 -H 'X-A: b c')"
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --headers --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db" -A bot/w7 -H 'X-A: b c')"
 	[ -d cache/sc ]
 	run -0 cat parse.args
 	assert_output "$(printf '%s\n' -f 'a b=h1' --quiet-ish)"
 	# Where the cache cannot be made, the job goes without it.
 	run -0 env XDG_CACHE_HOME=/proc/nope sh -c "$job" <in
 	run -1 grep -q -- --robots-cache fetch.args
+	run -1 grep -q -- --origin-state fetch.args
 	# ROBOTS=0: no robots options at all.
 	job=$(WORKERS=w1 ROBOTS=0 "$STEPS" worker-job)
-	run -0 sh -c "$job" <in
+	run -0 env XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
 	run -1 grep -q -- --robots fetch.args
+	grep -q -- --origin-state fetch.args
+	# ADAPTIVE=0: the programs are told so.
+	job=$(WORKERS=w1 ADAPTIVE=0 "$STEPS" worker-job)
+	run -0 sh -c "$job" <in
+	grep -qx -- --no-adaptive fetch.args
 }
 
 @test "worker-job: it fails when sc-parse does, and succeeds on sc-parse's 3 (records not ok)" {

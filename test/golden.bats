@@ -60,9 +60,10 @@ normalize() {
 		-e 's/after [0-9]+ milliseconds/after N milliseconds/g'
 }
 
-# The summary line: only its counts stay.
+# The summary line: only its counts stay (the learnt pace, "pace", comes
+# from timings too: test/sc-fetch-pace.bats checks it).
 normalize_summary() {
-	jq -c 'del(.ts, .elapsed_s, .rps, .latency_ms, .hosts)' |
+	jq -c 'del(.ts, .elapsed_s, .rps, .latency_ms, .hosts, .pace)' |
 		sed -E "s/127\\.0\\.0\\.1:$SC_PORT/127.0.0.1:PORT/g"
 }
 

@@ -133,7 +133,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	o->host_rows = 25;
 	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
 	if (first == SC_OPT_PARSE_HELP)
-		sc_print_help(sc_opt_usage(sets, 1, "[file ...]", NULL));
+		sc_print_help(sc_opt_usage(sets, 1, "[file ...]",
+		                           "       sc-report -h | --help | -V | --version\n"));
 	if (first == SC_OPT_PARSE_VERSION)
 		sc_print_version_with("jansson " JANSSON_VERSION);
 	if (first == SC_OPT_PARSE_ERROR)

@@ -130,7 +130,7 @@ static bool feed_read(struct reader *rd, struct feed *f, bool to_end)
 		if (n < 0 && errno == EAGAIN)
 			return true;
 		if (n < 0) {
-			sc_warn("%s: read:", f->name);
+			sc_warn("%s: read error:", f->name);
 			return false;
 		}
 		if (n == 0) {

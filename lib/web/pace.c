@@ -124,9 +124,14 @@ static void react(struct sc_pace *p, double now, bool unreachable, struct sc_pac
 				p->block_level++;
 			block(p, now, now + ms * jitter(p));
 		} else {
+			/* Refused while probing past a known refusal: the pace is
+			 * already close, so the step back is small. */
+			bool probing =
+			        p->ceiling_ms > 0 && in_use <= p->ceiling_ms * SC_PACE_MARGIN;
+			double widen = probing ? SC_PACE_WIDEN_PROBING : SC_PACE_WIDEN;
 			p->ceiling_ms = in_use;
 			p->interval_ms = fmin(SC_PACE_MAX_INTERVAL_MS,
-			                      fmax(in_use * SC_PACE_WIDEN, p->min_interval_ms));
+			                      fmax(in_use * widen, p->min_interval_ms));
 		}
 	}
 	window_reset(p, now);
@@ -164,10 +169,13 @@ static bool close_window(struct sc_pace *p, double now, struct sc_pace_event *ev
 	bool busy = p->window_busy;
 	bool changed = false;
 
-	if (busy && p->limit > 1 &&
-	    mean > SC_PACE_LATENCY_FACTOR * p->latency_floor_ms + SC_PACE_LATENCY_SLACK_MS) {
-		long cut = p->limit / 4 > 1 ? p->limit / 4 : 1;
-		p->limit -= cut;
+	double bound = SC_PACE_LATENCY_FACTOR * p->latency_floor_ms + SC_PACE_LATENCY_SLACK_MS;
+	if (busy && p->limit > 1 && mean > bound) {
+		/* The gradient: at the same service rate, latency grows with what
+		 * waits in the server's queue, so the limit that brings it back
+		 * under the bound is the limit scaled by bound / mean. */
+		long to = (long)((double)p->limit * bound / mean);
+		p->limit = to < 1 ? 1 : to < p->limit ? to : p->limit - 1;
 		p->reacted_at = now;
 		ev->reason = SC_PACE_R_LATENCY;
 		changed = true;

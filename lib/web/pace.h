@@ -7,15 +7,17 @@
  *
  *   - congestion (a 429 or 503 without Retry-After, a timeout, a reset)
  *     halves the limit; at a limit of one it widens the spacing instead
- *     (SC_PACE_WIDEN), remembering the spacing that was refused;
+ *     (SC_PACE_WIDEN; SC_PACE_WIDEN_PROBING when refused while probing
+ *     close to a spacing refused before), remembering the spacing refused;
  *   - a window with no congestion while the origin had more work than its
  *     pace allowed (SC_PACE_WINDOW_MS and SC_PACE_WINDOW_ANSWERS) narrows
  *     the spacing, quickly to a margin short of the last refused one and
  *     slowly past it (SC_PACE_APPROACH, SC_PACE_MARGIN, SC_PACE_PROBE), and, once the spacing is at the
  *     caller's floor, raises the limit by one;
- *   - a window whose mean latency is far above the origin's floor
- *     (SC_PACE_LATENCY_FACTOR, SC_PACE_LATENCY_SLACK_MS) lowers the limit
- *     by a quarter, before the server starts refusing;
+ *   - a window whose mean latency is over a bound set by the origin's
+ *     floor (SC_PACE_LATENCY_FACTOR x floor + SC_PACE_LATENCY_SLACK_MS)
+ *     scales the limit by bound / mean (at least one less), before the
+ *     server starts refusing;
  *   - Retry-After blocks the origin until the time given;
  *   - an origin that still refuses at the widest spacing
  *     (SC_PACE_MAX_INTERVAL_MS), or fails SC_PACE_UNREACHABLE times in a
@@ -38,6 +40,7 @@
 #include <stdint.h>
 
 #define SC_PACE_WIDEN 2.0             /* spacing factor on congestion at limit 1 */
+#define SC_PACE_WIDEN_PROBING 1.25    /* ... when refused while probing past a refusal */
 #define SC_PACE_APPROACH 0.8          /* spacing factor per clean window, down to ... */
 #define SC_PACE_MARGIN 1.1            /* ... 10% wider than the spacing last refused */
 #define SC_PACE_PROBE 0.99            /* spacing factor per clean window at or past it */

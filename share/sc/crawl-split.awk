@@ -17,7 +17,8 @@
 # The first pass counts each host's URLs; the hosts of a shard are then
 # packed, in the order they first appear, greedily into chunks named
 # SHARD-NNNN; the second pass writes each URL to DIR/chunk-ID.urls.  It
-# prints a makefile fragment: "CHUNKS := ID ..." and "N.ID := count" per
+# prints a makefile fragment: "CHUNKS := ID ..." (each shard's chunks with
+# the largest host first, the shards in turn) and "N.ID := count" per
 # chunk.  Memory is one entry per host, not per URL; at most MAX_OPEN
 # chunk files are open at a time.
 # Run it with LC_ALL=C, so that characters are bytes.
@@ -115,23 +116,56 @@ function assign(    i, h, s, id) {
 		id = sprintf("%d-%04d", s, last[s])
 		chunk_of[h] = id
 		urls[id] += count[h]
+		if (count[h] > longest[id])
+			longest[id] = count[h]
 	}
+}
+
+# The chunks of shard s in the order to start them: the one with the
+# largest host first (longest processing time first).  Under politeness a
+# chunk lasts about as long as its largest host's URLs times that host's
+# spacing, so the long chunks start while the short ones fill the other
+# job slots, instead of starting last and holding the round.  Equal ones
+# keep their order.  A shell sort: no gawk needed, n^1.3 for thousands.
+function by_length(s,    n, i, j, gap, t) {
+	n = 0
+	for (i = 0; i <= last[s]; i++)
+		seq[++n] = i
+	for (gap = int(n / 2); gap > 0; gap = int(gap / 2))
+		for (i = gap + 1; i <= n; i++) {
+			t = seq[i]
+			for (j = i; j > gap && later(s, seq[j - gap], t); j -= gap)
+				seq[j] = seq[j - gap]
+			seq[j] = t
+		}
+	for (i = 1; i <= n; i++)
+		rank[s, i - 1] = seq[i]
+}
+
+# Whether chunk a of shard s starts after chunk b.
+function later(s, a, b,    la, lb) {
+	la = longest[sprintf("%d-%04d", s, a)]
+	lb = longest[sprintf("%d-%04d", s, b)]
+	return la < lb || (la == lb && a > b)
 }
 
 END {
 	if (!assigned)
 		assign()
-	# Shards in turn (0-0000 1-0000 0-0001 ...): make -j starts chunks
-	# in this order, so every worker gets work before any gets a second.
+	# Shards in turn, each shard's chunks longest first: make -j starts
+	# chunks in this order, so every worker gets work before any gets a
+	# second, and the long ones start first.
 	printf "CHUNKS :="
 	most = -1
-	for (s in last)
+	for (s in last) {
+		by_length(s)
 		if (last[s] > most)
 			most = last[s]
+	}
 	for (i = 0; i <= most; i++)
 		for (s = 0; s < SHARDS; s++)
 			if ((s in last) && i <= last[s])
-				printf " %d-%04d", s, i
+				printf " %d-%04d", s, rank[s, i]
 	printf "\n"
 	for (s = 0; s < SHARDS; s++)
 		if (s in last)

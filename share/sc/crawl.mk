@@ -34,6 +34,7 @@ FRONTIER_ARGS ?=
 RETRY_ARGS    ?= $(FETCH_ARGS)
 CHUNK         ?= 1000
 ROBOTS        ?= 1
+ADAPTIVE      ?= 1
 CSV           ?= 0
 SITEMAPS      ?= 0
 SITEMAP_LEVELS ?= 3
@@ -74,7 +75,7 @@ endif
 # What the steps read (crawl.sh).  The users' FIELDS and *_ARGS arrive as
 # make made them ('$$' is '$'); crawl.sh splits them into words, once.
 export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
-    CHUNK ROBOTS CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK
+    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK
 export LC_ALL := C
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------

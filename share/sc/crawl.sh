@@ -34,17 +34,21 @@ user_words() {
 
 # options WHERE (here or worker): every program's options, as arrays.
 options() {
-	local cache=$DIR/robots.cache
-	[[ $cache == /* ]] || cache=$PWD/$cache
-	fetch_opts=(-q -c "$C" --per-host "$PER_HOST")
+	local dir=$DIR pace=()
+	[[ $dir == /* ]] || dir=$PWD/$dir
+	[[ ${ADAPTIVE:-1} == 1 ]] || pace=(--no-adaptive)
+	fetch_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}")
 	if [[ $ROBOTS == 1 ]]; then
 		fetch_opts+=(--robots)
-		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$cache")
+		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$dir/robots.cache")
 	fi
+	# One origin state per crawl (per worker with WORKERS: worker_job), so
+	# that a host's spacing holds from one chunk and round to the next.
+	[[ $1 == worker ]] || fetch_opts+=(--origin-state "$dir/origins.db")
 	fetch_opts+=(--headers)
 	parse_opts=()
 	[[ $1 == here ]] || return 0
-	retry_opts=(-q -c "$C" --per-host "$PER_HOST")
+	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
 	frontier_opts=(--seen "$DIR/seen.db" --no-commit --scope "$SCOPE" --max-depth "$DEPTH")
 	fetch_args=() parse_args=() retry_args=() frontier_args=()
 	user_words fetch_args "$FETCH_ARGS"
@@ -123,13 +127,15 @@ slots_of() {
 
 # worker_job VAR: sets VAR to the shell command a worker runs for a chunk.
 worker_job() {
-	local cache='' fetch
+	# shellcheck disable=SC2016 # expanded by the worker's shell
+	local cache='' files='--origin-state "$d/origins.db"' fetch
 	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}"
-	if [[ $ROBOTS == 1 ]]; then
-		# shellcheck disable=SC2016 # expanded by the worker's shell
-		cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- --robots-cache "$d/robots.cache"; fi; '
-		fetch+='"$@" '
-	fi
+	# shellcheck disable=SC2016 # expanded by the worker's shell
+	[[ $ROBOTS != 1 ]] || files='--robots-cache "$d/robots.cache" '$files
+	# The worker's own robots.txt answers and origin state, in its cache.
+	# shellcheck disable=SC2016 # expanded by the worker's shell
+	cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- '$files'; fi; '
+	fetch+='"$@" '
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	printf -v "$1" '%s%s%s | sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
 		"$cache" "$fetch" "$FETCH_ARGS" "$FIELDS" "$PARSE_ARGS"

@@ -506,8 +506,9 @@ typedef struct {
 	double rate, burst;         /* tokens per second, bucket size */
 	double tokens;              /* now */
 	int64_t tokens_at_ns;       /* when tokens was computed */
-	int64_t retry_until_ns;     /* the last Retry-After given ends here */
-	int64_t ok, refused, early; /* early: arrived before retry_until */
+	int64_t retry_given_ns;     /* when the last Retry-After was given */
+	int64_t retry_until_ns;     /* and when it ends */
+	int64_t ok, refused, early; /* early: see handle_bucket */
 } bucket_t;
 static bucket_t buckets[MAX_BUCKETS];
 static size_t bucket_count;
@@ -1927,8 +1928,9 @@ static bucket_t *bucket_find(const char *id, double rate, double burst)
 /* /bucket/ID?rate=N&burst=B&retry_after=S: a server that allows N requests
  * a second (bursts of B); beyond that a bare 429, or with retry_after a
  * 429 with Retry-After: S.  /bucket/ID?stats=1 tells what it saw, as JSON,
- * without counting itself: ok, refused, and early (requests that came
- * before the time the last Retry-After gave). */
+ * without counting itself: ok, refused, and early: requests that came
+ * before the time the last Retry-After gave, and more than 50 ms after it
+ * was given (those sooner were on their way before the client knew). */
 static void handle_bucket(conn_t *c, const char *id)
 {
 	bool ok = true;
@@ -1950,7 +1952,7 @@ static void handle_bucket(conn_t *c, const char *id)
 		return;
 	}
 	int64_t now = clock_ns();
-	if (now < b->retry_until_ns)
+	if (now < b->retry_until_ns && now > b->retry_given_ns + 50000000)
 		b->early++;
 	b->tokens += (double)(now - b->tokens_at_ns) * b->rate / 1e9;
 	if (b->tokens > b->burst)
@@ -1967,8 +1969,10 @@ static void handle_bucket(conn_t *c, const char *id)
 	if (retry_after) {
 		buf_printf(&extra, "Retry-After: %" PRIu64 "\r\n", retry_after);
 		int64_t until = now + (int64_t)retry_after * 1000000000;
-		if (until > b->retry_until_ns)
+		if (until > b->retry_until_ns) {
 			b->retry_until_ns = until;
+			b->retry_given_ns = now;
+		}
 	}
 	respond(c, 429, "text/plain; charset=utf-8", "over the rate\n", 14, extra.data);
 	buf_free(&extra);

@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# sc-fetch's adaptive pace (--adaptive, the default) and its origin state
+# shared by processes (--origin-state), against the fixture server's
+# /bucket (a token bucket that answers 429 beyond its rate), /loaded (an
+# answer that takes longer with each request in flight) and /hang, every
+# figure read on the server's side (its /log arrival times, its per-host
+# in-flight maximum, the bucket's own counts).  Loopback only; each test
+# bounded in URLs and time.  The controller's arithmetic is covered in
+# simulated time by test/unit/test-pace.c.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export ROBOTS=$BATS_FILE_TMPDIR/robots
+	mkdir -p "$ROBOTS"
+	sc_server_start --loopback 2 --robots-dir "$ROBOTS"
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	rm -f "$ROBOTS"/*
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# N URLs of PATH on HOST (127.0.0.1 by default), each with its own query.
+urls() {
+	local n=$1 path=$2 host=${3:-127.0.0.1} sep='?'
+	[[ $path == *\?* ]] && sep='&'
+	for ((i = 1; i <= n; i++)); do
+		echo "http://$host:$SC_PORT$path${sep}n=$i"
+	done
+}
+
+bucket() {
+	curl -s "$SC_BASE/bucket/$1?stats=1"
+}
+
+# The arrival times (ms) of the requests on host whose path starts with prefix.
+arrivals() {
+	sc_server_log "[.[] | select((.host | startswith(\"$1:\")) and (.path | startswith(\"$2\"))) | .t_ms]"
+}
+
+# The smallest gap (ms) between consecutive arrivals in a JSON array of times.
+min_gap() {
+	jq 'sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | min' <<<"$1"
+}
+
+@test "a bucket of 50 requests/s answering bare 429s: after the first 4 s, under 1% refused and at least 90% of its rate" {
+	urls 600 '/bucket/b50?rate=50&burst=5' >in
+	run -0 sc-fetch -c 16 --metrics m.jsonl <in
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 600 ] || fail "records not ok: $(jq -c 'select(.ok | not) | .error' <<<"$output" | head -3)"
+	# The server's arrival times and answers, from 4 s after the first.
+	local log
+	log=$(sc_server_log '[.[] | select(.path | startswith("/bucket/b50")) | {t: .t_ms, s: .status}]')
+	run -0 jq -r '(.[0].t + 4000) as $from | map(select(.t >= $from)) |
+		(map(select(.s == 429)) | length) as $refused | length as $n |
+		((.[-1].t - .[0].t) / 1000) as $secs |
+		"\($n) \($refused) \($secs) \((($n - $refused) / $secs) | floor)"' <<<"$log"
+	read -r n refused secs goodput <<<"$output"
+	echo "# after 4 s: $n requests, $refused refused, ${secs}s, $goodput ok/s" >&3
+	((refused * 100 < n)) || fail "$refused of $n refused (1% is $((n / 100)))"
+	((goodput >= 45)) || fail "$goodput ok/s, under 90% of 50"
+	# The controller said what it did, on the metrics stream and in the summary.
+	jq -e -s 'map(select(.event == "throttle" and .reason == "429")) | length > 0' m.jsonl
+	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value | .limit == 1 and .incidents > 0' m.jsonl
+	# Never more in flight than the cap.
+	run -0 sc_server_stats ".hosts[\"127.0.0.1:$SC_PORT\"].max_inflight"
+	((output <= 16))
+}
+
+@test "a 429 with Retry-After: no request reaches the origin before the time it gave" {
+	# (The server counts as early a request that comes more than 50 ms
+	# after it gave a Retry-After: those already on their way are not.)
+	urls 40 '/bucket/ra?rate=5&burst=1&retry_after=1' >in
+	run -0 sc-fetch -c 8 --retries 20 --metrics m.jsonl <in
+	run -0 bucket ra
+	echo "# $output" >&3
+	jq -e '.refused > 0' <<<"$output"
+	jq -e '.early == 0' <<<"$output" || fail "requests came before the Retry-After's time: $output"
+	jq -e -s 'map(select(.event == "throttle" and .reason == "retry_after" and (.blocked_until | type) == "string")) | length > 0' m.jsonl
+}
+
+@test "an origin slower with each request in flight: the limit settles where latency stays near its floor" {
+	urls 400 '/loaded?base=20' >in
+	run -0 sc-fetch -c 16 --metrics m.jsonl <in
+	# 20 ms alone, 320 ms at 16 in flight: the last 100 answers come near the floor.
+	local p50
+	p50=$(jq -s '[.[] | select(.event == "request") | .latency_ms] | .[-100:] | sort | .[50]' m.jsonl)
+	echo "# median latency of the last 100: $p50 ms" >&3
+	jq -e -n "$p50 <= 100" >/dev/null || fail "median latency $p50 ms"
+	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value.limit <= 4' m.jsonl
+	jq -e -s 'map(select(.event == "throttle" and .reason == "latency")) | length > 0' m.jsonl
+	# Without the controller the same run keeps all 16 in flight.
+	sc_server_reset
+	urls 64 '/loaded?base=20' >in
+	run -0 sc-fetch -c 16 --no-adaptive --metrics m2.jsonl <in
+	run -0 sc_server_stats ".hosts[\"127.0.0.1:$SC_PORT\"].max_inflight"
+	((output == 16))
+	[ "$(jq -s 'map(select(.event == "throttle")) | length' m2.jsonl)" = 0 ]
+}
+
+@test "one origin throttling does not slow another: per origin, not global" {
+	{
+		urls 200 '/bucket/one?rate=20&burst=2'
+		urls 200 '/page/1' 127.0.0.2
+	} | awk '{ a[NR] = $0 } END { for (i = 1; i <= 200; i++) { print a[i]; print a[i + 200] } }' >in
+	run -0 sc-fetch -c 16 --per-host 8 --metrics m.jsonl <in
+	# Only the throttling origin changed pace.
+	run -0 jq -r -s '[.[] | select(.event == "throttle") | .origin] | unique | .[]' m.jsonl
+	assert_output "http://127.0.0.1:$SC_PORT"
+	# The other was done long before the bucket's 10 s.
+	local other bucket
+	other=$(arrivals 127.0.0.2 /page/ | jq 'max')
+	bucket=$(arrivals 127.0.0.1 /bucket/ | jq 'max')
+	jq -e -n "$other < $bucket - 5000" >/dev/null || fail "127.0.0.2 ended at $other ms, the bucket at $bucket ms"
+}
+
+@test "the user's limits hold with the controller: --per-host, --delay, never under" {
+	urls 30 '/page/1' >in
+	run -0 sc-fetch -c 8 --per-host 2 --delay 100 <in
+	run -0 sc_server_stats ".hosts[\"127.0.0.1:$SC_PORT\"].max_inflight"
+	((output <= 2))
+	local gap
+	gap=$(min_gap "$(arrivals 127.0.0.1 /page/)")
+	jq -e -n "$gap >= 99" >/dev/null || fail "two starts $gap ms apart under --delay 100"
+}
+
+@test "--origin-state: a host's spacing holds from one sc-fetch to the next, and between two at once" {
+	urls 4 '/page/2' >a
+	urls 4 '/page/3' >b
+	# One after the other: the second waits for the first's last start.
+	run -0 sc-fetch --delay 300 --origin-state st.db <a
+	run -0 sc-fetch --delay 300 --origin-state st.db <b
+	local gap
+	gap=$(min_gap "$(arrivals 127.0.0.1 /page/)")
+	echo "# one after the other: closest arrivals $gap ms apart" >&3
+	# The spacing is between the starts the processes claimed; the times
+	# are the server's, when each request arrived, which a busy machine
+	# may delay by a few ms more for one request than for the next.
+	jq -e -n "$gap >= 290" >/dev/null || fail "$gap ms between two requests under --delay 300"
+	# Both at once, on the same origin.
+	sc_server_reset
+	sc-fetch --delay 200 --origin-state st.db <a >/dev/null 2>&1 &
+	sc-fetch --delay 200 --origin-state st.db <b >/dev/null 2>&1
+	wait $!
+	gap=$(min_gap "$(arrivals 127.0.0.1 /page/)")
+	echo "# at once: closest arrivals $gap ms apart" >&3
+	[ "$(arrivals 127.0.0.1 /page/ | jq length)" = 8 ]
+	jq -e -n "$gap >= 190" >/dev/null || fail "$gap ms between two requests under --delay 200"
+	# Without the file, the second would start at once.
+	sc_server_reset
+	sc-fetch --delay 300 <a >/dev/null 2>&1
+	sc-fetch --delay 300 <b >/dev/null 2>&1
+	gap=$(min_gap "$(arrivals 127.0.0.1 /page/)")
+	jq -e -n "$gap < 295" >/dev/null || fail "the test would pass without --origin-state ($gap ms)"
+}
+
+@test "--origin-state: a Crawl-delay learnt by one sc-fetch holds for the next, robots.txt request included" {
+	printf 'User-agent: *\nCrawl-delay: 1\n' >"$ROBOTS/127.0.0.1"
+	urls 2 '/page/4' >a
+	urls 2 '/page/5' >b
+	run -0 sc-fetch --robots --robots-cache rc.db --origin-state st.db <a
+	run -0 sc-fetch --robots --robots-cache rc.db --origin-state st.db <b
+	local gap
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.1:")) | .t_ms]')")
+	echo "# closest arrivals $gap ms apart" >&3
+	jq -e -n "$gap >= 990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 1"
+}
+
+@test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {
+	printf 'User-agent: *\nAllow: /\n' >"$ROBOTS/127.0.0.1"
+	printf '3000\n' >"$ROBOTS/127.0.0.1.delay"
+	urls 5 '/page/6' >in
+	SECONDS=0
+	run -3 sc-fetch --robots --timeout 0.5 --metrics m.jsonl <in
+	((SECONDS < 3)) || fail "the run took $SECONDS s"
+	[ "$(jq -r '.error.message' <<<"$output" | sort -u)" = "robots.txt unreachable" ]
+	printf '%s\n' "$output" >refused.jsonl
+	run -0 sc_server_log '[.[] | select(.path == "/robots.txt")] | length'
+	assert_output 1
+	# The robots.txt answers now: sc-retry --robots asks it again, and fetches.
+	rm -f "$ROBOTS/127.0.0.1.delay"
+	run -0 sc-retry --robots --metrics m2.jsonl <refused.jsonl
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 5 ]
+	# Without --robots, sc-retry leaves them as they are: no robots.txt asked.
+	run -0 sc-retry --metrics m3.jsonl <refused.jsonl
+	[ "$(jq -s 'map(select(.error.kind == "robots")) | length' <<<"$output")" = 5 ]
+	[ "$(jq -s 'map(select(.event == "request")) | length' m3.jsonl)" = 0 ]
+}
+
+@test "an origin that stops answering is blocked, and its waiting URLs end at once for a later run" {
+	urls 20 '/hang' >in
+	SECONDS=0
+	run -3 sc-fetch -c 4 --per-host 4 --timeout 0.3 --retry-max-wait 10 --metrics m.jsonl <in
+	echo "# $SECONDS s" >&3
+	((SECONDS < 10)) || fail "the run took $SECONDS s"
+	printf '%s\n' "$output" >out.jsonl
+	[ "$(jq -s length out.jsonl)" = 20 ]
+	# Some timed out themselves; the rest were never sent, and say why.
+	run -0 jq -s '[.[] | select(.error.message | startswith("not requested: the origin is blocked until"))] | length' out.jsonl
+	((output > 0))
+	jq -e -s 'all(.error.kind == "timeout")' out.jsonl >/dev/null
+	jq -e -s 'map(select(.event == "throttle" and (.blocked_until | type) == "string")) | length > 0' m.jsonl
+	run -0 sc_server_log '[.[] | select(.path == "/hang")] | length'
+	((output < 20))
+}
+
+@test "--adaptive and --no-adaptive: the last one given wins; --origin-state needs a name" {
+	urls 1 '/page/1' >in
+	run -0 sc-fetch --no-adaptive --adaptive --metrics m.jsonl <in
+	run -0 sc-fetch --adaptive --no-adaptive --metrics m2.jsonl <in
+	run -2 --separate-stderr sc-fetch --origin-state '' <in
+	assert_equal "$stderr" "sc-fetch: --origin-state: the file name is empty
+Try 'sc-fetch --help' for more information."
+	echo 'not a database, but a text file of some length to be sure' >junk.db
+	run -1 --separate-stderr sc-fetch --origin-state junk.db <in
+	[[ $stderr == "sc-fetch: --origin-state: origin state: junk.db: "* ]]
+}
