@@ -1,6 +1,7 @@
 /* body: which bytes of a record libxml2 parses (body or body_base64
  * decoded, NUL bytes blanked), and how it parses them (body.h). */
 #include "body.h"
+#include "bytes.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -63,10 +63,4 @@ bool looks_like_html(const char *content_type, const unsigned char *s, size_t n)
 const char *choose_encoding(const char *content_type, const unsigned char *s, size_t n,
                             size_t *skip);
 
-/* The n bytes at s begin with the m bytes of magic. */
-static inline bool has_prefix(const unsigned char *s, size_t n, const char *magic, size_t m)
-{
-	return n >= m && memcmp(s, magic, m) == 0;
-}
-
 #endif

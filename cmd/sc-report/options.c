@@ -18,29 +18,6 @@ const char *column_name(enum host_column c)
 	return names[c];
 }
 
-bool parse_duration_ms(const char *s, double *ms)
-{
-	/* Microseconds divide, so that 950000us is exactly 950 ms. */
-	static const struct {
-		const char *unit;
-		double times, per;
-	} units[] = {
-		{ "", 1, 1 }, { "us", 1, 1000 }, { "ms", 1, 1 }, { "s", 1000, 1 }, { "m", 60000, 1 }
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v < 0)
-		return false;
-	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++) {
-		if (strcmp(end, units[i].unit) == 0) {
-			*ms = v * units[i].times / units[i].per;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The --hist, --sort and --fail-if rows: each returns 0, or -1 with the
  * usage error in err. */
 static int call_hist(void *base, const struct sc_opt *row, const char *arg, char *err,

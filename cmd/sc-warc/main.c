@@ -29,12 +29,6 @@ static const struct sc_opt rows[] = {
 	{ 0 },
 };
 
-void warc_report(const char *file, uint64_t offset, const char *message)
-{
-	fprintf(stderr, "%s: %s:%llu: %s\n", sc_progname, file, (unsigned long long)offset,
-	        message);
-}
-
 static _Noreturn void print_version(void)
 {
 	char libraries[160];

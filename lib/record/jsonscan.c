@@ -249,7 +249,7 @@ static void skip_space(struct scan *s)
 }
 
 /* The next non-space byte, or -1 at the end. */
-static int peek(struct scan *s)
+static int scan_peek(struct scan *s)
 {
 	skip_space(s);
 	return s->p < s->end ? *s->p : -1;
@@ -275,23 +275,23 @@ static json_t *scan_object(struct scan *s)
 
 	if (!obj)
 		return NULL;
-	if (peek(s) == '}') {
+	if (scan_peek(s) == '}') {
 		s->p++;
 		return obj;
 	}
 	for (;;) {
-		if (peek(s) != '"')
+		if (scan_peek(s) != '"')
 			break;
 		s->p++;
 		if (!scan_string(s, true, &key, &klen) || json_object_getn(obj, key, klen) ||
-		    peek(s) != ':')
+		    scan_peek(s) != ':')
 			break;
 		s->p++;
 		skip_space(s);
 		json_t *v = scan_value(s);
 		if (!v || json_object_setn_new_nocheck(obj, key, klen, v) != 0)
 			break;
-		c = peek(s);
+		c = scan_peek(s);
 		if (c != ',' && c != '}')
 			break;
 		s->p++;
@@ -309,7 +309,7 @@ static json_t *scan_array(struct scan *s)
 
 	if (!arr)
 		return NULL;
-	if (peek(s) == ']') {
+	if (scan_peek(s) == ']') {
 		s->p++;
 		return arr;
 	}
@@ -318,7 +318,7 @@ static json_t *scan_array(struct scan *s)
 		json_t *v = scan_value(s);
 		if (!v || json_array_append_new(arr, v) != 0)
 			break;
-		c = peek(s);
+		c = scan_peek(s);
 		if (c != ',' && c != ']')
 			break;
 		s->p++;
@@ -380,11 +380,11 @@ json_t *sc_jsonscan_object(struct sc_jsonscan *js, const char *text, size_t len,
 	};
 	json_t *obj;
 
-	if (peek(&s) != '{')
+	if (scan_peek(&s) != '{')
 		return NULL;
 	s.p++;
 	obj = scan_object(&s);
-	if (obj && peek(&s) != -1) {
+	if (obj && scan_peek(&s) != -1) {
 		json_decref(obj);
 		return NULL;
 	}

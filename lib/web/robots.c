@@ -39,7 +39,7 @@ static const char DISALLOWED[] = "disallowed by robots.txt";
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-static bool is_space(char c)
+static bool is_rule_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
@@ -247,7 +247,7 @@ static void on_agent(struct parse *p, const char *v, size_t n)
 		p->in_group = true;
 		p->group_named = p->group_star = p->group_has_rules = false;
 	}
-	if (n >= 1 && v[0] == '*' && (n == 1 || is_space(v[1]))) {
+	if (n >= 1 && v[0] == '*' && (n == 1 || is_rule_space(v[1]))) {
 		p->group_star = p->any_star = true;
 		return;
 	}
@@ -288,13 +288,13 @@ static void parse_line(struct parse *p, const char *s, size_t n)
 	if (!colon)
 		return;
 	const char *name = s, *name_end = colon, *v = colon + 1, *end = s + n;
-	while (name < name_end && is_space(*name))
+	while (name < name_end && is_rule_space(*name))
 		name++;
-	while (name_end > name && is_space(name_end[-1]))
+	while (name_end > name && is_rule_space(name_end[-1]))
 		name_end--;
-	while (v < end && is_space(*v))
+	while (v < end && is_rule_space(*v))
 		v++;
-	while (end > v && is_space(end[-1]))
+	while (end > v && is_rule_space(end[-1]))
 		end--;
 
 	enum field f = field_of(name, (size_t)(name_end - name));
