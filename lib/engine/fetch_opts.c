@@ -84,13 +84,16 @@ static int set_robots_agent(void *base, const struct sc_opt *row, const char *ar
 	return 0;
 }
 
-/* --adaptive (tag 1) and --no-adaptive (tag 0): the last one given wins. */
+/* --adaptive (tag 1) and --no-adaptive (tag 0): the last one given wins.
+ * It cannot fail; err is the call's signature (sc_opt_call_fn). */
 static int set_adaptive(void *base, const struct sc_opt *row, const char *arg, char *err,
                         size_t errlen)
 {
 	struct sc_fetch_options *opts = base;
 
-	(void)arg, (void)err, (void)errlen;
+	(void)arg;
+	if (errlen > 0)
+		err[0] = '\0';
 	opts->adaptive = row->tag == 1;
 	return 0;
 }

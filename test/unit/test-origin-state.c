@@ -16,8 +16,10 @@ static char dir[] = "/tmp/sc-origin-state-XXXXXX";
 
 static char *path_in_dir(const char *name)
 {
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(p, "%s/%s", dir, name);
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (!p || snprintf(p, n, "%s/%s", dir, name) < 0)
+		abort();
 	return p;
 }
 
@@ -74,8 +76,10 @@ static void test_not_a_file(void)
 {
 	char *path = path_in_dir("junk"), *err = NULL;
 	FILE *f = fopen(path, "w");
-	fputs("this is not an SQLite database, it is a text file of some length\n", f);
-	fclose(f);
+	if (!f ||
+	    fputs("this is not an SQLite database, it is a text file of some length\n", f) < 0 ||
+	    fclose(f) != 0)
+		abort();
 	ok(sc_origin_state_open(path, &err) == NULL, "a text file is refused");
 	ok(err && strstr(err, "origin state: ") && strstr(err, path), "naming the file (%s)",
 	   err ? err : "");
@@ -161,9 +165,13 @@ int main(void)
 	test_claims();
 	test_not_a_file();
 	test_processes();
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		return 1;
+	const char *files[] = { "a.db",      "a.db-wal",      "a.db-shm",     "junk",
+		                "shared.db", "shared.db-wal", "shared.db-shm" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = path_in_dir(files[i]);
+		(void)unlink(p);
+		free(p);
+	}
+	(void)rmdir(dir);
 	return tap_done();
 }

@@ -95,7 +95,8 @@ static struct run simulate(struct sc_pace *p, struct server *s, double ms, doubl
 	double last_start = -1, block_end = 0;
 	struct run r = { .min_gap_seen = INFINITY };
 
-	for (double now = 0; now < ms; now += 1) {
+	for (long tick = 0; tick < (long)ms; tick++) {
+		double now = (double)tick;
 		for (long i = 0; i < n;) {
 			if (fl[i].done > now) {
 				i++;
