@@ -1,7 +1,13 @@
 /* read: the inputs.  Owns the files (standard input when none), a line
  * reader that can go on after end of file (a log still being written:
  * --every), the line's way to scan and agg, the malformed lines'
- * warnings, and --every's periodic summaries. */
+ * warnings, and --every's periodic summaries.
+ *
+ * Not lib/record/input's loop (sc_input_run), which every other program
+ * reads with: that loop reads one descriptor to its end, where --every
+ * reads many files at once and goes on reading each after its end, as
+ * tail -f does; a metrics line also needs no record parse, only scan.c's
+ * members, so the loop's record hook would be wasted work here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  * engine pulls input lines itself, only when it wants more work, so
  * read-ahead stays small and memory is flat in the number of URLs.
  *
- * The files (each opens with what it owns; lib/fetch_engine.h is their
- * private header, not for programs):
+ * The files (each opens with what it owns; lib/engine/fetch_engine.h is
+ * their private header, not for programs):
  *	fetch.c           the loop: engine new/free, run, epoll, signals, drain
  *	fetch_origin.c    origins and admission: queues, ring, rates, retry heap
  *	fetch_submit.c    items in: url and request checked, made into a job
@@ -19,6 +19,7 @@
  *	fetch_opts.c      the shared command line
  *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
  *	fetch_headers.c   --headers, http_version, 304 not_modified
+ *	fetch_pace.c      --adaptive pace per origin, --origin-state claims
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.

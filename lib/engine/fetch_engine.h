@@ -181,8 +181,8 @@ struct outcome {
  * function of the owner.  Calls among the files go one way, down this
  * list (fetch_transfer and fetch_submit beside each other):
  *
- *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_pace  >
- *	fetch_metrics  >  fetch_robots  >  fetch_output  >  fetch_headers,
+ *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_metrics  >
+ *	fetch_pace  >  fetch_robots  >  fetch_output  >  fetch_headers,
  *	fetch_origin
  *
  * Upward there are only libcurl's callbacks (into fetch.c and

@@ -126,8 +126,8 @@ static void react(struct sc_pace *p, double now, bool unreachable, struct sc_pac
 		} else {
 			/* Refused while probing past a known refusal: the pace is
 			 * already close, so the step back is small. */
-			bool probing =
-			        p->ceiling_ms > 0 && in_use <= p->ceiling_ms * SC_PACE_MARGIN;
+			bool probing = p->ceiling_ms > 0 &&
+			               p->interval_ms <= p->ceiling_ms * SC_PACE_MARGIN;
 			double widen = probing ? SC_PACE_WIDEN_PROBING : SC_PACE_WIDEN;
 			p->ceiling_ms = in_use;
 			p->interval_ms = fmin(SC_PACE_MAX_INTERVAL_MS,
