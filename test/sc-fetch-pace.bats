@@ -205,7 +205,7 @@ min_gap() {
 	printf '%s\n' "$output" >out.jsonl
 	[ "$(jq -s length out.jsonl)" = 20 ]
 	# Some timed out themselves; the rest were never sent, and say why.
-	run -0 jq -s '[.[] | select(.error.message | startswith("not requested: the origin is blocked until"))] | length' out.jsonl
+	run -0 jq -s '[.[] | select(.error.message | test("^not (requested|retried): the origin is blocked until"))] | length' out.jsonl
 	((output > 0))
 	jq -e -s 'all(.error.kind == "timeout")' out.jsonl >/dev/null
 	jq -e -s 'map(select(.event == "throttle" and (.blocked_until | type) == "string")) | length > 0' m.jsonl

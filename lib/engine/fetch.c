@@ -184,7 +184,10 @@ static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind,
 	if (job->attempts == 0)
 		job->first_start = now;
 	fetch_job_complete(e, job, NULL, &oc, now);
-	sc_record_set_error(job->rec, kind, why);
+	char message[320];
+	snprintf(message, sizeof(message), "%s: %s",
+	         job->attempts > 0 ? "not retried" : "not requested", why);
+	sc_record_set_error(job->rec, kind, message);
 	job->failed = true;
 	fetch_job_done(e, job);
 }

@@ -413,9 +413,10 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now);
  * origin's pace changed (a throttle event). */
 bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
                          const struct outcome *oc, double now, struct sc_pace_event *ev);
-/* An origin blocked past --retry-max-wait that still has jobs queued: the
- * loop ends them as failed with *kind and why, for a later run to fetch
- * again.  NULL when there is none. */
+/* An origin given up on, or blocked past --retry-max-wait, that still has
+ * jobs queued: the loop ends them as failed with *kind and why ("the
+ * origin is blocked until ..."), for a later run to fetch again.  NULL
+ * when there is none. */
 struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, int *kind,
                                          char *why, size_t whylen);
 /* The summary's "pace" (origins whose pace changed) and "origin_state". */

@@ -306,9 +306,13 @@ bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct tran
 	apply(e, en, origin);
 	if (fp->state)
 		save(e, en, now);
-	/* Blocked past what a retry would wait: the jobs waiting on it end now
-	 * (fetch_pace_blocked_origin), to be fetched again by a later run. */
-	if (ev->blocked_until > now + (double)e->opts->retry.max_wait_ms && !en->blocked_long) {
+	/* Given up on (not answering, or refusing everything), or blocked past
+	 * what a retry would wait: the jobs waiting on it end now
+	 * (fetch_pace_blocked_origin), to be fetched again by a later run,
+	 * instead of holding this one (a crawl's round) for the block. */
+	bool long_block =
+	        ev->gave_up || ev->blocked_until > now + (double)e->opts->retry.max_wait_ms;
+	if (long_block && !en->blocked_long) {
 		en->blocked_long = true;
 		en->dnext = fp->blocked;
 		fp->blocked = en;
@@ -349,9 +353,8 @@ struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, 
 			sc_rfc3339(wall_of_loop_ms(en->pace.blocked_until, now), until);
 			*kind = kind_of_block(en->block_reason);
 			snprintf(why, whylen,
-			         "not requested: the origin is blocked until %s (adaptive pace, "
-			         "reason %s)",
-			         until, sc_pace_reason_name(en->block_reason));
+			         "the origin is blocked until %s (adaptive pace, reason %s)", until,
+			         sc_pace_reason_name(en->block_reason));
 			return origin;
 		}
 		pp = &en->dnext;

@@ -45,6 +45,7 @@ void sc_pace_init(struct sc_pace *p, long max_limit, double min_interval_ms, dou
 	p->interval_ms = p->min_interval_ms;
 	p->reacted_at = -INFINITY;
 	p->congested_at = -INFINITY;
+	p->refusing_since = -1;
 	p->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 	window_reset(p, now);
 }
@@ -110,6 +111,7 @@ static double spacing_in_use(const struct sc_pace *p, double now)
  * spacing, or block an origin that refuses even the widest. */
 static void react(struct sc_pace *p, double now, bool unreachable, struct sc_pace_event *ev)
 {
+	ev->gave_up = false;
 	p->incidents++;
 	p->reacted_at = now;
 	if (p->limit > 1) {
@@ -123,6 +125,7 @@ static void react(struct sc_pace *p, double now, bool unreachable, struct sc_pac
 			else
 				p->block_level++;
 			block(p, now, now + ms * jitter(p));
+			ev->gave_up = true;
 		} else {
 			/* Refused while probing past a known refusal: the pace is
 			 * already close, so the step back is small. */
@@ -211,8 +214,10 @@ bool sc_pace_answered(struct sc_pace *p, double now, double started_at, double l
                       enum sc_pace_signal signal, double retry_after_ms, struct sc_pace_event *ev)
 {
 	ev->limit_old = p->limit;
+	ev->gave_up = false;
 	if (signal == SC_PACE_ANSWER) {
 		p->failures_in_row = 0;
+		p->refusing_since = -1;
 		p->window_answers++;
 		p->window_latency += latency_ms > 0 ? latency_ms : 0;
 		if (p->latency_floor_ms <= 0 || latency_ms < p->latency_floor_ms)
@@ -223,12 +228,15 @@ bool sc_pace_answered(struct sc_pace *p, double now, double started_at, double l
 		return close_window(p, now, ev);
 	}
 	p->congested_at = now;
+	if (p->refusing_since < 0)
+		p->refusing_since = now;
 	if (signal == SC_PACE_TIMEOUT || signal == SC_PACE_RESET)
 		p->failures_in_row++;
 	bool told = retry_after_ms >= 0 && (signal == SC_PACE_429 || signal == SC_PACE_503);
 	if (told)
 		block(p, now, now + retry_after_ms);
-	bool unreachable = p->limit == 1 && p->failures_in_row >= SC_PACE_UNREACHABLE;
+	bool unreachable = p->limit == 1 && (p->failures_in_row >= SC_PACE_UNREACHABLE ||
+	                                     now - p->refusing_since >= SC_PACE_REFUSING_MS);
 	if (started_at < p->reacted_at && !unreachable) {
 		if (!told)
 			return false;

@@ -20,8 +20,11 @@
  *     server starts refusing;
  *   - Retry-After blocks the origin until the time given;
  *   - an origin that still refuses at the widest spacing
- *     (SC_PACE_MAX_INTERVAL_MS), or fails SC_PACE_UNREACHABLE times in a
- *     row at a limit of one, is blocked for SC_PACE_BLOCK_MS, doubling
+ *     (SC_PACE_MAX_INTERVAL_MS), or at a limit of one fails
+ *     SC_PACE_UNREACHABLE times in a row or gives no answer but refusals
+ *     for SC_PACE_REFUSING_MS (a server that answers 503 to everything is
+ *     broken, not busy: slowing down further would only hold the crawl),
+ *     is blocked for SC_PACE_BLOCK_MS, doubling
  *     with each block up to SC_PACE_BLOCK_MAX_MS, with +-20% jitter; the
  *     doubling is forgiven after SC_PACE_FORGIVE_MS without congestion.
  *
@@ -52,6 +55,7 @@
 #define SC_PACE_LATENCY_RELAX \
 	1.001 /* the floor drifts up per window: a server slower for all is learnt in minutes */
 #define SC_PACE_MAX_INTERVAL_MS 30000.0 /* the widest spacing */
+#define SC_PACE_REFUSING_MS 10000.0     /* refused this long with no answer between, at limit 1 */
 #define SC_PACE_UNREACHABLE 3           /* failures in a row at limit 1: not answering */
 #define SC_PACE_BLOCK_MS 60000.0        /* first block */
 #define SC_PACE_BLOCK_MAX_MS 3600000.0  /* longest block */
@@ -85,6 +89,7 @@ struct sc_pace_event {
 	long limit_old, limit_new;
 	double interval_ms;   /* spacing after the change */
 	double blocked_until; /* ms; 0 when the origin is not blocked */
+	bool gave_up;         /* the controller blocked the origin (not a Retry-After) */
 };
 
 struct sc_pace {
@@ -102,6 +107,7 @@ struct sc_pace {
 	double reacted_at;     /* the last reaction to congestion (ms) */
 	double congested_at;   /* the last congestion seen (ms), for forgiveness */
 	int failures_in_row;   /* timeouts and resets with no answer between */
+	double refusing_since; /* the first congestion with no answer since (ms); -1: none */
 	double window_start;   /* ms */
 	int window_answers;    /* answers in the window */
 	int window_starts;     /* starts in the window */

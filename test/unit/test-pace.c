@@ -216,16 +216,15 @@ static void test_silent(void)
 	sc_pace_init(&p, 1, 0, 0, 5);
 	for (int i = 0; i < SC_PACE_UNREACHABLE - 1; i++) {
 		sc_pace_started(&p, now, true);
-		now += 10000;
-		sc_pace_answered(&p, now, now - 10000, 10000, SC_PACE_TIMEOUT, -1, &ev);
+		now += 1000;
+		sc_pace_answered(&p, now, now - 1000, 1000, SC_PACE_TIMEOUT, -1, &ev);
 		ok(ev.blocked_until == 0, "timeout %d widens, does not block yet", i + 1);
-		now = sc_pace_next_start(&p, now - 10000) > now
-		              ? sc_pace_next_start(&p, now - 10000)
-		              : now;
+		now = sc_pace_next_start(&p, now - 1000) > now ? sc_pace_next_start(&p, now - 1000)
+		                                               : now;
 	}
 	sc_pace_started(&p, now, true);
-	now += 10000;
-	ok(sc_pace_answered(&p, now, now - 10000, 10000, SC_PACE_TIMEOUT, -1, &ev),
+	now += 1000;
+	ok(sc_pace_answered(&p, now, now - 1000, 1000, SC_PACE_TIMEOUT, -1, &ev),
 	   "the third timeout in a row is news");
 	double first = ev.blocked_until - now;
 	ok(first >= 0.8 * SC_PACE_BLOCK_MS && first <= 1.2 * SC_PACE_BLOCK_MS,
@@ -233,16 +232,16 @@ static void test_silent(void)
 	is_str(sc_pace_reason_name(ev.reason), "timeout", "reason timeout");
 	now = ev.blocked_until;
 	sc_pace_started(&p, now, true);
-	now += 10000;
-	sc_pace_answered(&p, now, now - 10000, 10000, SC_PACE_TIMEOUT, -1, &ev);
+	now += 1000;
+	sc_pace_answered(&p, now, now - 1000, 1000, SC_PACE_TIMEOUT, -1, &ev);
 	double second = ev.blocked_until - now;
 	ok(second >= 0.8 * 2 * SC_PACE_BLOCK_MS && second <= 1.2 * 2 * SC_PACE_BLOCK_MS,
 	   "the next block doubles (%.0f ms)", second);
 	for (int i = 0; i < 12; i++) {
 		now = ev.blocked_until;
 		sc_pace_started(&p, now, true);
-		now += 10000;
-		sc_pace_answered(&p, now, now - 10000, 10000, SC_PACE_TIMEOUT, -1, &ev);
+		now += 1000;
+		sc_pace_answered(&p, now, now - 1000, 1000, SC_PACE_TIMEOUT, -1, &ev);
 	}
 	ok(ev.blocked_until - now <= 1.2 * SC_PACE_BLOCK_MAX_MS, "blocks are capped (%.0f ms)",
 	   ev.blocked_until - now);
@@ -255,6 +254,32 @@ static void test_silent(void)
 		sc_pace_answered(&p, now, now - 5, 5, SC_PACE_ANSWER, -1, &ev);
 	}
 	is_int(p.block_level, 0, "forgiven after a quiet period");
+}
+
+/* A server that answers 503 to everything, quickly: the spacing grows,
+ * and after SC_PACE_REFUSING_MS of nothing but refusals it is given up. */
+static void test_refusing(void)
+{
+	struct sc_pace p;
+	struct sc_pace_event ev = { 0 };
+	double now = 0, last = -1;
+	int requests = 0;
+
+	sc_pace_init(&p, 8, 0, 0, 9);
+	while (!ev.gave_up && now < 120000) {
+		double at = sc_pace_next_start(&p, last);
+		now = at > now ? at : now;
+		sc_pace_started(&p, now, true);
+		last = now;
+		requests++;
+		now += 1;
+		sc_pace_answered(&p, now, now - 1, 1, SC_PACE_503, -1, &ev);
+	}
+	ok(ev.gave_up, "refused for %.0f ms: given up (%d requests)", now, requests);
+	ok(now >= SC_PACE_REFUSING_MS && now < 2 * SC_PACE_REFUSING_MS + SC_PACE_MAX_INTERVAL_MS,
+	   "after the refusing time, not minutes later (%.0f ms)", now);
+	ok(ev.blocked_until >= now + 0.8 * SC_PACE_BLOCK_MS, "and blocked");
+	ok(requests < 40, "asked %d times meanwhile, spaced ever wider", requests);
 }
 
 static void test_healthy(void)
@@ -292,6 +317,7 @@ int main(void)
 	test_retry_after();
 	test_slows_with_load();
 	test_silent();
+	test_refusing();
 	test_healthy();
 	test_bounds();
 	return tap_done();
