@@ -178,6 +178,45 @@ setup() {
 	diff -u expected crawled
 }
 
+# ---- politeness across chunks and rounds ----
+
+# The spacing is between the starts sc-fetch claims in the origin state;
+# the server's times are when each request arrived, which a busy machine
+# may delay by a few ms more for one request than for the next: 10 ms of
+# slack under the delay.
+@test "--delay holds across rounds and chunks: no two requests to a host closer, by the server's clock" {
+	local hosts=("${HOSTS[@]:0:3}") rounds
+	seeds_for "${hosts[@]}" >seeds.txt
+	# Round 0's seeds share a chunk, later rounds give each host one of its
+	# own (CHUNK=4); ROUND_MAX_PER_HOST=4 spreads a host's 16 URLs over five
+	# rounds: four hand-overs from one sc-fetch to the next per host.
+	local args=(-j 3 SEEDS=seeds.txt DEPTH=2 CHUNK=4 ROUND_MAX_PER_HOST=4)
+	run -0 crawl_make "${args[@]}" DIR=c 'FETCH_ARGS=--delay 300'
+	check_crawl 2 "${hosts[@]}"
+	[ -s c/origins.db ]
+	for f in c/round-*/chunk-*.urls; do jq -r .host "$f" | sort -u; done >chunk-hosts
+	for h in "${hosts[@]}"; do
+		rounds=$(grep -c -e "^$h:" -e "^$h\$" chunk-hosts)
+		((rounds >= 5)) || fail "$h in $rounds chunks"
+	done
+	host_gaps >gaps
+	echo "# closest arrivals per host (ms): $(cut -d' ' -f2 gaps | paste -sd ' ')" >&3
+	[ "$(wc -l <gaps)" = 3 ]
+	awk '$2 < 290' gaps >close
+	[ ! -s close ] || fail "requests closer than --delay 300: $(cat close)"
+	# The same crawl with a fresh origin state for each sc-fetch, as
+	# before the state was shared (each chunk's bash names its own file,
+	# $$ being its process id): where one round hands over to the next, a
+	# host is asked again sooner than its delay.
+	sc_server_reset
+	run -0 crawl_make "${args[@]}" DIR=c2 'FETCH_ARGS=--delay 300 --origin-state own-$$$$.db'
+	(($(ls own-*.db | wc -l) > 5))
+	host_gaps >gaps2
+	echo "# with an origin state per sc-fetch: $(cut -d' ' -f2 gaps2 | paste -sd ' ')" >&3
+	awk '$2 < 290' gaps2 >close2
+	[ -s close2 ] || fail "the test would pass without the shared origin state: $(cat gaps2)"
+}
+
 # Runs the crawl of "${args[@]}" into DIR=c, killing make's whole process
 # group at random moments (mixed SIGINT and SIGKILL) and starting the same
 # make again each time, 11 times at most, then lets it finish.  Leaves kills.N (the kills of this
