@@ -29,6 +29,7 @@ teardown_file() {
 }
 
 setup() {
+	rm -f "$BATS_FILE_TMPDIR"/robots/*
 	sc_server_reset
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
@@ -215,6 +216,39 @@ setup() {
 	echo "# with an origin state per sc-fetch: $(cut -d' ' -f2 gaps2 | paste -sd ' ')" >&3
 	awk '$2 < 290' gaps2 >close2
 	[ -s close2 ] || fail "the test would pass without the shared origin state: $(cat gaps2)"
+}
+
+# A host whose robots.txt does not answer within --timeout 1: round 0
+# holds its URL for one timeout (robots.txt asked once, unreachable at
+# once), not for retries of it, and the crawl goes on without it.
+@test "a hanging host holds a round for one timeout; its URLs are refused as unreachable, and make retry fetches them once it answers" {
+	local robots=$BATS_FILE_TMPDIR/robots hang=127.0.0.4 t0 ms
+	seeds_for 127.0.0.2 127.0.0.3 $hang >seeds.txt
+	printf 'User-agent: *\nAllow: /\n' >"$robots/$hang"
+	printf '20000\n' >"$robots/$hang.delay"
+	t0=$(date +%s%N)
+	run -0 crawl_make -j 2 SEEDS=seeds.txt DEPTH=1 DIR=c 'FETCH_ARGS=--timeout 1'
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# the crawl took $ms ms" >&3
+	# The healthy hosts' 12 pages take well under a second; round 0 waits
+	# one timeout (1 s) for the hanging robots.txt, round 1 does not meet
+	# the host.  2.5 s leaves room for a loaded machine; three tries of
+	# robots.txt, as before, would take over 3 s.
+	((ms < 2500)) || fail "the crawl took $ms ms with one host hanging for 1 s"
+	run -0 jq -r "select(.url | contains(\"$hang:\")) | \"\(.ok) \(.error.kind) \(.error.message)\"" c/pages.jsonl
+	assert_output "false robots robots.txt unreachable"
+	run -0 sc_server_log "[.[] | select(.host | startswith(\"$hang:\"))] | map(.path)"
+	assert_output '["/robots.txt"]'
+	# The host answers again: make retry asks its robots.txt (sc-retry
+	# --robots), then fetches the page; the others are not asked again.
+	rm -f "$robots/$hang.delay"
+	sc_server_reset
+	run -0 crawl_make retry SEEDS=seeds.txt DEPTH=1 DIR=c
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	run -0 jq -r "select(.url | contains(\"$hang:\")) | .ok" c/pages.jsonl
+	assert_output true
+	run -0 sc_server_log 'map("\(.host | sub(":.*"; "")) \(.path)")'
+	assert_output "[\"$hang /robots.txt\",\"$hang /page/1\"]"
 }
 
 # Runs the crawl of "${args[@]}" into DIR=c, killing make's whole process
