@@ -111,6 +111,20 @@ tmp_chunk() {
 	[ ! -e c/round-0/chunks.mk.tmp ]
 }
 
+@test "split: one big host among many small ones: its chunk is listed first, whatever its place in the round" {
+	# Twelve hosts of 2 URLs, then one of 30 (last in sc-frontier's order):
+	# under politeness its chunk lasts longest, so make -j must start it
+	# first, not after the small ones.
+	urls a:2 b:2 c:2 d:2 e:2 f:2 g:2 h:2 i:2 j:2 k:2 l:2 big:30 >c/round-0/urls.jsonl
+	CHUNK=6 run -0 "$STEPS" split 0
+	run -0 sed -n 's/^CHUNKS := //p' c/round-0/chunks.mk
+	local first=${output%% *}
+	[ "$(wc -w <<<"$output")" = 5 ]
+	[ "$(jq -r .host "c/round-0/chunk-$first.urls" | sort -u)" = big ]
+	# The small ones follow in the order they were made.
+	[ "${output#* }" = "0-0000 0-0001 0-0002 0-0003" ]
+}
+
 @test "split: with WORKERS a host goes to one shard; a split again replaces the last one's files" {
 	urls a:2 b:2 c:2 d:2 e:2 f:2 >c/round-0/urls.jsonl
 	: >c/round-0/chunk-7-0000.urls
