@@ -57,6 +57,7 @@ check_crawl() {
 }
 
 host_gaps() {
+	# shellcheck disable=SC2016 # jq's variables
 	sc_server_log 'group_by(.host) | .[] | select(length > 1) | (map(.t_ms) | sort) as $t |
 		"\(.[0].host) \([range(1; $t | length) as $i | $t[$i] - $t[$i - 1]] | min)"' | jq -r .
 }
