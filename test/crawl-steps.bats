@@ -196,6 +196,23 @@ tmp_chunk() {
 	[ -e c/round-0/chunk-0-0000.jsonl ]
 }
 
+@test "retry-chunk: sc-retry gets --robots and the crawl's robots cache with ROBOTS=1, not with ROBOTS=0; RETRY_ARGS last" {
+	stand_ins
+	cp fake/sc-fetch fake/sc-retry
+	sed -i 's/fetch[.]args/retry.args/' fake/sc-retry
+	printf '%s\n' '{"url":"http://a/1","ok":true}' \
+		'{"url":"http://a/2","ok":false,"error":{"kind":"robots","message":"robots.txt unreachable"}}' >c/round-0/chunk-0-0000.jsonl
+	RETRY_ARGS='--retries 1' run -0 "$STEPS" retry-chunk 0 0-0000
+	run -0 cat retry.args
+	# A URL that an unreachable robots.txt refused is asked for again only
+	# through robots.txt.
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --origin-state "$PWD/c/origins.db" --robots --robots-cache "$PWD/c/robots.cache" --retries 1)"
+	[ "$(wc -l <c/round-0/chunk-0-0000.jsonl)" = 2 ]
+	ROBOTS=0 run -0 "$STEPS" retry-chunk 0 0-0000
+	run -0 cat retry.args
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --origin-state "$PWD/c/origins.db")"
+}
+
 # ---- a worker's job ----
 
 @test "worker-job: one self-contained shell command: our options quoted, the users' words for the worker's shell, its own robots cache and origin state" {
