@@ -190,7 +190,7 @@ session_of_worker() {
 
 @test "a worker killed mid-round: make fails, make again finishes with the same pages, only the killed chunk fetched again" {
 	need_sshd
-	local args=("${ARGS[@]}" WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 800')
+	local args=("${ARGS[@]}" WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
 	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
 		>make.log 2>&1 3>&- &
 	local pid=$! session= tries
