@@ -111,6 +111,20 @@ tmp_chunk() {
 	[ ! -e c/round-0/chunks.mk.tmp ]
 }
 
+@test "split: one big host among many small ones: its chunk is listed first, whatever its place in the round" {
+	# Twelve hosts of 2 URLs, then one of 30 (last in sc-frontier's order):
+	# under politeness its chunk lasts longest, so make -j must start it
+	# first, not after the small ones.
+	urls a:2 b:2 c:2 d:2 e:2 f:2 g:2 h:2 i:2 j:2 k:2 l:2 big:30 >c/round-0/urls.jsonl
+	CHUNK=6 run -0 "$STEPS" split 0
+	run -0 sed -n 's/^CHUNKS := //p' c/round-0/chunks.mk
+	local first=${output%% *}
+	[ "$(wc -w <<<"$output")" = 5 ]
+	[ "$(jq -r .host "c/round-0/chunk-$first.urls" | sort -u)" = big ]
+	# The small ones follow in the order they were made.
+	[ "${output#* }" = "0-0000 0-0001 0-0002 0-0003" ]
+}
+
 @test "split: with WORKERS a host goes to one shard; a split again replaces the last one's files" {
 	urls a:2 b:2 c:2 d:2 e:2 f:2 >c/round-0/urls.jsonl
 	: >c/round-0/chunk-7-0000.urls
@@ -180,6 +194,23 @@ tmp_chunk() {
 	# Without a count, the URLs are counted.
 	run -0 "$STEPS" chunk 0 0-0000
 	[ -e c/round-0/chunk-0-0000.jsonl ]
+}
+
+@test "retry-chunk: sc-retry gets --robots and the crawl's robots cache with ROBOTS=1, not with ROBOTS=0; RETRY_ARGS last" {
+	stand_ins
+	cp fake/sc-fetch fake/sc-retry
+	sed -i 's/fetch[.]args/retry.args/' fake/sc-retry
+	printf '%s\n' '{"url":"http://a/1","ok":true}' \
+		'{"url":"http://a/2","ok":false,"error":{"kind":"robots","message":"robots.txt unreachable"}}' >c/round-0/chunk-0-0000.jsonl
+	RETRY_ARGS='--retries 1' run -0 "$STEPS" retry-chunk 0 0-0000
+	run -0 cat retry.args
+	# A URL that an unreachable robots.txt refused is asked for again only
+	# through robots.txt.
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --origin-state "$PWD/c/origins.db" --robots --robots-cache "$PWD/c/robots.cache" --retries 1)"
+	[ "$(wc -l <c/round-0/chunk-0-0000.jsonl)" = 2 ]
+	ROBOTS=0 run -0 "$STEPS" retry-chunk 0 0-0000
+	run -0 cat retry.args
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --origin-state "$PWD/c/origins.db")"
 }
 
 # ---- a worker's job ----

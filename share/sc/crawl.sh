@@ -49,6 +49,9 @@ options() {
 	parse_opts=()
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
+	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
+	# refused is fetched again only once robots.txt answers and allows it.
+	[[ $ROBOTS != 1 ]] || retry_opts+=(--robots --robots-cache "$dir/robots.cache")
 	frontier_opts=(--seen "$DIR/seen.db" --no-commit --scope "$SCOPE" --max-depth "$DEPTH")
 	fetch_args=() parse_args=() retry_args=() frontier_args=()
 	user_words fetch_args "$FETCH_ARGS"

@@ -13,6 +13,10 @@
 #                           the link graph of HOSTS within D links of their
 #                           seeds, and the server was asked for each once;
 #                           leaves the lists in expected and expected.urls
+# host_gaps                 "HOST GAP" per host the server was asked more
+#                           than once: the smallest gap (ms) between two
+#                           consecutive arrivals of its requests, robots.txt
+#                           included, from /log
 
 CRAWL_MK=$SC_REPO_ROOT/share/sc/crawl.mk
 # Byte order for every sort and comm here and in the suites.
@@ -50,4 +54,10 @@ check_crawl() {
 	cut -d' ' -f2 expected | LC_ALL=C sort >expected.urls
 	requested_urls >requested
 	diff -u expected.urls requested
+}
+
+host_gaps() {
+	# shellcheck disable=SC2016 # jq's variables
+	sc_server_log 'group_by(.host) | .[] | select(length > 1) | (map(.t_ms) | sort) as $t |
+		"\(.[0].host) \([range(1; $t | length) as $i | $t[$i] - $t[$i - 1]] | min)"' | jq -r .
 }
