@@ -12,7 +12,7 @@
 /* Exit status 3 (SC_EXIT_PARTIAL): a --fail-if threshold is broken. */
 int main(int argc, char **argv)
 {
-	struct options o;
+	struct options o = { 0 };
 	struct report r;
 	int status = SC_EXIT_OK;
 
