@@ -23,8 +23,9 @@ what it was answered):
                latency, summed over rounds; target: crawl.mk within 1.1x.
   pace-cost    nothing wrong: sc-fetch with the controller (default) and
                with --no-adaptive, interleaved, on bench scenario 1 (nginx,
-               ~20 KB pages, -c 20) and scenario 2 (100 ms answers, -c 20):
-               the ratio of wall times; target at most 1.05x.
+               ~20 KB pages, -c 20), scenario 2 (100 ms answers, -c 20) and
+               scenario 3's -c 100 and -c 1000 rows: the ratio of wall
+               times; target at most 1.05x.
 
 Runs from test/bench/run (make bench, make bench-smoke) or alone
 (/usr/bin/python3 test/bench/pace.py).  It uses bench.py's measuring and
@@ -47,10 +48,10 @@ import corpus
 SCRAPY = os.path.join(b.HERE, "py_pace_scrapy.py")
 if b.SMOKE:
     P = dict(rate=50, bucket_urls=100, converge=1, servers=1, addrs=8, dead=1, zipf_top=3, depth=1,
-             cost_urls=300, cost_delay=40)
+             cost_urls=300, cost_delay=40, cost_wide=((100, 200), (1000, 1000)))
 else:
     P = dict(rate=50, bucket_urls=1500, converge=5, servers=4, addrs=32, dead=8, zipf_top=8, depth=2,
-             cost_urls=20_000, cost_delay=1000)
+             cost_urls=20_000, cost_delay=1000, cost_wide=((100, 1000), (1000, 5000)))
 BUCKET_C = 8
 DELAY_MS = 250
 CRAWL_DELAY_MS = 1000
@@ -387,18 +388,23 @@ def scenario_hosts():
 # ------------------------------------------------------------ no cost
 
 def scenario_cost(nbase, tbase):
+    """Scenarios 1 and 2 of bench.py at -c 20, and scenario 3's two widest
+    rows (-c 100 and -c 1000 on one origin, where the controller's limit on
+    requests in flight is the widest), each with and without the controller."""
     n, nd = P["cost_urls"], P["cost_delay"]
-    b.heading(f"pace-cost. Nothing wrong: sc-fetch -c 20 with the controller (default) and with --no-adaptive, "
+    b.heading(f"pace-cost. Nothing wrong: sc-fetch with the controller (default) and with --no-adaptive, "
               f"interleaved, median of {COST_REPS}")
     urls = os.path.join(b.TMP, "cost.txt")
     corpus.write_urls(urls, nbase, n, COST_PAGES)
-    delay = os.path.join(b.TMP, "cost-delay.txt")
-    corpus.write_same_url(delay, f"{tbase}/delay/100", nd)
+    cases = [(f"1: {n:,} pages of ~20 KB (nginx), -c 20", urls, n, 20)]
+    for c, count in ((20, nd),) + P["cost_wide"]:
+        path = os.path.join(b.TMP, f"cost-delay-{c}.txt")
+        corpus.write_same_url(path, f"{tbase}/delay/100", count)
+        cases.append((f"{2 if c == 20 else 3}: {count:,} answers of 100 ms (sc-testserver), -c {c}", path, count, c))
     out = os.path.join(b.TMP, "cost.jsonl")
-    fetch = b.sc_fetch_cmd(" -c 20")
     runs = []
-    for what, path, count in ((f"1: {n:,} pages of ~20 KB (nginx)", urls, n),
-                              (f"2: {nd:,} answers of 100 ms (sc-testserver)", delay, nd)):
+    for what, path, count, c in cases:
+        fetch = b.sc_fetch_cmd(f" -c {c}")
         pair = [dict(name=f"{what}, {mode}", cmd=fetch and f"{fetch}{flag} < {b.q(path)} > {b.q(out)}",
                      check=b.check_ok_records(out, count))
                 for mode, flag in (("adaptive", ""), ("--no-adaptive", " --no-adaptive"))]
