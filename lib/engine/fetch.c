@@ -569,6 +569,7 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 			timeout = 0;
 		poll_input(e, fd, e->input.wait && want_input(e, host_blocked));
 		wait_and_dispatch(e, fd, timeout);
+		fetch_pace_record_sent(e);
 		process_messages(e);
 		fetch_metrics_tick(e, sc_now_ms());
 	}

@@ -76,6 +76,7 @@ struct origin {
 	struct job *qhead, *qtail; /* jobs ready to start, in order */
 	size_t queued;
 	long inflight;
+	long unsent; /* of those in flight, the requests not yet sent */
 	size_t refs; /* queued + in flight + waiting to retry */
 	/* Admission gates: each says "not before" for the whole queue.  The
 	 * origins' gate (struct fetch_origins; --robots sets it) is checked
@@ -121,6 +122,7 @@ struct transfer {
 	bool head_complete; /* its header block ended with the blank line */
 	char *retry_after;  /* of the latest response (owned) */
 	double started;
+	bool sent; /* its (first) request went out: fetch_origin_sent */
 	char errbuf[CURL_ERROR_SIZE];
 	struct transfer *next_free;
 };
@@ -309,9 +311,13 @@ void fetch_origin_push(struct fetch_origins *o, struct origin *origin, struct jo
 struct job *fetch_origin_pop(struct fetch_origins *o, struct origin *origin);
 void fetch_ring_update(struct fetch_origins *o, struct origin *origin);
 void fetch_ring_remove(struct fetch_origins *o, struct origin *origin);
-/* An attempt started on origin, or ended: its caps and clocks. */
+/* An attempt started on origin, its request went out (libcurl's prereq
+ * callback: the connection is made and the request is about to be sent;
+ * again for each redirect hop), or it ended (sent: whether it got that
+ * far): its caps and clocks. */
 void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double now);
-void fetch_origin_finished(struct fetch_origins *o, struct origin *origin);
+void fetch_origin_sent(struct fetch_origins *o, struct origin *origin, bool first, double now);
+void fetch_origin_finished(struct fetch_origins *o, struct origin *origin, bool sent);
 /* A 429, or a start another process holds: nothing starts on origin before
  * until (ms). */
 void fetch_origin_pause(struct origin *origin, double until);
@@ -409,6 +415,12 @@ void fetch_pace_free(struct sc_fetch_engine *e);
  * origin's pace, or a start another process claimed, holds it (the
  * origin is paused until then and the job goes back to its queue). */
 bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now);
+/* The claimed start's request goes out at now (libcurl's prereq
+ * callback): the spacing counts from here.  The shared file learns it
+ * from fetch_pace_record_sent, which the loop calls after handing curl
+ * its events, once the request is written. */
+void fetch_pace_sent(struct sc_fetch_engine *e, struct job *job, double now);
+void fetch_pace_record_sent(struct sc_fetch_engine *e);
 /* An attempt ended: the controller learns from it; true and *ev when the
  * origin's pace changed (a throttle event). */
 bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,

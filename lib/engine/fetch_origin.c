@@ -264,6 +264,10 @@ static bool origin_admissible(struct fetch_origins *o, struct origin *origin, do
 		at = origin->pace_next;
 	if (origin->pace_until > at)
 		at = origin->pace_until;
+	/* Spacing counts from when a request went out: until the last start's
+	 * has, the next waits (fetch_origin_sent moves the clocks on). */
+	if (origin->unsent > 0 && (o->opts->delay_ms > 0 || origin->pace_interval > 0))
+		return false;
 	if (o->opts->host_rate > 0) {
 		double cap = fmax(1.0, o->opts->host_rate * 0.05);
 		origin->tokens = fmin(cap, origin->tokens + (now - origin->tokens_at) *
@@ -321,6 +325,7 @@ struct job *fetch_origins_next(struct fetch_origins *o, double now, double *wake
 void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double now)
 {
 	origin->inflight++;
+	origin->unsent++;
 	if (o->opts->delay_ms > 0)
 		origin->next_start = now + (double)o->opts->delay_ms;
 	if (origin->pace_interval > 0)
@@ -332,9 +337,25 @@ void fetch_origin_started(struct fetch_origins *o, struct origin *origin, double
 	fetch_ring_update(o, origin);
 }
 
-void fetch_origin_finished(struct fetch_origins *o, struct origin *origin)
+/* The start set the clocks from the decision to start; between it and the
+ * request on the wire come the connection and the loop's other work, a
+ * few ms under load, so a request that waited for its connection would
+ * let the next arrive closer than --delay.  Counted again from here. */
+void fetch_origin_sent(struct fetch_origins *o, struct origin *origin, bool first, double now)
+{
+	if (first)
+		origin->unsent--;
+	if (o->opts->delay_ms > 0)
+		origin->next_start = fmax(origin->next_start, now + (double)o->opts->delay_ms);
+	if (origin->pace_interval > 0)
+		origin->pace_next = fmax(origin->pace_next, now + origin->pace_interval);
+}
+
+void fetch_origin_finished(struct fetch_origins *o, struct origin *origin, bool sent)
 {
 	origin->inflight--;
+	if (!sent)
+		origin->unsent--;
 	fetch_ring_update(o, origin);
 }
 

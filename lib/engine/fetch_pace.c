@@ -22,6 +22,8 @@ struct pace_entry {
 	char *key;                        /* the origin's key (owned) */
 	struct pace_entry *hnext, *next;  /* hash chain; the run's list */
 	struct pace_entry *dnext;         /* the list of blocked origins, while in it */
+	struct pace_entry *snext;         /* the list of requests sent, while in it */
+	bool sent_pending;                /* in that list */
 	struct sc_pace pace;              /* with --adaptive */
 	double last_start;                /* ms (the loop's clock); -1: none yet */
 	enum sc_pace_reason block_reason; /* of the block, while blocked */
@@ -36,6 +38,7 @@ struct fetch_pace {
 	size_t hsize, count;
 	struct pace_entry *head, *tail; /* in order of first use */
 	struct pace_entry *blocked;     /* blocked past --retry-max-wait */
+	struct pace_entry *sent;        /* a claimed start went out: to record */
 	uint64_t held, state_errors;    /* starts another process held; file errors */
 };
 
@@ -239,6 +242,47 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
 	if (fp->adaptive)
 		sc_pace_started(&en->pace, now, origin->queued > 0);
 	return true;
+}
+
+void fetch_pace_sent(struct sc_fetch_engine *e, struct job *job, double now)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp)
+		return;
+	struct origin *origin = job->origin;
+	struct pace_entry *en = entry_for(e, origin, now);
+	en->last_start = fmax(en->last_start, now);
+	bool spaced = spacing_floor(e, origin) > 0 || (fp->adaptive && en->pace.interval_ms > 0);
+	if (!fp->state || !(spaced || job->robots_for) || en->sent_pending)
+		return;
+	en->sent_pending = true;
+	en->snext = fp->sent;
+	fp->sent = en;
+}
+
+void fetch_pace_record_sent(struct sc_fetch_engine *e)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp || !fp->sent)
+		return;
+	/* The claim was made at the decision; another process counts from
+	 * the request itself.  Recorded once libcurl has written it (the clock
+	 * read after), never from inside its callback, where the file's write
+	 * would come between the time taken and the request.  A failure costs
+	 * only that precision.  The clock's next millisecond: a bound the
+	 * request cannot be later than, as the file keeps whole ones. */
+	int64_t now = sc_wall_ms() + 1;
+	while (fp->sent) {
+		struct pace_entry *en = fp->sent;
+		fp->sent = en->snext;
+		en->sent_pending = false;
+		char *err = NULL;
+		if (sc_origin_state_sent(fp->state, en->key, now, &err) != 0)
+			fp->state_errors++;
+		free(err);
+	}
 }
 
 /* What an attempt's end says of the origin's load; false: nothing. */

@@ -153,6 +153,23 @@ void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer)
 	e->xfers.free = xfer;
 }
 
+/* libcurl is about to send a request of this transfer (the first, or a
+ * redirect hop's). */
+static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
+                     int conn_local_port)
+{
+	struct transfer *xfer = userp;
+	struct sc_fetch_engine *e = xfer->engine;
+	double now = sc_now_ms();
+
+	(void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
+	fetch_origin_sent(&e->origins, xfer->job->origin, !xfer->sent, now);
+	if (!xfer->sent)
+		fetch_pace_sent(e, xfer->job, now);
+	xfer->sent = true;
+	return CURL_PREREQFUNC_OK;
+}
+
 static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct job *job)
 {
 	const struct sc_fetch_options *opts = e->opts;
@@ -164,6 +181,8 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct 
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, xfer);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, xfer);
+	curl_easy_setopt(c, CURLOPT_PREREQFUNCTION, on_prereq);
+	curl_easy_setopt(c, CURLOPT_PREREQDATA, xfer);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, xfer->errbuf);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -214,6 +233,7 @@ bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now
 
 	xfer->job = job;
 	xfer->started = now;
+	xfer->sent = false;
 	xfer_setup(e, xfer, job);
 	if (job->first_start == 0)
 		job->first_start = now;
@@ -376,7 +396,7 @@ struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer,
 	curl_off_t total_us = 0;
 
 	e->xfers.inflight--;
-	fetch_origin_finished(&e->origins, xfer->job->origin);
+	fetch_origin_finished(&e->origins, xfer->job->origin, xfer->sent);
 	curl_easy_getinfo(xfer->easy, CURLINFO_TOTAL_TIME_T, &total_us);
 	oc->latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
 	outcome_of(e, xfer, rc, oc);
@@ -387,7 +407,7 @@ struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xf
                                   struct outcome *oc)
 {
 	e->xfers.inflight--;
-	fetch_origin_finished(&e->origins, xfer->job->origin);
+	fetch_origin_finished(&e->origins, xfer->job->origin, xfer->sent);
 	if (xfer->head_complete)
 		curl_easy_getinfo(xfer->easy, CURLINFO_RESPONSE_CODE, &oc->status);
 	oc->latency_ms = sc_now_ms() - xfer->started;

@@ -15,7 +15,7 @@
 
 struct sc_origin_state {
 	sqlite3 *db;
-	sqlite3_stmt *begin, *commit, *rollback, *select, *claim, *put;
+	sqlite3_stmt *begin, *commit, *rollback, *select, *claim, *sent, *put;
 };
 
 static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
@@ -62,6 +62,9 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	            " ON CONFLICT (origin) DO UPDATE SET last_start = excluded.last_start",
 	            &s->claim) ||
 	    prepare(s->db,
+	            "UPDATE origins SET last_start = ?2 WHERE origin = ?1 AND last_start < ?2",
+	            &s->sent) ||
+	    prepare(s->db,
 	            "INSERT INTO origins (origin, has_pace, lim, interval_ms, ceiling_ms,"
 	            " latency_floor_ms, block_level, blocked_until, reason)"
 	            " VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -93,6 +96,7 @@ void sc_origin_state_close(struct sc_origin_state *s)
 	sqlite3_finalize(s->rollback);
 	sqlite3_finalize(s->select);
 	sqlite3_finalize(s->claim);
+	sqlite3_finalize(s->sent);
 	sqlite3_finalize(s->put);
 	sqlite3_close(s->db);
 	free(s);
@@ -173,6 +177,17 @@ fail_in_transaction:
 fail:
 	if (err)
 		*err = db_error(s->db, "claiming a start");
+	return -1;
+}
+
+int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char **err)
+{
+	sqlite3_bind_text(s->sent, 1, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s->sent, 2, now);
+	if (run(s->sent) == 0)
+		return 0;
+	if (err)
+		*err = db_error(s->db, "recording a request sent");
 	return -1;
 }
 

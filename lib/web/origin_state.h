@@ -46,6 +46,11 @@ void sc_origin_state_close(struct sc_origin_state *s);
 int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
                           int64_t *not_before, char **err);
 
+/* The claimed start's request went out at now (wall ms): the origin's
+ * last start moves to now if that is later, so that the spacing counts
+ * from the request on the wire, not from the claim.  0, or -1 with *err. */
+int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char **err);
+
 /* The last start claimed (wall ms; 0 when the origin is not known) and,
  * when saved, its pace (*found).  0, or -1 with *err. */
 int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *last_start,

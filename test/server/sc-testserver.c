@@ -514,7 +514,7 @@ static bucket_t buckets[MAX_BUCKETS];
 static size_t bucket_count;
 
 typedef struct {
-	double t_ms;
+	double t_ms; /* when the request's first bytes reached the kernel */
 	char *host, *method, *target, *agent;
 	int status; /* 0 until the response status is known (e.g. /hang) */
 } log_entry_t;
@@ -536,7 +536,8 @@ static void log_entry_free(log_entry_t *e)
 	memset(e, 0, sizeof *e);
 }
 
-static uint64_t log_append(const char *host, const char *method, const char *target,
+/* at_ns: when the request arrived (clock_ns's clock), or 0 for now. */
+static uint64_t log_append(int64_t at_ns, const char *host, const char *method, const char *target,
                            const char *agent)
 {
 	if (!log_ring)
@@ -544,7 +545,7 @@ static uint64_t log_append(const char *host, const char *method, const char *tar
 	if (log_next - log_first == LOG_CAPACITY)
 		log_entry_free(&log_ring[log_first++ % LOG_CAPACITY]);
 	log_entry_t *e = &log_ring[log_next % LOG_CAPACITY];
-	e->t_ms = (double)(clock_ns() - server_start_ns) / 1e6;
+	e->t_ms = (double)((at_ns ? at_ns : clock_ns()) - server_start_ns) / 1e6;
 	e->host = xstrdup(host ? host : "");
 	e->method = xstrdup(method);
 	e->target = xstrdup(target);
@@ -621,7 +622,9 @@ typedef struct {
 typedef struct conn conn_t;
 struct conn {
 	buf_t in;
-	size_t in_start; /* consumed prefix of in */
+	size_t in_start;    /* consumed prefix of in */
+	int64_t head_rx_ns; /* when the kernel received the bytes that began the
+	                       latest request (recv_stamped); 0: unknown */
 	buf_t out;
 	size_t out_sent; /* sent prefix of out */
 	request_t req;
@@ -2640,8 +2643,8 @@ static void dispatch_request(conn_t *c)
 		bool inserted;
 		++*strmap_value(&stats.paths, r->path, &inserted);
 		host_inflight_begin(c, request_header(r, "Host"));
-		c->log_seq = log_append(request_header(r, "Host"), r->method, r->target,
-		                        request_header(r, "User-Agent"));
+		c->log_seq = log_append(c->head_rx_ns, request_header(r, "Host"), r->method,
+		                        r->target, request_header(r, "User-Agent"));
 		c->logged = true;
 	}
 	route_request(c);
@@ -2703,6 +2706,40 @@ static void conn_pump(conn_t *c)
 /* Event handlers                                                      */
 /* ------------------------------------------------------------------ */
 
+/* recv(2) that also says when the kernel received the bytes
+ * (SO_TIMESTAMPNS, set at accept), on clock_ns's clock, in *rx_ns (0 when
+ * it does not say).  The log's times are those: the server's own turn to
+ * run, which a loaded machine delays by milliseconds, must not move them,
+ * or a test of the spacing between two requests would measure it. */
+static ssize_t recv_stamped(int fd, char *data, size_t len, int64_t *rx_ns)
+{
+	struct iovec iov = { .iov_base = data, .iov_len = len };
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} control;
+	struct msghdr msg = { .msg_iov = &iov,
+		              .msg_iovlen = 1,
+		              .msg_control = control.buf,
+		              .msg_controllen = sizeof control.buf };
+	ssize_t n = recvmsg(fd, &msg, 0);
+
+	*rx_ns = 0;
+	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; cm;
+	     cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		struct timespec rx, real;
+		memcpy(&rx, CMSG_DATA(cm), sizeof rx);
+		clock_gettime(CLOCK_REALTIME, &real);
+		int64_t ago = ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000 +
+		              (real.tv_nsec - rx.tv_nsec);
+		if (ago >= 0)
+			*rx_ns = clock_ns() - ago;
+	}
+	return n;
+}
+
 static void conn_on_readable(conn_t *c)
 {
 	for (int i = 0; i < READS_PER_EVENT; i++) {
@@ -2713,8 +2750,13 @@ static void conn_on_readable(conn_t *c)
 			c->in_start = 0;
 		}
 		buf_reserve(&c->in, READ_CHUNK);
-		ssize_t n = recv(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, 0);
+		bool at_request_start = conn_input_available(c) == 0;
+		int64_t rx_ns;
+		ssize_t n =
+		        recv_stamped(c->fd, c->in.data + c->in.len, c->in.cap - c->in.len, &rx_ns);
 		if (n > 0) {
+			if (at_request_start)
+				c->head_rx_ns = rx_ns;
 			c->in.len += (size_t)n;
 			if (c->phase == PHASE_CLOSING)
 				conn_consume_input(c, conn_input_available(c));
@@ -2819,6 +2861,7 @@ static void accept_connections(int listen_fd)
 		}
 		int one = 1;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 		conn_t *c = xcalloc(1, sizeof *c);
 		c->fd = fd;
 		c->timer_index = NO_TIMER;

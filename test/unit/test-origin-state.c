@@ -41,6 +41,17 @@ static void test_claims(void)
 	is_int(sc_origin_state_claim(s, "http://a:80", 2100, 250, &nb, &err), 0,
 	       "the new gap governs");
 	is_int(nb, 2250, "the new gap's end");
+	is_int(sc_origin_state_sent(s, "http://a:80", 2040, &err), 0, "the request went out later");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2250, 250, &nb, &err), 0,
+	       "the gap counts from the request sent, not the claim");
+	is_int(nb, 2290, "from when it went out");
+	is_int(sc_origin_state_sent(s, "http://a:80", 1990, &err), 0, "an earlier time is no error");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2289, 250, &nb, &err), 0,
+	       "and moves nothing back");
+	is_int(nb, 2290, "the latest time holds");
+	is_int(sc_origin_state_sent(s, "http://d:80", 5000, &err), 0,
+	       "an origin never claimed: nothing to move");
+	is_int(sc_origin_state_claim(s, "http://d:80", 1, 1000, &nb, &err), 1, "and it starts");
 
 	struct sc_origin_pace pace = { .limit = 3,
 		                       .interval_ms = 125.5,
@@ -61,7 +72,7 @@ static void test_claims(void)
 	           got.blocked_until == 900000,
 	   "every member survives a close");
 	is_str(got.reason, "429", "and the reason");
-	is_int(nb, 2000, "the last start is kept beside it");
+	is_int(nb, 2040, "the last start (the request sent) is kept beside it");
 	is_int(sc_origin_state_claim(s, "http://a:80", 5000, 0, &nb, &err), 0,
 	       "a block holds claims");
 	is_int(nb, 900000, "until it ends");
