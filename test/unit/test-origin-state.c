@@ -45,7 +45,8 @@ static void test_claims(void)
 	is_int(sc_origin_state_claim(s, "http://a:80", 2250, 250, &nb, &err), 0,
 	       "the gap counts from the request sent, not the claim");
 	is_int(nb, 2290, "from when it went out");
-	is_int(sc_origin_state_sent(s, "http://a:80", 1990, &err), 0, "an earlier time is no error");
+	is_int(sc_origin_state_sent(s, "http://a:80", 1990, &err), 0,
+	       "an earlier time is no error");
 	is_int(sc_origin_state_claim(s, "http://a:80", 2289, 250, &nb, &err), 0,
 	       "and moves nothing back");
 	is_int(nb, 2290, "the latest time holds");
