@@ -93,6 +93,8 @@ setup_file() {
 	# A failed build is reported by the first test; the others fail on
 	# the missing package.
 	[ -f "$DEB" ] || return 0
+	# From here on the package on the machine is this suite's to purge.
+	touch "$BATS_FILE_TMPDIR/ours"
 	dpkg_waiting -i "$DEB" || return 1
 	dpkg-query -L "$PKG" >"$BATS_FILE_TMPDIR/files"
 }
@@ -100,7 +102,9 @@ setup_file() {
 teardown_file() {
 	sc_server_stop
 	# A test that failed before the purge test must not leave the
-	# package on the machine.
+	# package on the machine; one this suite did not install (setup_file
+	# refused to run) is not its to remove.
+	[ -e "$BATS_FILE_TMPDIR/ours" ] || return 0
 	[ "$(pkg_status)" = not-installed ] || dpkg_waiting --purge "$PKG"
 }
 
