@@ -18,7 +18,11 @@ DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1
             libpsl-dev libidn2-dev libxxhash-dev libssl-dev libbrotli-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
-            openssh-server openssh-client parallel gnuplot-nox chromium nodejs wget
+            openssh-server openssh-client parallel gnuplot-nox chromium nodejs wget \
+            $(DEB_BUILD_TOOLS)
+# What `make deb` needs besides the build's own libraries (debian/control's
+# Build-Depends), and man-db for test/deb.bats' `man -w`.
+DEB_BUILD_TOOLS = build-essential debhelper dpkg-dev fakeroot lintian man-db
 
 ifeq ($(SANITIZE),1)
 OUT       = build/asan
@@ -33,7 +37,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SC_CFLAGS   = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
-              -Ilib $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+              -Ilib $(PKG_CFLAGS) $(SAN_FLAGS) $(CPPFLAGS) $(CFLAGS)
 SC_LDFLAGS  = $(SAN_FLAGS) -Wl,--as-needed $(LDFLAGS)
 SC_LIBS     = $(PKG_LIBS) -lpthread -lm
 
@@ -60,7 +64,7 @@ MAN7 = $(wildcard man/*.7)
 # crawl.mk and the files it uses, installed to $(SHAREDIR) (sc-crawl(7)).
 SHARE_SC = share/sc/crawl.mk share/sc/crawl.sh share/sc/crawl-split.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
 
-.PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke
+.PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke print-version
 
 all: $(PROG_BINS)
 
@@ -141,9 +145,15 @@ uninstall:
 clean:
 	rm -rf bin build sc-*.tar.gz
 
+# The version, for scripts (debian/rules' smoke test, test/deb.bats).
+print-version:
+	@echo $(VERSION)
+
 # Release discipline: lint, format, format-check, dist, distcheck.
 include mk/release.mk
 # Fuzzing: make fuzz [FUZZ_SECONDS=N].
 include mk/fuzz.mk
+# Debian packages: make deb (debian/, mk/deb.sh).
+include mk/deb.mk
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(OUT)/cmd/*.d $(OUT)/cmd/*/*.d $(OUT)/test/unit/*.d $(OUT)/test/bench/*.d)

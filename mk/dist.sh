@@ -1,7 +1,8 @@
 #!/bin/sh
-# Packs sc-VERSION.tar.gz in the current directory (the repository root).
+# Packs sc-VERSION.tar.gz in the current directory (the repository root),
+# or in OUTDIR (mk/deb.sh packs into its own temporary folder).
 #
-#     sh mk/dist.sh VERSION
+#     sh mk/dist.sh VERSION [OUTDIR]
 #
 # In a git checkout the file list is `git ls-files` (what is tracked, as it
 # is in the work tree), so nothing stray is packed; a tracked file deleted
@@ -13,7 +14,7 @@
 set -eu
 version=$1
 name=sc-$version
-tarball=$name.tar.gz
+tarball=${2:+$2/}$name.tar.gz
 
 list=$(mktemp)
 trap 'rm -f "$list" "$tarball.tmp"' EXIT
