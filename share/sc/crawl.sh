@@ -160,7 +160,9 @@ fi
 # and runs each recipe as one call of a step here; this file holds what
 # the steps do.  The settings are crawl.mk's variables, under the same
 # names, in the environment (crawl.mk exports them): DIR, DEPTH, C, ...
-# Those whose default is empty or off may be unset; the others (DIR,
+# Those whose default is empty or off may be unset (METRICS and PROGRESS,
+# on in crawl.mk, are off when unset: a step run by hand stays quiet);
+# the others (DIR,
 # DEPTH, C, PER_HOST, CHUNK, SCOPE, SEEDS, ROUNDS, CRAWL_MK) are required
 # by the steps that use them.  A step can be run by hand or by a test in
 # the crawl's folder, e.g.
@@ -174,6 +176,8 @@ fi
 #   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl
 #   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
 #   status                 one line per round of ROUNDS, then the totals
+#   report                 DIR/report.html and report.txt (sc-report)
+#   progress PID           the watcher the crawl step starts (below)
 #   retry MAKE             sc-retry over the failures of every round
 #   retry-chunk N ID       one chunk's failures, in place
 #   recrawl MAKE           every page again into DIR/RECRAWL
@@ -236,6 +240,25 @@ fi
 # without it where that cannot be made.  The job succeeds when sc-parse
 # does (0, or 3: some records not ok); sc-fetch failing shows as missing
 # records.  Needs options worker.
+
+# progress PID is the watcher (sc-crawl(7), "Progress"): a process of its
+# own, so that the chunks do no work for it, which looks at the files of
+# the crawl once a second on a terminal (redrawing one line) or every
+# PROGRESS_EVERY seconds (a plain line), until SIGTERM or until the crawl
+# step PID is gone (make killed: no trap of the crawl step runs then).
+# Its state lives in step_progress's locals, which the progress_*
+# functions it calls share: the round n followed, the counts of its
+# finished chunks, and for each running chunk how far its log (or, with
+# METRICS=0, sc-sink's temporary file) was read and what that held.  A
+# read takes the new bytes only (tail -c +OFFSET | head -c LENGTH) and
+# counts whole lines (GROWN_AWK), so no byte is read twice; a finished
+# chunk is counted once, all of them in one awk.  The rate is over the
+# last samples of the pages done across rounds; the time left is the
+# round's, at its rate since its chunks.mk (or since first seen).  The
+# hosts held come from DIR/origins.db, one sqlite3 query per look.
+# The wait between looks is a read with a time-out on a pipe nobody
+# writes, which SIGTERM interrupts at once (a sleep would delay the
+# crawl's end by up to a second).
 
 # all_slots: the job slots of every worker together.
 all_slots() {
