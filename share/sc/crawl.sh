@@ -548,24 +548,29 @@ GROWN_AWK='{ len = length($0) + 1; b += len
 # is sent SIGTERM or PARENT is gone (notes).
 step_progress() {
 	set +e
-	local parent=$1 tty='' cols=80 nap now last size started=${EPOCHREALTIME/./}
+	local parent=$1 tty='' cols=80 nap now last size stop='' started=${EPOCHREALTIME/./}
 	# The round followed and what is counted of it; the rounds before.
 	local n=0 r loaded='' total=0 fin_lines=0 fin_errs=0 t0=0 d0=-1 done_=0 failed=0
 	local lines_before=0 errs_before=0
-	local -A want=() off=() lines=() errs=() fin=()
+	local -A off=() lines=() errs=() fin=()
 	# Pages done (all rounds) at the last looks, for the rate.
 	local -a sample_t=() sample_d=()
 	if [[ -t 2 ]]; then
 		tty=1
-		read -r _ size < <(stty size <&2 2>/dev/null) && ((size > 20)) && cols=$size
+		size=$(stty size <&2 2>/dev/null) size=${size#* }
+		[[ $size != *[!0-9]* ]] && ((size > 20)) && cols=$size
 	fi
-	trap 'progress_clear; exit 0' TERM
+	# SIGTERM ends the wait at once, but never a look half-way: every
+	# child of a look (command substitutions, waited for) is gone before
+	# the watcher is.
+	trap 'stop=1' TERM
 	exec {nap}<> <(:)
 	now=$started last=$started
 	progress_round
 	progress_count
-	while kill -0 "$parent" 2>/dev/null; do
+	while [[ -z $stop ]] && kill -0 "$parent" 2>/dev/null; do
 		read -r -t 1 -u "$nap"
+		[[ -z $stop ]] || break
 		now=${EPOCHREALTIME/./}
 		[[ -n $tty ]] || ((now - last >= PROGRESS_EVERY * 1000000)) || continue
 		last=$now
@@ -573,7 +578,9 @@ step_progress() {
 		progress_count
 		progress_show
 	done
-	progress_clear
+	# When the crawl step is gone instead (make killed, Ctrl-C), the line
+	# stays as it was: the shell's prompt may be on it by now.
+	[[ -z $stop ]] || progress_clear
 }
 
 progress_clear() { [[ -z $tty ]] || printf '\r\e[K' >&2; }
@@ -588,7 +595,7 @@ progress_round() {
 		lines_before=$((lines_before + fin_lines)) errs_before=$((errs_before + fin_errs))
 		n=$((n + 1)) loaded='' total=0 fin_lines=0 fin_errs=0 t0=0 d0=-1
 		r=$DIR/round-$n
-		want=() off=() lines=() errs=() fin=()
+		off=() lines=() errs=() fin=()
 	done
 	[[ -e $r/chunks.mk ]] || return 0
 	[[ -n $loaded ]] || progress_load
@@ -602,7 +609,7 @@ progress_load() {
 	made=$(stat -c %Y "$r/chunks.mk" 2>/dev/null)000000
 	((made < started)) || t0=$made d0=0
 	while read -r name _ count; do
-		[[ $name != N.* ]] || want[${name#N.}]=$count total=$((total + count))
+		[[ $name != N.* ]] || total=$((total + count))
 	done <"$r/chunks.mk"
 	loaded=1
 }
@@ -629,13 +636,13 @@ progress_scan() {
 		[[ -n ${running[$id]:-} ]] || unset "off[$id]" "lines[$id]" "errs[$id]"
 	done
 	if ((${#whole[@]} > 0)); then
-		read -r l e < <(awk "$COUNT_AWK" "${whole[@]}")
+		read -r l e <<<"$(awk "$COUNT_AWK" "${whole[@]}")"
 		fin_lines=$((fin_lines + l)) fin_errs=$((fin_errs + e))
 	fi
 	((${#grown[@]} > 0)) || return 0
 	while read -r size f; do
-		progress_read "$f" "$size"
-	done < <(stat -c '%s %n' -- "${grown[@]}" 2>/dev/null)
+		[[ -z $f ]] || progress_read "$f" "$size"
+	done <<<"$(stat -c '%s %n' -- "${grown[@]}" 2>/dev/null)"
 }
 
 # progress_read FILE SIZE: the bytes of FILE after those already read.
@@ -647,8 +654,8 @@ progress_read() {
 	# A smaller file is a new one: the chunk is being done again.
 	((size >= o)) || o=0 lines[$id]=0 errs[$id]=0
 	if ((size > o)); then
-		read -r l e b < <(tail -c +$((o + 1)) -- "$f" | head -c $((size - o)) |
-			awk -v L=$((size - o)) -v LOG=$log "$GROWN_AWK")
+		read -r l e b <<<"$(tail -c +$((o + 1)) -- "$f" | head -c $((size - o)) |
+			awk -v L=$((size - o)) -v LOG=$log "$GROWN_AWK")"
 		lines[$id]=$((${lines[$id]:-0} + l)) errs[$id]=$((${errs[$id]:-0} + e)) o=$((o + b))
 	fi
 	off[$id]=$o
@@ -670,7 +677,7 @@ progress_count() {
 
 # progress_show: the status line (a terminal) or a plain line.
 progress_show() {
-	local text rate=0 left='' of=/$DEPTH
+	local text rate=0 left='' of=/$DEPTH held=''
 	((n <= DEPTH)) || of=" (after DEPTH $DEPTH)"
 	((now <= sample_t[0])) ||
 		rate=$(((sample_d[-1] - sample_d[0]) * 10000000 / (now - sample_t[0])))
@@ -679,7 +686,8 @@ progress_show() {
 	else
 		((done_ <= d0 || done_ >= total)) ||
 			left=", ~$(duration $(((total - done_) * (now - t0) / (done_ - d0) / 1000000))) left"
-		text="round $n$of: $done_/$total urls, $((rate / 10)).$((rate % 10)) pages/s, $failed errors$(progress_held)$left"
+		progress_held
+		text="round $n$of: $done_/$total urls, $((rate / 10)).$((rate % 10)) pages/s, $failed errors$held$left"
 	fi
 	if [[ -n $tty ]]; then
 		printf '\r%s\e[K' "${text:0:cols-1}" >&2
@@ -688,17 +696,19 @@ progress_show() {
 	fi
 }
 
-# progress_held: ", N hosts held (B blocked)" from the crawl's origin state:
+# progress_held: sets held to ", N hosts held (B blocked)" from the crawl's origin state:
 # origins whose pace sc-fetch slowed (fewer in flight than PER_HOST, or a
 # spacing it learnt) or blocked; nothing without sqlite3 or with WORKERS.
 progress_held() {
-	local db=$DIR/origins.db ms=$((now / 1000)) held blocked more=''
+	local db=$DIR/origins.db ms=$((now / 1000)) answer count blocked more=''
 	[[ -z $WORKERS && -s $db ]] && command -v sqlite3 >/dev/null || return 0
-	read -r held blocked < <(sqlite3 -batch -noheader -separator ' ' "$db" ".timeout 200" \
+	answer=$(sqlite3 -batch -noheader -separator ' ' "$db" ".timeout 200" \
 		"SELECT count(*), coalesce(sum(blocked_until > $ms), 0) FROM origins WHERE has_pace
 		 AND (lim < $PER_HOST OR interval_ms > 0 OR blocked_until > $ms)" 2>/dev/null) || return 0
+	read -r count blocked <<<"$answer"
+	[[ -n $count ]] || return 0
 	((blocked == 0)) || more=" ($blocked blocked)"
-	echo ", $held hosts held$more"
+	held=", $count hosts held$more"
 }
 
 # report: sc-report over every chunk log of the crawl as it is now.
