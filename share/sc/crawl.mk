@@ -41,15 +41,17 @@ SITEMAP_LEVELS ?= 3
 WORKERS       ?=
 RECRAWL       ?= recrawl
 ROUND_MAX_PER_HOST ?= 0
+METRICS       ?= 1
+PROGRESS      ?= 1
+PROGRESS_EVERY ?= 60
+REPORT_ARGS   ?=
 
 # Numbers are checked before anything runs, in make itself (no shell: this
 # makefile is read once per round).
 is_number = $(and $(1),$(if $(word 2,$(1)),,$(if $(call digits_left,$(1)),,ok)))
 digits_left = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST SITEMAP_LEVELS,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
-ifeq ($(CHUNK),0)
-$(error CHUNK must be at least 1)
-endif
+$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST SITEMAP_LEVELS PROGRESS_EVERY,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
+$(foreach v,CHUNK PROGRESS_EVERY,$(if $(filter 0,$($(v))),$(error $(v) must be at least 1)))
 # File names go into make rules unquoted: make cannot name a target with a
 # blank, ':' or '%' in it, and an empty DIR would put the crawl at the root
 # of the file system.
@@ -58,7 +60,7 @@ bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
 .SUFFIXES:
-.PHONY: crawl round pages status retry retry-round recrawl recrawl-round
+.PHONY: crawl round pages status report retry retry-round recrawl recrawl-round
 default_goal: crawl
 .DEFAULT_GOAL := crawl
 
@@ -75,7 +77,8 @@ endif
 # What the steps read (crawl.sh).  The users' FIELDS and *_ARGS arrive as
 # make made them ('$$' is '$'); crawl.sh splits them into words, once.
 export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
-    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK
+    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK \
+    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS
 export LC_ALL := C
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------
@@ -99,6 +102,11 @@ $(DIR)/round-%/done:
 
 status:
 	@$(STEPS) status
+
+# report: sc-report over every chunk's metrics so far, finished or not:
+# DIR/report.html and DIR/report.txt, the text also on stdout.
+report:
+	@$(STEPS) report
 
 # retry: sc-retry over every round's failures, in place (always here);
 # recrawl: every page again into DIR/RECRAWL, with conditional requests.

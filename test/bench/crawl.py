@@ -330,6 +330,14 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
                         cmd=None if workers_why else
                         f"XDG_CACHE_HOME={b.q(crawl_dir)}/.cache {make} WORKERS={b.q(workers)}",
                         why=workers_why, prep=fresh_dir(crawl_dir), check=pages_check))
+    # Issue 21: the progress watcher and the request lines in the chunk
+    # logs (METRICS) against the crawl without them, side by side.  Without
+    # a terminal the watcher looks every PROGRESS_EVERY s (60); at 1 s it
+    # does a terminal's work.
+    for extra in ("PROGRESS_EVERY=1", "PROGRESS=0", "PROGRESS=0 METRICS=0"):
+        runners.append(dict(name=f"make -f crawl.mk DEPTH={depth} C={CONC} {extra}",
+                            cmd=None if crawl_why else f"{make} {extra}",
+                            why=crawl_why, prep=fresh_dir(crawl_dir), check=pages_check))
     if scrapy_reps == 0:
         runners[0].update(cmd=None, why="smoke mode runs Scrapy on the small site only")
     res = b.run_interleaved(runners[:1], scrapy_reps)
@@ -370,5 +378,12 @@ def crawl_site(b, base, scratch, where, key, what, top, levels, scrapy_reps=None
     x = b.ratio(walls.get(runners[5]["name"]), crawl)
     b.target(key, "crawl.mk with 2 workers wall ≤ 1.2 × one local run (issue 12)", x, "≤ 1.2x",
              None if x is None else x <= 1.2, None if x is not None else (workers_why or "not measured"))
+    def wall_of(i):
+        return walls.get(runners[i]["name"])
+    for a, base, what in ((crawl, wall_of(7), "crawl.mk wall ≤ 1.05 × PROGRESS=0 (issue 21: the watcher)"),
+                          (crawl, wall_of(8), "crawl.mk wall ≤ 1.05 × PROGRESS=0 METRICS=0 (issue 21: watcher, request lines)"),
+                          (wall_of(6), wall_of(8), "crawl.mk PROGRESS_EVERY=1 wall ≤ 1.05 × PROGRESS=0 METRICS=0 (issue 21)")):
+        x = b.ratio(a, base)
+        b.target(key, what, x, "≤ 1.05x", None if x is None else x <= 1.05, why)
     m = res[runners[4]["name"]]
     return None if "error" in m else m["rss"]

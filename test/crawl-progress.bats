@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# crawl.mk's progress (PROGRESS, PROGRESS_EVERY) and its report target
+# (sc-crawl(7)): the status line on a terminal (script(1) gives make one),
+# the plain periodic line without one, the last line, nothing with
+# PROGRESS=0, no watcher left behind; make report on a finished crawl and
+# on one killed in the middle of a round, its request count checked
+# against the chunk logs counted with jq.
+#
+# The crawls are of the fixture's /page/N link graph on 127.0.0.1, one
+# request at a time with 250 ms between them, so that a round lasts
+# seconds: depth 2 is 1 + 5 + 10 pages.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+load 'lib/crawl'
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	sc_server_start
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+	seeds_for 127.0.0.1 >seeds.txt
+	SLOW=(SEEDS=seeds.txt DEPTH=2 DIR=c PER_HOST=1 "FETCH_ARGS=--delay 250")
+}
+
+# watchers_here: the progress watchers (crawl.sh progress) whose working
+# folder is this test's, one "PID ARGS" a line; other crawls on the
+# machine have other folders.
+watchers_here() {
+	local pid
+	for pid in $(pgrep -f 'crawl\.sh progress' || true); do
+		[[ $(readlink "/proc/$pid/cwd" 2>/dev/null) != "$BATS_TEST_TMPDIR" ]] || ps -o pid=,args= -p "$pid"
+	done
+}
+
+# in_session SID: the processes left in session SID (make started under
+# setsid), one "PID ARGS" a line.
+in_session() {
+	ps -o pid=,args= -s "$1" || true
+}
+
+# request_lines FILES...: the request lines of the metrics logs, counted
+# by jq; a line cut short (a log being written) is not one.
+request_lines() {
+	cat "$@" | jq -R 'fromjson? | select(.event == "request")' | jq -s length
+}
+
+# report_requests: the request count of the text summary (report.txt).
+report_requests() {
+	awk '$1 == "requests" { print $2 }' c/report.txt
+}
+
+@test "on a terminal: one status line with round, URLs done of the round's total, rate, errors, hosts held; cleared; then the last line" {
+	# script(1) runs make on a pseudo-terminal and copies what it drew.
+	run -0 script -qfec "make -f '$CRAWL_MK' --no-print-directory ${SLOW[*]@Q}" /dev/null
+	local drawn=$output
+	[ -s c/pages.jsonl ]
+	# Redrawn in place: carriage returns, each line cleared to its end,
+	# round N of DEPTH 2 with the round's URLs (1, 5 then 10).
+	[[ $drawn =~ $'\r'round\ [012]/2:\ [0-9]+/(1|5|10)\ urls,\ [0-9]+\.[0-9]\ pages/s,\ 0\ errors,\ [0-9]+\ hosts\ held ]] ||
+		fail "no status line: $(printf %q "$drawn")"
+	[[ $drawn == *$'\e[K'* ]] || fail "the line is not cleared to its end: $(printf %q "$drawn")"
+	# No plain periodic line on a terminal.
+	[[ $drawn != *"crawl.mk: "[0-9][0-9]:* ]] || fail "$drawn"
+	# The status line is cleared before the last line, which says what
+	# was crawled, how long it took and where the pages are.
+	local pages
+	pages=$(wc -l <c/pages.jsonl)
+	[[ $drawn == *$'\r\e[K'"crawl.mk: $pages pages ok, 0 failed, in "[0-9]*"s: c/pages.jsonl"* ]] ||
+		fail "no last line for $pages pages: $(printf %q "$drawn")"
+	run -0 watchers_here
+	assert_output ''
+}
+
+@test "without a terminal: a plain line every PROGRESS_EVERY seconds, errors counted across rounds, the last line; nothing left running" {
+	echo "http://127.0.0.1:$SC_PORT/status/404" >>seeds.txt
+	setsid make -f "$CRAWL_MK" --no-print-directory "${SLOW[@]}" PROGRESS_EVERY=1 >out 2>err &
+	local sid=$!
+	wait "$sid"
+	[ ! -s out ]
+	run -0 cat err
+	[[ $output != *$'\r'* ]] || fail "a carriage return without a terminal: $output"
+	# A line a second (a crawl of about 4 s), each with its time.
+	run -0 grep -cE '^crawl\.mk: [0-9]{2}:[0-9]{2}:[0-9]{2} round [012]/2: ' err
+	((output >= 2)) || fail "$output plain lines: $(cat err)"
+	# The 404 of round 0 stays counted in the rounds after it.
+	run -0 grep -E '^crawl\.mk: [0-9:]+ round 2/2: [0-9]+/10 urls, [0-9]+\.[0-9] pages/s, 1 errors, [0-9]+ hosts held' err
+	run -0 tail -1 err
+	assert_output --regexp "^crawl\.mk: $(($(wc -l <c/pages.jsonl) - 1)) pages ok, 1 failed, in [0-9]+s: c/pages\.jsonl$"
+	run -0 in_session "$sid"
+	assert_output ''
+}
+
+@test "PROGRESS=0: no status line, no plain line, no last line" {
+	run -0 crawl_make "${SLOW[@]}" PROGRESS=0 PROGRESS_EVERY=1
+	assert_output ''
+	[ -s c/pages.jsonl ]
+	run -0 script -qfec "make -f '$CRAWL_MK' --no-print-directory ${SLOW[*]@Q} DIR=c2 PROGRESS=0" /dev/null
+	assert_output ''
+	[ -s c2/pages.jsonl ]
+	run -0 watchers_here
+	assert_output ''
+}
+
+@test "PROGRESS_EVERY must be a number of seconds, at least 1" {
+	run -2 crawl_make "${SLOW[@]}" PROGRESS_EVERY=0
+	[[ $output == *"PROGRESS_EVERY must be at least 1"* ]] || fail "$output"
+	run -2 crawl_make "${SLOW[@]}" PROGRESS_EVERY=1s
+	[[ $output == *"PROGRESS_EVERY=1s is not a number"* ]] || fail "$output"
+}
+
+@test "make report on a finished crawl: report.html with its rounds, report.txt on stdout, every request line counted" {
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c PROGRESS=0
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c report
+	[ -s c/report.html ] && [ -s c/report.txt ]
+	# stdout is the text summary; stderr names the files.
+	[[ $output == "$(cat c/report.txt)"$'\n'"crawl.mk: c/report.html, c/report.txt" ]] || fail "$output"
+	local want
+	want=$(request_lines c/round-*/chunk-*.log)
+	((want == 1 + 5 + 10 + 1)) || fail "$want request lines (16 pages and robots.txt)"
+	assert_equal "$(report_requests)" "$want"
+	# The rounds, from the logs' folders (round-N).
+	run -0 sed -n '/<h2>Rounds<\/h2>/,/<\/table>/p' c/report.html
+	[ "$(grep -cE '^<tr><td>[012]</td>' <<<"$output")" = 3 ] || fail "$output"
+	# METRICS=0: the chunk logs have no request line, which the report says.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=q METRICS=0 PROGRESS=0
+	[ "$(request_lines q/round-*/chunk-*.log)" = 0 ]
+}
+
+@test "make report while a crawl runs and after it was killed mid-round: a cut log line is counted as malformed, never fatal" {
+	setsid make -f "$CRAWL_MK" --no-print-directory "${SLOW[@]}" >make.log 2>&1 3>&- &
+	local sid=$! tries
+	# In round 2, a few of its requests made.
+	for ((tries = 0; tries < 200; tries++)); do
+		[[ -e c/round-2/chunk-0-0000.log ]] && (($(grep -c '"event":"request"' c/round-2/chunk-0-0000.log) >= 2)) && break
+		sleep 0.05
+	done
+	((tries < 200)) || fail "round 2 never started: $(cat make.log)"
+	run -0 crawl_make "${SLOW[@]}" report
+	[ -s c/report.html ]
+	kill -KILL -- "-$sid"
+	wait "$sid" || true
+	[ ! -e c/round-2/done ]
+	[ ! -e c/pages.jsonl ]
+	# A write cut short by the kill: half a request line, no newline.
+	printf '{"event":"request","ts":"2026-12-01T10:00:00.000Z","url":"http://127.0.0.1' >>c/round-2/chunk-0-0000.log
+	rm c/report.html
+	run -0 crawl_make "${SLOW[@]}" report
+	[ -s c/report.html ]
+	assert_equal "$(report_requests)" "$(request_lines c/round-*/chunk-*.log)"
+	grep -q '1 malformed' c/report.txt
+	# The killed crawl goes on from where it was.
+	run -0 crawl_make "${SLOW[@]}" PROGRESS=0
+	expected_pages "http://127.0.0.1:$SC_PORT" 2 >expected
+	crawled_pages c >crawled
+	diff -u expected crawled
+}
+
+@test "make report: a REPORT_ARGS threshold that is broken fails make, with the report written" {
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c PROGRESS=0
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c report "REPORT_ARGS=--fail-if 'requests<1'"
+	[[ $output == *"threshold broken: 'requests<1'"* ]] || fail "$output"
+	[ -s c/report.html ] && [ -s c/report.txt ]
+	run -2 crawl_make DIR=empty report
+	[[ $output == *"no chunk logs in empty"* ]] || fail "$output"
+}
