@@ -29,6 +29,8 @@ struct sc_warc_writer_options {
 	                        * text, "name: value\r\n" lines), the caller's:
 	                        * software, format, conformsTo, robots, ... */
 	size_t info_len;
+	bool cdx; /* each file closed gets its CDXJ, NAME.cdxj beside
+	             NAME.warc.gz (cdx.h) */
 };
 
 /* Where a record went: its gzip member's offset and length, in filename

@@ -1,0 +1,426 @@
+/* fetch_warc: --warc, what each attempt put on the wire kept as WARC/1.1
+ * records (issue 20; the records themselves are lib/warc's).  Owns the
+ * writer (struct fetch_warc) and, per transfer, the exchanges seen so far
+ * (struct warc_xfer): the request header and body as sent (libcurl's
+ * debug callback, CURLINFO_HEADER_OUT and DATA_OUT), each response head
+ * as received (the header callback) and its body bytes as received
+ * (CURLINFO_DATA_IN, the chunked transfer coding then removed here).
+ *
+ * The record's body is left to libcurl as without --warc (decoded by it,
+ * cut by --max-bytes as before), so a record is byte for byte what it
+ * would be, but for its "warc" member.  A redirect libcurl follows is one
+ * more exchange on the same transfer: a new request header begins it.
+ * Each exchange whose response head came whole is a capture: request,
+ * response and metadata records sharing its WARC-Date. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/fetch_engine.h"
+#include "kit/cli.h"
+#include "warc/capture.h"
+#include "warc/http.h"
+#include "warc/record.h"
+#include "warc/writer.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+/* One request and its response as they crossed the wire. */
+struct warc_hop {
+	struct sc_buf request; /* the header as sent, then the body sent */
+	struct sc_buf head;    /* the last response's head as received (a 1xx
+	                          before it dropped) */
+	struct sc_buf raw;     /* its body as received, transfer coding and all */
+	int64_t date_ms;       /* wall clock when the request went out */
+	double sent_at;        /* monotonic, the same moment */
+	bool head_done;        /* the blank line that ends the head came */
+	bool raw_cut;          /* raw stopped at its maximum */
+};
+
+struct warc_xfer {
+	struct warc_hop *hops;
+	size_t nhops, cap; /* in use; allocated (kept for the next transfer) */
+	size_t raw_max;
+};
+
+struct fetch_warc {
+	struct sc_warc_writer *writer;
+	CURLU *urlh;              /* resolves each Location against its request */
+	struct sc_buf head;       /* scratch: a response head in HTTP/1.1 form */
+	struct sc_buf payload;    /* scratch: a chunked body decoded */
+	struct sc_buf meta;       /* scratch: a metadata block */
+	char *hop_url, *next_url; /* the exchange's URL, the next one's (owned) */
+};
+
+/* The warcinfo block: what wrote the file and how. */
+static void warcinfo_text(const struct sc_fetch_options *opts, struct sc_buf *b)
+{
+	const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+
+	sc_buf_printf(b, "software: %s/%s (libcurl/%s)\r\n", sc_progname, SC_VERSION, cv->version);
+	sc_buf_adds(b, "format: WARC File Format 1.1\r\n");
+	sc_buf_adds(b, "conformsTo: https://iipc.github.io/warc-specifications/specifications/"
+	               "warc-format/warc-1.1/\r\n");
+	sc_buf_printf(b, "http-header-user-agent: %s\r\n", opts->user_agent);
+	if (opts->robots)
+		sc_buf_printf(b, "robots: obey (as %s)\r\n",
+		              opts->robots_agent ? opts->robots_agent : opts->user_agent);
+	else
+		sc_buf_adds(b, "robots: ignore\r\n");
+	if (opts->command_line)
+		sc_buf_printf(b, "command-line: %s\r\n", opts->command_line);
+}
+
+bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
+{
+	const struct sc_fetch_options *opts = e->opts;
+	struct sc_buf info;
+
+	if (!opts->warc_path)
+		return true;
+	struct fetch_warc *w = sc_calloc(1, sizeof(*w));
+	sc_buf_init(&info, (size_t)1 << 20);
+	warcinfo_text(opts, &info);
+	struct sc_warc_writer_options wo = {
+		.path = opts->warc_path,
+		.level = (int)opts->warc_level,
+		.max_size = (uint64_t)opts->warc_max_size,
+		.cdx = opts->warc_cdx,
+		.info = info.p,
+		.info_len = info.len,
+	};
+	char why[512];
+	w->writer = sc_warc_writer_open(&wo, why, sizeof(why));
+	sc_buf_free(&info);
+	if (!w->writer) {
+		snprintf(err, 256, "--warc: %.240s", why);
+		free(w);
+		return false;
+	}
+	w->urlh = curl_url();
+	if (!w->urlh)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	sc_buf_init(&w->head, (size_t)-1 / 2);
+	sc_buf_init(&w->payload, (size_t)-1 / 2);
+	sc_buf_init(&w->meta, (size_t)1 << 20);
+	e->warc = w;
+	return true;
+}
+
+bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
+{
+	struct fetch_warc *w = e->warc;
+	char why[512];
+	bool ok = true;
+
+	if (!w)
+		return true;
+	if (sc_warc_writer_close(w->writer, why, sizeof(why)) != 0) {
+		snprintf(err, 256, "--warc: %.240s", why);
+		ok = false;
+	}
+	curl_url_cleanup(w->urlh);
+	sc_buf_free(&w->head);
+	sc_buf_free(&w->payload);
+	sc_buf_free(&w->meta);
+	free(w->hop_url);
+	free(w->next_url);
+	free(w);
+	e->warc = NULL;
+	return ok;
+}
+
+static void hop_init(struct warc_hop *hop, size_t raw_max)
+{
+	sc_buf_init(&hop->request, (size_t)-1 / 2);
+	sc_buf_init(&hop->head, (size_t)-1 / 2);
+	sc_buf_init(&hop->raw, raw_max);
+}
+
+/* The exchange a request header being sent belongs to: a new one after a
+ * response came (a redirect followed), the same one while its header is
+ * still going out, and the same one begun again when libcurl sends it
+ * anew (a reused connection found dead) with no answer between. */
+static struct warc_hop *request_hop(struct warc_xfer *wx)
+{
+	struct warc_hop *hop = wx->nhops ? &wx->hops[wx->nhops - 1] : NULL;
+
+	if (hop && hop->head.len == 0) {
+		size_t n = hop->request.len;
+		if (n < 4 || memcmp(hop->request.p + n - 4, "\r\n\r\n", 4) != 0)
+			return hop;
+		sc_buf_reset(&hop->request);
+	} else {
+		if (wx->nhops == wx->cap) {
+			size_t cap = wx->cap ? wx->cap * 2 : 4;
+			wx->hops = sc_realloc(wx->hops, cap * sizeof(*wx->hops));
+			for (size_t i = wx->cap; i < cap; i++)
+				hop_init(&wx->hops[i], wx->raw_max);
+			wx->cap = cap;
+		}
+		hop = &wx->hops[wx->nhops++];
+		sc_buf_reset(&hop->request);
+	}
+	sc_buf_reset(&hop->head);
+	sc_buf_reset(&hop->raw);
+	hop->head_done = hop->raw_cut = false;
+	hop->date_ms = sc_wall_ms();
+	hop->sent_at = sc_now_ms();
+	return hop;
+}
+
+static int on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *userp)
+{
+	struct warc_xfer *wx = userp;
+	struct warc_hop *hop = wx->nhops ? &wx->hops[wx->nhops - 1] : NULL;
+
+	(void)easy;
+	if (type == CURLINFO_HEADER_OUT) {
+		sc_buf_add(&request_hop(wx)->request, data, n);
+	} else if (type == CURLINFO_DATA_OUT && hop && hop->head.len == 0) {
+		sc_buf_add(&hop->request, data, n);
+	} else if (type == CURLINFO_DATA_IN && hop && hop->head_done && !hop->raw_cut) {
+		if (sc_buf_add(&hop->raw, data, n) != 0)
+			hop->raw_cut = true;
+	}
+	return 0;
+}
+
+void fetch_warc_setup(struct sc_fetch_engine *e, struct transfer *xfer)
+{
+	if (!e->warc)
+		return;
+	if (!xfer->warc) {
+		xfer->warc = sc_calloc(1, sizeof(*xfer->warc));
+		/* Room for the body as --max-bytes lets it be, its chunk framing
+		 * and what arrives before libcurl stops it. */
+		xfer->warc->raw_max = 2 * fetch_body_max(e->opts) + ((size_t)1 << 20);
+	}
+	xfer->warc->nhops = 0;
+	curl_easy_setopt(xfer->easy, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(xfer->easy, CURLOPT_DEBUGDATA, xfer->warc);
+	curl_easy_setopt(xfer->easy, CURLOPT_VERBOSE, 1L);
+}
+
+void fetch_warc_header(struct transfer *xfer, const char *line, size_t n)
+{
+	struct warc_xfer *wx = xfer->warc;
+	struct warc_hop *hop = wx && wx->nhops ? &wx->hops[wx->nhops - 1] : NULL;
+
+	if (!hop)
+		return;
+	if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+		/* A new response: an interim 1xx before it is not kept. */
+		sc_buf_reset(&hop->head);
+		sc_buf_reset(&hop->raw);
+		hop->head_done = false;
+	}
+	sc_buf_add(&hop->head, line, n);
+	if (n <= 2 && (line[0] == '\r' || line[0] == '\n'))
+		hop->head_done = true;
+}
+
+void fetch_warc_xfer_free(struct transfer *xfer)
+{
+	struct warc_xfer *wx = xfer->warc;
+
+	if (!wx)
+		return;
+	for (size_t i = 0; i < wx->cap; i++) {
+		sc_buf_free(&wx->hops[i].request);
+		sc_buf_free(&wx->hops[i].head);
+		sc_buf_free(&wx->hops[i].raw);
+	}
+	free(wx->hops);
+	free(wx);
+	xfer->warc = NULL;
+}
+
+/* A kept exchange's buffers, after the attempt: big ones are not kept. */
+static void hops_shrink(struct warc_xfer *wx)
+{
+	for (size_t i = 0; i < wx->nhops; i++) {
+		sc_buf_shrink(&wx->hops[i].request, BODY_KEEP_MAX);
+		sc_buf_shrink(&wx->hops[i].head, BODY_KEEP_MAX);
+		sc_buf_shrink(&wx->hops[i].raw, BODY_KEEP_MAX);
+	}
+	wx->nhops = 0;
+}
+
+/* w->next_url: msg's Location resolved against w->hop_url, or NULL. */
+static void resolve_location(struct fetch_warc *w, const struct sc_warc_http *msg)
+{
+	char *location = sc_warc_http_field(msg, "Location"), *url = NULL;
+
+	free(w->next_url);
+	w->next_url = NULL;
+	if (location && curl_url_set(w->urlh, CURLUPART_URL, w->hop_url, 0) == CURLUE_OK &&
+	    curl_url_set(w->urlh, CURLUPART_URL, location, 0) == CURLUE_OK &&
+	    curl_url_get(w->urlh, CURLUPART_URL, &url, 0) == CURLUE_OK) {
+		w->next_url = sc_strdup(url);
+		curl_free(url);
+	}
+	free(location);
+}
+
+/* WARC-Protocol of a head's status line. */
+static const char *protocol_of(const struct warc_hop *hop)
+{
+	if (hop->head.len > 7 && memcmp(hop->head.p, "HTTP/2", 6) == 0)
+		return "h2";
+	if (hop->head.len > 7 && memcmp(hop->head.p, "HTTP/3", 6) == 0)
+		return "h3";
+	if (hop->head.len > 8 && memcmp(hop->head.p, "HTTP/1.0", 8) == 0)
+		return "http/1.0";
+	return "http/1.1";
+}
+
+/* Why the last exchange's body is short, or NULL when it is whole. */
+static const char *truncation(const struct transfer *xfer, const struct warc_hop *hop,
+                              const struct outcome *oc, bool last)
+{
+	if (hop->raw_cut || (last && xfer->too_large))
+		return "length";
+	if (!last)
+		return NULL;
+	switch (oc->kind) {
+	case SC_ERR_TOO_LARGE:
+		return "length";
+	case SC_ERR_TIMEOUT:
+		return "time";
+	case SC_ERR_NETWORK:
+		return "disconnect";
+	case SC_ERR_CANCELLED:
+		return "unspecified";
+	default:
+		return NULL;
+	}
+}
+
+/* The metadata block: the fetch's own figures for this exchange. */
+static void metadata_text(struct fetch_warc *w, const struct job *job, const struct warc_xfer *wx,
+                          size_t i, const struct outcome *oc, double attempt_end)
+{
+	const struct warc_hop *hop = &wx->hops[i];
+	bool last = i + 1 == wx->nhops;
+	double until = last ? attempt_end : wx->hops[i + 1].sent_at;
+	struct sc_buf *b = &w->meta;
+
+	sc_buf_reset(b);
+	sc_buf_printf(b, "fetchTimeMs: %.1f\r\n", until > hop->sent_at ? until - hop->sent_at : 0);
+	sc_buf_printf(b, "attempt: %d\r\n", job->attempts);
+	if (i > 0)
+		sc_buf_printf(b, "redirectHop: %zu\r\n", i);
+	sc_buf_printf(b, "outcome: %s\r\n",
+	              !last          ? "redirect"
+	              : oc->kind < 0 ? "ok"
+	                             : sc_error_kind_name(oc->kind));
+	if (job->robots_for)
+		sc_buf_adds(b, "robots: robots.txt request\r\n");
+	const json_t *depth = job->rec ? json_object_get(job->rec, "depth") : NULL;
+	if (json_is_integer(depth))
+		sc_buf_printf(b, "depth: %lld\r\n", (long long)json_integer_value(depth));
+	static const char *const links[] = { "seed", "via" };
+	for (size_t k = 0; k < 2; k++) {
+		const char *v =
+		        job->rec ? json_string_value(json_object_get(job->rec, links[k])) : NULL;
+		if (v && !strpbrk(v, "\r\n"))
+			sc_buf_printf(b, "%s: %s\r\n", links[k], v);
+	}
+}
+
+/* Writes exchange i of the attempt as a capture; *written its places. */
+static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct job *job, size_t i,
+                     const struct outcome *oc, double attempt_end, struct sc_warc_written *written)
+{
+	struct warc_xfer *wx = xfer->warc;
+	struct warc_hop *hop = &wx->hops[i];
+	bool last = i + 1 == wx->nhops;
+	struct sc_warc_http msg;
+	char *ip = NULL;
+
+	sc_buf_reset(&w->head);
+	sc_warc_head_as_http11(hop->head.p, hop->head.len, &w->head);
+	sc_warc_http_split(w->head.p, w->head.len, &msg);
+	struct sc_warc_capture c = {
+		.url = w->hop_url,
+		.protocol = protocol_of(hop),
+		.date_ms = hop->date_ms,
+		.request = hop->request.p ? hop->request.p : "",
+		.request_len = hop->request.len,
+		.response = w->head.p,
+		.response_len = w->head.len,
+		.payload = hop->raw.p ? hop->raw.p : "",
+		.payload_len = hop->raw.len,
+		.truncated_why = truncation(xfer, hop, oc, last),
+	};
+	if (strncmp(c.protocol, "http/", 5) == 0 &&
+	    sc_warc_http_has_token(&msg, "Transfer-Encoding", "chunked")) {
+		sc_buf_reset(&w->payload);
+		if (sc_warc_dechunk(hop->raw.p ? hop->raw.p : "", hop->raw.len, &w->payload) != 0 &&
+		    !c.truncated_why)
+			c.truncated_why = "unspecified";
+		c.received = c.payload;
+		c.received_len = c.payload_len;
+		c.payload = w->payload.p ? w->payload.p : "";
+		c.payload_len = w->payload.len;
+	}
+	c.truncated = c.truncated_why != NULL;
+	/* libcurl knows the address of the last connection only: an earlier
+	 * exchange had it if it went to the same host. */
+	if (last)
+		curl_easy_getinfo(xfer->easy, CURLINFO_PRIMARY_IP, &ip);
+	c.ip = ip;
+	resolve_location(w, &msg);
+	metadata_text(w, job, wx, i, oc, attempt_end);
+	c.metadata = w->meta.p;
+	c.metadata_len = w->meta.len;
+	return sc_warc_write_capture(w->writer, &c, written);
+}
+
+bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                        const struct outcome *oc, char err[256])
+{
+	struct fetch_warc *w = e->warc;
+	struct sc_warc_written written;
+	bool have_response = false;
+	bool ok = true;
+
+	if (!w)
+		return true;
+	if (xfer && xfer->warc) {
+		struct warc_xfer *wx = xfer->warc;
+		double attempt_end = xfer->started + oc->latency_ms;
+		free(w->hop_url);
+		w->hop_url = sc_strdup(job->url);
+		for (size_t i = 0; i < wx->nhops && ok; i++) {
+			if (!wx->hops[i].head_done)
+				continue;
+			if (write_hop(w, xfer, job, i, oc, attempt_end, &written) != 0) {
+				snprintf(err, 256, "--warc: %.240s",
+				         sc_warc_writer_error(w->writer));
+				ok = false;
+				break;
+			}
+			have_response = i + 1 == wx->nhops;
+			if (w->next_url) {
+				free(w->hop_url);
+				w->hop_url = w->next_url;
+				w->next_url = NULL;
+			}
+		}
+		hops_shrink(wx);
+	}
+	if (job->rec && !job->robots_for) {
+		json_t *loc = json_null();
+		if (have_response && ok)
+			loc = json_pack("{s:s, s:I, s:I}", "filename", written.response.filename,
+			                "offset", (json_int_t)written.response.offset, "length",
+			                (json_int_t)written.response.length);
+		json_object_set_new(job->rec, "warc", loc);
+	}
+	return ok;
+}
