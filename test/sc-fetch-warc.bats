@@ -279,6 +279,7 @@ sha1_b32() {
 	for f in "${files[@]}"; do
 		[[ $f =~ ^series-[0-9]{14}-[0-9]{5}-.+\.warc\.gz$ ]] || fail "name $f"
 		assert_equal "$(zcat "$f" | grep -a -m1 '^WARC-Type: ' | tr -d '\r')" "WARC-Type: warcinfo"
+		zcat "$f" | grep -aq $'^format: WARC File Format 1.1\r$' || fail "$f: no warcinfo text"
 		assert_equal "$(cat "${f%.warc.gz}.cdxj")" "$(sc-warc cdx "$f")"
 	done
 	archive_ok "${files[@]}"

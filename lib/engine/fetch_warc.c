@@ -28,6 +28,10 @@
 #define SC_VERSION "unknown"
 #endif
 
+/* A request or response head's buffer larger than this is freed after
+ * its attempt rather than kept for the next. */
+#define HEAD_KEEP_MAX (16 * 1024)
+
 /* One request and its response as they crossed the wire. */
 struct warc_hop {
 	struct sc_buf request; /* the header as sent, then the body sent */
@@ -52,6 +56,8 @@ struct fetch_warc {
 	struct sc_buf head;       /* scratch: a response head in HTTP/1.1 form */
 	struct sc_buf payload;    /* scratch: a chunked body decoded */
 	struct sc_buf meta;       /* scratch: a metadata block */
+	struct sc_buf info;       /* the warcinfo block, which the writer borrows for
+	                      every file it begins */
 	char *hop_url, *next_url; /* the exchange's URL, the next one's (owned) */
 };
 
@@ -77,26 +83,26 @@ static void warcinfo_text(const struct sc_fetch_options *opts, struct sc_buf *b)
 bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 {
 	const struct sc_fetch_options *opts = e->opts;
-	struct sc_buf info;
 
 	if (!opts->warc_path)
 		return true;
 	struct fetch_warc *w = sc_calloc(1, sizeof(*w));
-	sc_buf_init(&info, (size_t)1 << 20);
-	warcinfo_text(opts, &info);
+	struct sc_buf *info = &w->info;
+	sc_buf_init(info, (size_t)1 << 20);
+	warcinfo_text(opts, info);
 	struct sc_warc_writer_options wo = {
 		.path = opts->warc_path,
 		.level = (int)opts->warc_level,
 		.max_size = (uint64_t)opts->warc_max_size,
 		.cdx = opts->warc_cdx,
-		.info = info.p,
-		.info_len = info.len,
+		.info = info->p,
+		.info_len = info->len,
 	};
 	char why[512];
 	w->writer = sc_warc_writer_open(&wo, why, sizeof(why));
-	sc_buf_free(&info);
 	if (!w->writer) {
 		snprintf(err, 256, "--warc: %.240s", why);
+		sc_buf_free(info);
 		free(w);
 		return false;
 	}
@@ -126,6 +132,7 @@ bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
 	sc_buf_free(&w->head);
 	sc_buf_free(&w->payload);
 	sc_buf_free(&w->meta);
+	sc_buf_free(&w->info);
 	free(w->hop_url);
 	free(w->next_url);
 	free(w);
@@ -243,8 +250,8 @@ void fetch_warc_xfer_free(struct transfer *xfer)
 static void hops_shrink(struct warc_xfer *wx)
 {
 	for (size_t i = 0; i < wx->nhops; i++) {
-		sc_buf_shrink(&wx->hops[i].request, BODY_KEEP_MAX);
-		sc_buf_shrink(&wx->hops[i].head, BODY_KEEP_MAX);
+		sc_buf_shrink(&wx->hops[i].request, HEAD_KEEP_MAX);
+		sc_buf_shrink(&wx->hops[i].head, HEAD_KEEP_MAX);
 		sc_buf_shrink(&wx->hops[i].raw, BODY_KEEP_MAX);
 	}
 	wx->nhops = 0;
@@ -413,6 +420,8 @@ bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct trans
 			}
 		}
 		hops_shrink(wx);
+		sc_buf_shrink(&w->payload, BODY_KEEP_MAX);
+		sc_buf_shrink(&w->head, HEAD_KEEP_MAX);
 	}
 	if (job->rec && !job->robots_for) {
 		json_t *loc = json_null();
