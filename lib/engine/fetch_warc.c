@@ -147,36 +147,47 @@ static void hop_init(struct warc_hop *hop, size_t raw_max)
 	sc_buf_init(&hop->raw, raw_max);
 }
 
-/* The exchange a request header being sent belongs to: a new one after a
- * response came (a redirect followed), the same one while its header is
- * still going out, and the same one begun again when libcurl sends it
- * anew (a reused connection found dead) with no answer between. */
-static struct warc_hop *request_hop(struct warc_xfer *wx)
+/* An exchange begins: its request is going out now. */
+static struct warc_hop *hop_begin(struct warc_hop *hop)
 {
-	struct warc_hop *hop = wx->nhops ? &wx->hops[wx->nhops - 1] : NULL;
-
-	if (hop && hop->head.len == 0) {
-		size_t n = hop->request.len;
-		if (n < 4 || memcmp(hop->request.p + n - 4, "\r\n\r\n", 4) != 0)
-			return hop;
-		sc_buf_reset(&hop->request);
-	} else {
-		if (wx->nhops == wx->cap) {
-			size_t cap = wx->cap ? wx->cap * 2 : 4;
-			wx->hops = sc_realloc(wx->hops, cap * sizeof(*wx->hops));
-			for (size_t i = wx->cap; i < cap; i++)
-				hop_init(&wx->hops[i], wx->raw_max);
-			wx->cap = cap;
-		}
-		hop = &wx->hops[wx->nhops++];
-		sc_buf_reset(&hop->request);
-	}
+	sc_buf_reset(&hop->request);
 	sc_buf_reset(&hop->head);
 	sc_buf_reset(&hop->raw);
 	hop->head_done = hop->raw_cut = false;
 	hop->date_ms = sc_wall_ms();
 	hop->sent_at = sc_now_ms();
 	return hop;
+}
+
+/* One more exchange on the transfer, its buffers kept from the last. */
+static struct warc_hop *hop_new(struct warc_xfer *wx)
+{
+	if (wx->nhops == wx->cap || !wx->hops) {
+		size_t cap = wx->cap ? wx->cap * 2 : 4;
+		wx->hops = sc_realloc(wx->hops, cap * sizeof(*wx->hops));
+		for (size_t i = wx->cap; i < cap; i++)
+			hop_init(&wx->hops[i], wx->raw_max);
+		wx->cap = cap;
+	}
+	return &wx->hops[wx->nhops++];
+}
+
+/* The exchange a request header being sent belongs to: a new one after a
+ * response came (a redirect followed), the same one while its header is
+ * still going out, and the same one begun again when libcurl sends it
+ * anew (a reused connection found dead) with no answer between. */
+static struct warc_hop *request_hop(struct warc_xfer *wx)
+{
+	if (wx->nhops > 0) {
+		struct warc_hop *hop = &wx->hops[wx->nhops - 1];
+		size_t n = hop->request.len;
+		if (hop->head.len == 0 &&
+		    (n < 4 || memcmp(hop->request.p + n - 4, "\r\n\r\n", 4) != 0))
+			return hop;
+		if (hop->head.len == 0)
+			return hop_begin(hop);
+	}
+	return hop_begin(hop_new(wx));
 }
 
 static int on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *userp)

@@ -380,7 +380,7 @@ int sc_warc_cdx_file(const char *warc_path, const char *cdx_path, char *err, siz
 	    rename(tmp.p, cdx_path) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", cdx_path, strerror(errno));
 		if (f)
-			remove(tmp.p);
+			(void)remove(tmp.p); /* the index is what failed, not this */
 		rc = -1;
 	}
 	sc_buf_free(&tmp);
