@@ -346,11 +346,56 @@ sha1_b32() {
 	zcat rt.warc.gz | grep -aq $'^software: sc-retry/'
 }
 
-@test "usage: --warc-cdx and --warc-max-size need --warc; --warc-level is 0 to 9; an archive that cannot be opened is exit 1" {
+@test "--warc-dedupe: a payload met again, under another URL or in another crawl, is a revisit of the first" {
+	printf '%s\n' "$SC_BASE/big/5000?n=1" "$SC_BASE/big/5000?n=2" >in
+	fetch_warc d1.warc.gz -c 1 --keep-order --warc-dedupe dd.sqlite <in >out1
+	echo "$SC_BASE/big/5000?n=3" | fetch_warc d2.warc.gz --warc-dedupe dd.sqlite >out2
+	archive_ok d1.warc.gz d2.warc.gz
+	local first
+	first=$(zcat d1.warc.gz | grep -a -A1 $'^WARC-Type: response\r$' | grep -a '^WARC-Record-ID: ' | tr -d '\r' | cut -d' ' -f2)
+	[[ -n $first ]] || fail "no response record"
+	run -0 bash -c "zcat d1.warc.gz d2.warc.gz | grep -a '^WARC-Type: re[qsv]' | tr -d '\r'"
+	assert_equal "${lines[*]}" "WARC-Type: request WARC-Type: response WARC-Type: request WARC-Type: revisit WARC-Type: request WARC-Type: revisit"
+	for f in d1.warc.gz d2.warc.gz; do
+		zcat "$f" | grep -aq $'^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r$'
+		zcat "$f" | grep -aq "^WARC-Refers-To: $first"$'\r$'
+		zcat "$f" | grep -aq "^WARC-Refers-To-Target-URI: $SC_BASE/big/5000?n=1"$'\r$'
+		zcat "$f" | grep -aq $'^WARC-Refers-To-Date: 20'
+	done
+	# the revisits' records point at them; sc-warc records resolves them
+	# to the original's body
+	assert_equal "$(jq -r '.warc.offset as $o | .warc.length as $l | "\(.warc.filename) \($o) \($l)"' out2 |
+		{ read -r f o l; member_field "$f" "$o" "$l" WARC-Type; })" revisit
+	run -0 bash -c "sc-warc records d1.warc.gz d2.warc.gz 2>/dev/null | jq -r '\"\(.url) \(.body | length)\"'"
+	assert_equal "${lines[*]}" "$SC_BASE/big/5000?n=1 5000 $SC_BASE/big/5000?n=2 5000 $SC_BASE/big/5000?n=3 5000"
+}
+
+@test "a 304 is a revisit with the server-not-modified profile, referring to the URI's archived payload" {
+	echo "$SC_BASE/conditional/w" | fetch_warc n1.warc.gz --warc-dedupe nn.sqlite >/dev/null
+	echo "{\"url\":\"$SC_BASE/conditional/w\",\"request\":{\"headers\":{\"If-None-Match\":\"\\\"w-v1\\\"\"}}}" |
+		fetch_warc n2.warc.gz --warc-dedupe nn.sqlite >out
+	assert_equal "$(jq -c '[.status, .ok, .not_modified]' out)" "[304,true,true]"
+	archive_ok n1.warc.gz n2.warc.gz
+	zcat n2.warc.gz >n2.warc
+	grep -aq $'^WARC-Type: revisit\r$' n2.warc
+	grep -aq $'^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r$' n2.warc
+	grep -aq "^WARC-Refers-To-Target-URI: $SC_BASE/conditional/w"$'\r$' n2.warc
+	if grep -aq '^WARC-Payload-Digest' n2.warc; then fail "a 304's revisit names no payload"; fi
+	# without --warc-dedupe too, but referring to nothing
+	echo "{\"url\":\"$SC_BASE/conditional/w\",\"request\":{\"headers\":{\"If-None-Match\":\"\\\"w-v1\\\"\"}}}" |
+		fetch_warc n3.warc.gz >/dev/null
+	zcat n3.warc.gz | grep -aq $'^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r$'
+	if zcat n3.warc.gz | grep -aq '^WARC-Refers-To'; then fail "refers to something"; fi
+	archive_ok n3.warc.gz
+}
+
+@test "usage: --warc-cdx, --warc-max-size and --warc-dedupe need --warc; --warc-level is 0 to 9; an archive that cannot be opened is exit 1" {
 	run -2 sc-fetch --warc-cdx </dev/null
 	assert_output --partial -- '--warc-cdx needs --warc'
 	run -2 sc-fetch --warc-max-size 100 </dev/null
 	assert_output --partial -- '--warc-max-size needs --warc'
+	run -2 sc-fetch --warc-dedupe x.sqlite </dev/null
+	assert_output --partial -- '--warc-dedupe needs --warc'
 	run -2 sc-fetch --warc x.warc.gz --warc-level 10 </dev/null
 	run -1 sc-fetch --warc no/such/dir/x.warc.gz </dev/null
 	assert_output --partial -- '--warc: cannot open'

@@ -99,6 +99,8 @@ struct sc_fetch_options {
 	long long warc_max_size;      /* --warc-max-size N: rotate at N bytes; 0: one file */
 	long warc_level;              /* --warc-level N (1): gzip level of the records */
 	bool warc_cdx;                /* --warc-cdx: NAME.cdxj beside each file closed */
+	char *warc_dedupe_path;       /* --warc-dedupe FILE (owned), or NULL: the payload
+	                                 digests archived, for revisit records */
 	char *command_line;           /* not an option: the program's words, for the
 	                                 warcinfo record (owned, or NULL) */
 };

@@ -41,8 +41,9 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 	free(opts->robots_cache_path);
 	free(opts->origin_state_path);
 	free(opts->warc_path);
+	free(opts->warc_dedupe_path);
 	free(opts->command_line);
-	opts->warc_path = opts->command_line = NULL;
+	opts->warc_path = opts->warc_dedupe_path = opts->command_line = NULL;
 	curl_slist_free_all(opts->headers);
 	opts->user_agent = opts->metrics_path = NULL;
 	opts->robots_agent = opts->robots_cache_path = opts->origin_state_path = NULL;
@@ -174,6 +175,7 @@ const struct sc_opt sc_fetch_opts[] = {
 	SC_OPT_ROW_WHOLE("warc-max-size", 0, "N", AT(warc_max_size), 1, 1LL << 50),
 	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),
 	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
+	SC_OPT_ROW_COPY("warc-dedupe", 0, "file", AT(warc_dedupe_path)),
 	{ 0 },
 };
 
@@ -187,9 +189,13 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		return snprintf(err, 256, "--origin-state: the file name is empty"), -1;
 	if (opts->warc_path && !*opts->warc_path)
 		return snprintf(err, 256, "--warc: the file name is empty"), -1;
-	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx))
+	if (opts->warc_dedupe_path && !*opts->warc_dedupe_path)
+		return snprintf(err, 256, "--warc-dedupe: the file name is empty"), -1;
+	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))
 		return snprintf(err, 256, "--%s needs --warc",
-		                opts->warc_cdx ? "warc-cdx" : "warc-max-size"),
+		                opts->warc_cdx           ? "warc-cdx"
+		                : opts->warc_dedupe_path ? "warc-dedupe"
+		                                         : "warc-max-size"),
 		       -1;
 	if (opts->retry.max_ms < opts->retry.base_ms)
 		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",

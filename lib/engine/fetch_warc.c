@@ -20,6 +20,7 @@
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "warc/capture.h"
+#include "warc/dedupe.h"
 #include "warc/http.h"
 #include "warc/record.h"
 #include "warc/writer.h"
@@ -52,13 +53,17 @@ struct warc_xfer {
 
 struct fetch_warc {
 	struct sc_warc_writer *writer;
-	CURLU *urlh;              /* resolves each Location against its request */
-	struct sc_buf head;       /* scratch: a response head in HTTP/1.1 form */
-	struct sc_buf payload;    /* scratch: a chunked body decoded */
-	struct sc_buf meta;       /* scratch: a metadata block */
-	struct sc_buf info;       /* the warcinfo block, which the writer borrows for
+	struct sc_warc_dedupe *dedupe;    /* --warc-dedupe's index, or NULL */
+	CURLU *urlh;                      /* resolves each Location against its request */
+	struct sc_buf head;               /* scratch: a response head in HTTP/1.1 form */
+	struct sc_buf payload;            /* scratch: a chunked body decoded */
+	struct sc_buf meta;               /* scratch: a metadata block */
+	struct sc_buf info;               /* the warcinfo block, which the writer borrows for
 	                      every file it begins */
-	char *hop_url, *next_url; /* the exchange's URL, the next one's (owned) */
+	char *hop_url, *next_url;         /* the exchange's URL, the next one's (owned) */
+	struct sc_warc_revisit revisit;   /* the capture's, when it is one */
+	struct sc_warc_original original; /* what it refers to */
+	char error[256];                  /* why a capture was not written */
 };
 
 /* The warcinfo block: what wrote the file and how. */
@@ -106,6 +111,14 @@ bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 		free(w);
 		return false;
 	}
+	if (opts->warc_dedupe_path &&
+	    !(w->dedupe = sc_warc_dedupe_open(opts->warc_dedupe_path, why, sizeof(why)))) {
+		snprintf(err, 256, "--warc-dedupe: %.230s", why);
+		sc_warc_writer_close(w->writer, NULL, 0);
+		sc_buf_free(info);
+		free(w);
+		return false;
+	}
 	w->urlh = curl_url();
 	if (!w->urlh)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
@@ -128,6 +141,7 @@ bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
 		snprintf(err, 256, "--warc: %.240s", why);
 		ok = false;
 	}
+	sc_warc_dedupe_close(w->dedupe);
 	curl_url_cleanup(w->urlh);
 	sc_buf_free(&w->head);
 	sc_buf_free(&w->payload);
@@ -350,6 +364,37 @@ static void metadata_text(struct fetch_warc *w, const struct job *job, const str
 	}
 }
 
+/* A 304 is a revisit (server-not-modified), referring to the URI's last
+ * archived payload when --warc-dedupe knows it; with --warc-dedupe, a
+ * whole 2xx payload archived before is a revisit (identical-payload-
+ * digest) of the record that holds it.  Returns whether the capture, if
+ * written as a response, is one for the index to learn. */
+static bool choose_revisit(struct fetch_warc *w, struct sc_warc_capture *c, int status)
+{
+	char digest[SC_WARC_SHA1_LEN];
+	bool known = false;
+
+	if (status == 304) {
+		known = w->dedupe && sc_warc_dedupe_find_uri(w->dedupe, c->url, &w->original);
+		w->revisit = (struct sc_warc_revisit){ .profile = SC_WARC_PROFILE_NOT_MODIFIED };
+		c->revisit = &w->revisit;
+	} else if (w->dedupe && status >= 200 && status < 300 && !c->truncated &&
+	           c->payload_len > 0) {
+		sc_warc_sha1(c->payload, c->payload_len, digest);
+		if (!sc_warc_dedupe_find(w->dedupe, digest, &w->original))
+			return true;
+		known = true;
+		w->revisit = (struct sc_warc_revisit){ .profile = SC_WARC_PROFILE_IDENTICAL };
+		c->revisit = &w->revisit;
+	}
+	if (known) {
+		w->revisit.refers_to = w->original.id;
+		w->revisit.target_uri = w->original.uri;
+		w->revisit.date = w->original.date;
+	}
+	return false;
+}
+
 /* Writes exchange i of the attempt as a capture; *written its places. */
 static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct job *job, size_t i,
                      const struct outcome *oc, double attempt_end, struct sc_warc_written *written)
@@ -387,8 +432,8 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 		c.payload_len = w->payload.len;
 	}
 	c.truncated = c.truncated_why != NULL;
-	/* libcurl knows the address of the last connection only: an earlier
-	 * exchange had it if it went to the same host. */
+	bool learn = choose_revisit(w, &c, msg.status);
+	/* libcurl knows the address of the last connection only. */
 	if (last)
 		curl_easy_getinfo(xfer->easy, CURLINFO_PRIMARY_IP, &ip);
 	c.ip = ip;
@@ -396,7 +441,14 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 	metadata_text(w, job, wx, i, oc, attempt_end);
 	c.metadata = w->meta.p;
 	c.metadata_len = w->meta.len;
-	return sc_warc_write_capture(w->writer, &c, written);
+	if (sc_warc_write_capture(w->writer, &c, written) != 0) {
+		snprintf(w->error, sizeof(w->error), "%.250s", sc_warc_writer_error(w->writer));
+		return -1;
+	}
+	if (learn && sc_warc_dedupe_add(w->dedupe, written->payload_digest, written->id, c.url,
+	                                written->date, w->error, sizeof(w->error)) != 0)
+		return -1;
+	return 0;
 }
 
 bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
@@ -418,8 +470,7 @@ bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct trans
 			if (!wx->hops[i].head_done)
 				continue;
 			if (write_hop(w, xfer, job, i, oc, attempt_end, &written) != 0) {
-				snprintf(err, 256, "--warc: %.240s",
-				         sc_warc_writer_error(w->writer));
+				snprintf(err, 256, "--warc: %.240s", w->error);
 				ok = false;
 				break;
 			}
