@@ -32,6 +32,10 @@ teardown_file() {
 	sc_server_stop
 }
 
+teardown() {
+	nginx_stop
+}
+
 setup() {
 	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
 	command -v node >/dev/null || fail "node is not installed (make deps)"
@@ -60,10 +64,10 @@ archive_ok() {
 	theirs=$(warcio_cdx "$@")
 	ours=$(sc-warc cdx "$@") || fail "sc-warc cdx failed"
 	if [[ -n ${GET_ONLY:-} ]]; then
-		for offset in $(grep '"method":' <<<"$theirs" | sed -E 's/.*"offset":"([0-9]+)".*/\1/'); do
+		while read -r offset; do
 			theirs=$(grep -v "\"offset\":\"$offset\"" <<<"$theirs")
 			ours=$(grep -v "\"offset\":\"$offset\"" <<<"$ours")
-		done
+		done < <(grep '"method":' <<<"$theirs" | sed -E 's/.*"offset":"([0-9]+)".*/\1/')
 	fi
 	[[ $ours == "$theirs" ]] || fail "CDXJ differs: $(diff <(echo "$ours") <(echo "$theirs"))"
 	run -0 node "$DIGESTS" "$@"
@@ -286,7 +290,7 @@ sha1_b32() {
 	assert_equal "$(cat series-*.cdxj | wc -l)" 12
 	# every record names a file that is there
 	for f in $(jq -r .warc.filename out | sort -u); do [[ -f $f ]] || fail "no $f"; done
-	assert_equal "$(ls ./*.open 2>/dev/null | wc -l)" 0
+	assert_equal "$(find . -name '*.open' | wc -l)" 0
 }
 
 @test "--warc-level: 0 stores, 9 compresses; both read by warcio" {
@@ -389,6 +393,71 @@ sha1_b32() {
 	archive_ok n3.warc.gz
 }
 
+# nginx_start: nginx serving HTTP/2 over TLS (a self-signed certificate)
+# on a free loopback port, its root a page and a gzip-encoded text; sets
+# H2_BASE.  Its process is stopped by nginx_stop.
+nginx_start() {
+	command -v nginx >/dev/null || fail "nginx is not installed (make deps)"
+	command -v openssl >/dev/null || fail "openssl is not installed (make deps)"
+	local d=$BATS_TEST_TMPDIR/nginx port
+	mkdir -p "$d/www" "$d/tmp"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/key.pem" -out "$d/cert.pem" \
+		-days 2 -subj /CN=127.0.0.1 2>/dev/null || fail "openssl req failed"
+	printf 'hello over h2\n' >"$d/www/index.html"
+	seq 1 2000 >"$d/www/numbers.txt"
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$d/nginx.conf" <<-EOF
+		daemon on;
+		$([[ $EUID -eq 0 ]] && echo 'user root;')
+		worker_processes 1;
+		pid $d/nginx.pid;
+		error_log $d/error.log;
+		events { worker_connections 64; }
+		http {
+			access_log off;
+			client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
+			uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
+			types { text/html html; text/plain txt; }
+			server {
+				listen 127.0.0.1:$port ssl http2;
+				ssl_certificate $d/cert.pem;
+				ssl_certificate_key $d/key.pem;
+				root $d/www;
+				gzip on; gzip_types text/plain; gzip_min_length 1;
+			}
+		}
+	EOF
+	nginx -c "$d/nginx.conf" -p "$d" 2>"$d/start.err" 3>&- || fail "nginx: $(cat "$d/start.err")"
+	NGINX_PID_FILE=$d/nginx.pid
+	H2_BASE="https://127.0.0.1:$port"
+}
+
+nginx_stop() {
+	[[ -s ${NGINX_PID_FILE:-} ]] && kill -TERM "$(cat "$NGINX_PID_FILE")" 2>/dev/null
+	return 0
+}
+
+@test "HTTP/2 over TLS (nginx on loopback): an HTTP/1.1 status line, WARC-Protocol h2 and the TLS version" {
+	nginx_start
+	printf '%s\n' "$H2_BASE/index.html" "$H2_BASE/numbers.txt" |
+		fetch_warc h2.warc.gz -k --keep-order >out
+	nginx_stop
+	assert_equal "$(jq -c '[.status, .ok]' out | sort -u)" "[200,true]"
+	archive_ok h2.warc.gz
+	zcat h2.warc.gz >h2.warc
+	grep -aq $'^WARC-Protocol: h2\r$' h2.warc
+	grep -aq $'^WARC-Protocol: tls/1\\.[0-9]\r$' h2.warc
+	grep -aq $'^HTTP/1.1 200 OK\r$' h2.warc
+	grep -aq $'^GET /index.html HTTP/1.1\r$' h2.warc
+	if grep -aq '^HTTP/2' h2.warc; then fail "an HTTP/2 status line"; fi
+	# the gzip-encoded text: the record's body decoded, the payload
+	# digest over the bytes as sent
+	assert_equal "$(jq -r 'select(.url | endswith("numbers.txt")) | .body' out)" "$(seq 1 2000)"
+	grep -aq $'^content-encoding: gzip\r$' h2.warc
+	run -0 bash -c "sc-warc records h2.warc.gz 2>/dev/null | jq -r 'select(.url | endswith(\"numbers.txt\")) | .body'"
+	assert_output "$(seq 1 2000)"
+}
+
 @test "usage: --warc-cdx, --warc-max-size and --warc-dedupe need --warc; --warc-level is 0 to 9; an archive that cannot be opened is exit 1" {
 	run -2 sc-fetch --warc-cdx </dev/null
 	assert_output --partial -- '--warc-cdx needs --warc'
@@ -404,5 +473,5 @@ sha1_b32() {
 @test "without --warc nothing changes: no warc member, no file" {
 	echo "$SC_BASE/index.html" | sc-fetch -q >out
 	assert_equal "$(jq 'has("warc")' out)" false
-	assert_equal "$(ls | grep -c warc)" 0
+	assert_equal "$(find . -name '*warc*' | wc -l)" 0
 }

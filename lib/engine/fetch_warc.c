@@ -17,6 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/ssl.h>
+
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "warc/capture.h"
@@ -41,6 +43,7 @@ struct warc_hop {
 	struct sc_buf raw;     /* its body as received, transfer coding and all */
 	int64_t date_ms;       /* wall clock when the request went out */
 	double sent_at;        /* monotonic, the same moment */
+	char tls[16];          /* "tls/1.3": its connection's TLS version, or "" */
 	bool head_done;        /* the blank line that ends the head came */
 	bool raw_cut;          /* raw stopped at its maximum */
 };
@@ -58,6 +61,7 @@ struct fetch_warc {
 	struct sc_buf head;               /* scratch: a response head in HTTP/1.1 form */
 	struct sc_buf payload;            /* scratch: a chunked body decoded */
 	struct sc_buf meta;               /* scratch: a metadata block */
+	struct sc_buf request;            /* scratch: an HTTP/2 request in HTTP/1.1 form */
 	struct sc_buf info;               /* the warcinfo block, which the writer borrows for
 	                      every file it begins */
 	char *hop_url, *next_url;         /* the exchange's URL, the next one's (owned) */
@@ -125,6 +129,7 @@ bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 	sc_buf_init(&w->head, (size_t)-1 / 2);
 	sc_buf_init(&w->payload, (size_t)-1 / 2);
 	sc_buf_init(&w->meta, (size_t)1 << 20);
+	sc_buf_init(&w->request, (size_t)-1 / 2);
 	e->warc = w;
 	return true;
 }
@@ -146,6 +151,7 @@ bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
 	sc_buf_free(&w->head);
 	sc_buf_free(&w->payload);
 	sc_buf_free(&w->meta);
+	sc_buf_free(&w->request);
 	sc_buf_free(&w->info);
 	free(w->hop_url);
 	free(w->next_url);
@@ -168,6 +174,7 @@ static struct warc_hop *hop_begin(struct warc_hop *hop)
 	sc_buf_reset(&hop->head);
 	sc_buf_reset(&hop->raw);
 	hop->head_done = hop->raw_cut = false;
+	hop->tls[0] = '\0';
 	hop->date_ms = sc_wall_ms();
 	hop->sent_at = sc_now_ms();
 	return hop;
@@ -237,6 +244,22 @@ void fetch_warc_setup(struct sc_fetch_engine *e, struct transfer *xfer)
 	curl_easy_setopt(xfer->easy, CURLOPT_VERBOSE, 1L);
 }
 
+/* The TLS version of the connection a response is coming on, as
+ * WARC-Protocol names it ("tls/1.3"), into out; "" when it is not TLS
+ * (or not OpenSSL's, the one libcurl backend whose session this reads). */
+static void tls_version(CURL *easy, char out[16])
+{
+	struct curl_tlssessioninfo *info = NULL;
+
+	out[0] = '\0';
+	if (curl_easy_getinfo(easy, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || !info ||
+	    info->backend != CURLSSLBACKEND_OPENSSL || !info->internals)
+		return;
+	const char *v = SSL_get_version(info->internals); /* "TLSv1.3" */
+	if (strncmp(v, "TLSv", 4) == 0)
+		snprintf(out, 16, "tls/%.8s", v + 4);
+}
+
 void fetch_warc_header(struct transfer *xfer, const char *line, size_t n)
 {
 	struct warc_xfer *wx = xfer->warc;
@@ -249,6 +272,7 @@ void fetch_warc_header(struct transfer *xfer, const char *line, size_t n)
 		sc_buf_reset(&hop->head);
 		sc_buf_reset(&hop->raw);
 		hop->head_done = false;
+		tls_version(xfer->easy, hop->tls);
 	}
 	sc_buf_add(&hop->head, line, n);
 	if (n <= 2 && (line[0] == '\r' || line[0] == '\n'))
@@ -395,6 +419,29 @@ static bool choose_revisit(struct fetch_warc *w, struct sc_warc_capture *c, int 
 	return false;
 }
 
+/* The request as libcurl shows it, its request line in HTTP/1.1 form: an
+ * HTTP/2 request has no request line on the wire, and libcurl's "GET /
+ * HTTP/2" is written "GET / HTTP/1.1" (WARC-Protocol says h2), as its
+ * response's status line is. */
+static void request_as_http11(struct fetch_warc *w, const struct warc_hop *hop,
+                              struct sc_warc_capture *c)
+{
+	const char *p = hop->request.p ? hop->request.p : "";
+	const char *eol = memchr(p, '\r', hop->request.len);
+
+	c->request = p;
+	c->request_len = hop->request.len;
+	if (!eol || eol - p < 7 ||
+	    (memcmp(eol - 7, " HTTP/2", 7) != 0 && memcmp(eol - 7, " HTTP/3", 7) != 0))
+		return;
+	sc_buf_reset(&w->request);
+	sc_buf_add(&w->request, p, (size_t)(eol - p) - 1);
+	sc_buf_adds(&w->request, "1.1");
+	sc_buf_add(&w->request, eol, hop->request.len - (size_t)(eol - p));
+	c->request = w->request.p;
+	c->request_len = w->request.len;
+}
+
 /* Writes exchange i of the attempt as a capture; *written its places. */
 static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct job *job, size_t i,
                      const struct outcome *oc, double attempt_end, struct sc_warc_written *written)
@@ -411,9 +458,8 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 	struct sc_warc_capture c = {
 		.url = w->hop_url,
 		.protocol = protocol_of(hop),
+		.tls = hop->tls,
 		.date_ms = hop->date_ms,
-		.request = hop->request.p ? hop->request.p : "",
-		.request_len = hop->request.len,
 		.response = w->head.p,
 		.response_len = w->head.len,
 		.payload = hop->raw.p ? hop->raw.p : "",
@@ -431,6 +477,7 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 		c.payload = w->payload.p ? w->payload.p : "";
 		c.payload_len = w->payload.len;
 	}
+	request_as_http11(w, hop, &c);
 	c.truncated = c.truncated_why != NULL;
 	bool learn = choose_revisit(w, &c, msg.status);
 	/* libcurl knows the address of the last connection only. */
@@ -484,6 +531,7 @@ bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct trans
 		hops_shrink(wx);
 		sc_buf_shrink(&w->payload, BODY_KEEP_MAX);
 		sc_buf_shrink(&w->head, HEAD_KEEP_MAX);
+		sc_buf_shrink(&w->request, HEAD_KEEP_MAX);
 	}
 	if (job->rec && !job->robots_for) {
 		json_t *loc = json_null();
