@@ -275,7 +275,14 @@ void fetch_warc_header(struct transfer *xfer, const char *line, size_t n)
 		tls_version(xfer->easy, hop->tls);
 	}
 	sc_buf_add(&hop->head, line, n);
-	if (n <= 2 && (line[0] == '\r' || line[0] == '\n'))
+	if (n > 2 || (line[0] != '\r' && line[0] != '\n'))
+		return;
+	/* An interim 1xx ("100 Continue") is not the answer: the request's
+	 * body may follow it, and the response after. */
+	const char *sp = memchr(hop->head.p, ' ', hop->head.len);
+	if (sp && (size_t)(sp - hop->head.p) + 1 < hop->head.len && sp[1] == '1')
+		sc_buf_reset(&hop->head);
+	else
 		hop->head_done = true;
 }
 
