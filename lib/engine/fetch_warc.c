@@ -1,17 +1,20 @@
 /* fetch_warc: --warc, what each attempt put on the wire kept as WARC/1.1
  * records (issue 20; the records themselves are lib/warc's).  Owns the
- * writer (struct fetch_warc) and, per transfer, the exchanges seen so far
- * (struct warc_xfer): the request header and body as sent (libcurl's
- * debug callback, CURLINFO_HEADER_OUT and DATA_OUT), each response head
- * as received (the header callback) and its body bytes as received
- * (CURLINFO_DATA_IN, the chunked transfer coding then removed here).
+ * writer and the --warc-dedupe index (struct fetch_warc) and, per
+ * transfer, the exchanges seen so far (struct warc_xfer): the request
+ * header and body as sent (libcurl's debug callback, CURLINFO_HEADER_OUT
+ * and DATA_OUT), each response head as received (the header callback,
+ * with the connection's TLS version) and its body bytes as received
+ * (CURLINFO_DATA_IN): the response record's block keeps them, chunks and
+ * content coding and all; its payload digest is over them with the
+ * chunked transfer coding removed.
  *
  * The record's body is left to libcurl as without --warc (decoded by it,
  * cut by --max-bytes as before), so a record is byte for byte what it
  * would be, but for its "warc" member.  A redirect libcurl follows is one
  * more exchange on the same transfer: a new request header begins it.
  * Each exchange whose response head came whole is a capture: request,
- * response and metadata records sharing its WARC-Date. */
+ * response (or revisit) and metadata records sharing its WARC-Date. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +65,7 @@ struct fetch_warc {
 	struct sc_buf payload;            /* scratch: a chunked body decoded */
 	struct sc_buf meta;               /* scratch: a metadata block */
 	struct sc_buf request;            /* scratch: an HTTP/2 request in HTTP/1.1 form */
-	struct sc_buf info;               /* the warcinfo block, which the writer borrows for
-	                      every file it begins */
+	struct sc_buf info;               /* the warcinfo block (the writer borrows it) */
 	char *hop_url, *next_url;         /* the exchange's URL, the next one's (owned) */
 	struct sc_warc_revisit revisit;   /* the capture's, when it is one */
 	struct sc_warc_original original; /* what it refers to */
@@ -108,17 +110,18 @@ bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 		.info_len = info->len,
 	};
 	char why[512];
-	w->writer = sc_warc_writer_open(&wo, why, sizeof(why));
-	if (!w->writer) {
-		snprintf(err, 256, "--warc: %.240s", why);
+	/* The index first: a run that cannot use it leaves no archive. */
+	if (opts->warc_dedupe_path &&
+	    !(w->dedupe = sc_warc_dedupe_open(opts->warc_dedupe_path, why, sizeof(why)))) {
+		snprintf(err, 256, "--warc-dedupe: %.230s", why);
 		sc_buf_free(info);
 		free(w);
 		return false;
 	}
-	if (opts->warc_dedupe_path &&
-	    !(w->dedupe = sc_warc_dedupe_open(opts->warc_dedupe_path, why, sizeof(why)))) {
-		snprintf(err, 256, "--warc-dedupe: %.230s", why);
-		sc_warc_writer_close(w->writer, NULL, 0);
+	w->writer = sc_warc_writer_open(&wo, why, sizeof(why));
+	if (!w->writer) {
+		snprintf(err, 256, "--warc: %.240s", why);
+		sc_warc_dedupe_close(w->dedupe);
 		sc_buf_free(info);
 		free(w);
 		return false;
