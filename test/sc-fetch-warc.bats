@@ -487,6 +487,21 @@ nginx_stop() {
 	assert_output --partial -- '--warc: cannot open'
 }
 
+@test "under valgrind: --warc with redirects, retries, truncation, rotation, CDXJ and dedupe is clean" {
+	[ "${SANITIZE:-}" != 1 ] || skip "valgrind cannot run ASan+UBSan binaries (ASan checks this suite)"
+	command -v valgrind >/dev/null || fail "valgrind is not installed (make deps)"
+	printf '%s\n' "$SC_BASE/redirect/2" "$SC_BASE/flaky/vg?fail=1" "$SC_BASE/gzip" \
+		"$SC_BASE/big/20000?chunked=1" "$SC_BASE/big/20000?chunked=1&n=2" "$SC_BASE/big/300000" \
+		"http://127.0.0.1:1/" >in
+	run -3 --separate-stderr valgrind -q --error-exitcode=99 --leak-check=full \
+		--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+		"$SC_BIN/sc-fetch" -q -c 3 --retries 1 --retry-base 10 --max-bytes 100000 --robots \
+		--warc vg.warc.gz --warc-max-size 20000 --warc-cdx --warc-dedupe vg.sqlite <in
+	assert_equal "$(wc -l <<<"$output")" 7
+	! grep -q '^==' <<<"$stderr" || fail "valgrind: $(grep '^==' <<<"$stderr" | head -30)"
+	archive_ok vg-*.warc.gz
+}
+
 @test "without --warc nothing changes: no warc member, no file" {
 	echo "$SC_BASE/index.html" | sc-fetch -q >out
 	assert_equal "$(jq 'has("warc")' out)" false
