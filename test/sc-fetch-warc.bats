@@ -99,6 +99,18 @@ sha1_b32() {
 	python3 -c 'import sys, hashlib, base64; print("sha1:" + base64.b32encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())'
 }
 
+# Records as test/golden.bats normalises them (port, timings, dates, a
+# retry's jittered wait), their warc member taken out: on the raw lines, so
+# that every other byte is compared.
+golden_normalize() {
+	sed -E -e 's/,"warc":(null|\{[^}]*\})//' \
+		-e "s/127\\.0\\.0\\.1:$SC_PORT/127.0.0.1:PORT/g" \
+		-e 's/"(elapsed_ms|latency_ms|queue_ms|dns_ms|connect_ms|tls_ms|ttfb_ms|redirect_ms|total_ms)":[0-9.e+-]+/"\1":0/g' \
+		-e 's/"(fetched_at|ts)":"[^"]*"/"\1":"T"/g' \
+		-e 's/"wait_ms":[1-9][0-9]*/"wait_ms":1/g' \
+		-e 's/after [0-9]+ milliseconds/after N milliseconds/g'
+}
+
 @test "records with --warc are the golden ones but for their warc member, and the archive is read by warcio" {
 	sed "s|@BASE@|$SC_BASE|g" "$GOLDEN/fetch.in" >in
 	echo "$SC_BASE/ctl-nonul.txt" >>in
@@ -109,15 +121,21 @@ sha1_b32() {
 	# every record that was fetched has the member, after the fetch members
 	run jq -r 'select(has("final_url")) | has("warc")' out
 	refute_output --partial false
-	sed -E -e 's/,"warc":(null|\{[^}]*\})//' \
-		-e "s/127\\.0\\.0\\.1:$SC_PORT/127.0.0.1:PORT/g" \
-		-e 's/"(elapsed_ms|latency_ms|queue_ms|dns_ms|connect_ms|tls_ms|ttfb_ms|redirect_ms|total_ms)":[0-9.e+-]+/"\1":0/g' \
-		-e 's/"(fetched_at|ts)":"[^"]*"/"\1":"T"/g' \
-		-e 's/"wait_ms":[1-9][0-9]*/"wait_ms":1/g' \
-		-e 's/after [0-9]+ milliseconds/after N milliseconds/g' out >records
+	golden_normalize <out >records
 	cmp -s "$GOLDEN/fetch.out" records || fail "$(diff "$GOLDEN/fetch.out" records | head -40)"
 	[[ -f golden.warc.gz && ! -e golden.warc.gz.open ]] || fail "the archive was not closed"
 	GET_ONLY=1 archive_ok golden.warc.gz
+}
+
+@test "sc-retry's records with --warc are the golden ones but for their warc member" {
+	sed "s|@BASE@|$SC_BASE|g" "$GOLDEN/retry.in" >in
+	local status=0
+	sc-retry -c 4 --keep-order --seed 1 -m 1 --retries 2 --retry-base 10 \
+		--retry-max 20 --warc retry.warc.gz <in >out 2>err || status=$?
+	[ "$status" -eq 3 ] || fail "exit $status: $(cat err)"
+	golden_normalize <out >records
+	cmp -s "$GOLDEN/retry.out" records || fail "$(diff "$GOLDEN/retry.out" records | head -40)"
+	GET_ONLY=1 archive_ok retry.warc.gz
 }
 
 @test "a page, a gzip body, a chunked body and a 404: each a request, a response and a metadata record" {
