@@ -230,6 +230,8 @@ golden_normalize() {
 	assert_equal "${#lines[@]}" 3
 	assert_equal "$(zcat d.warc.gz | grep -ac $'^WARC-Type: request\r')" 3
 	zcat d.warc.gz | grep -aq $'^redirectHop: 2\r$'
+	# every hop has its address, not only the last
+	assert_equal "$(zcat d.warc.gz | grep -ac $'^WARC-IP-Address: 127.0.0.1\r$')" 6
 	zcat d.warc.gz | grep -aq $'^outcome: redirect\r$'
 	assert_equal "$(jq -r .final_url out)" "$SC_BASE/redirect/0"
 	local offset length

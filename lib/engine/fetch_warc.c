@@ -47,6 +47,7 @@ struct warc_hop {
 	int64_t date_ms;       /* wall clock when the request went out */
 	double sent_at;        /* monotonic, the same moment */
 	char tls[16];          /* "tls/1.3": its connection's TLS version, or "" */
+	char ip[64];           /* its connection's address, or "" */
 	bool head_done;        /* the blank line that ends the head came */
 	bool raw_cut;          /* raw stopped at its maximum */
 };
@@ -177,7 +178,7 @@ static struct warc_hop *hop_begin(struct warc_hop *hop)
 	sc_buf_reset(&hop->head);
 	sc_buf_reset(&hop->raw);
 	hop->head_done = hop->raw_cut = false;
-	hop->tls[0] = '\0';
+	hop->tls[0] = hop->ip[0] = '\0';
 	hop->date_ms = sc_wall_ms();
 	hop->sent_at = sc_now_ms();
 	return hop;
@@ -276,6 +277,11 @@ void fetch_warc_header(struct transfer *xfer, const char *line, size_t n)
 		sc_buf_reset(&hop->raw);
 		hop->head_done = false;
 		tls_version(xfer->easy, hop->tls);
+		/* Asked now, while it is this exchange's connection: at the
+		 * attempt's end libcurl knows only the last one's. */
+		char *ip = NULL;
+		curl_easy_getinfo(xfer->easy, CURLINFO_PRIMARY_IP, &ip);
+		snprintf(hop->ip, sizeof(hop->ip), "%s", ip ? ip : "");
 	}
 	sc_buf_add(&hop->head, line, n);
 	if (n > 2 || (line[0] != '\r' && line[0] != '\n'))
@@ -460,7 +466,6 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 	struct warc_hop *hop = &wx->hops[i];
 	bool last = i + 1 == wx->nhops;
 	struct sc_warc_http msg;
-	char *ip = NULL;
 
 	sc_buf_reset(&w->head);
 	sc_warc_head_as_http11(hop->head.p, hop->head.len, &w->head);
@@ -490,10 +495,7 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 	request_as_http11(w, hop, &c);
 	c.truncated = c.truncated_why != NULL;
 	bool learn = choose_revisit(w, &c, msg.status);
-	/* libcurl knows the address of the last connection only. */
-	if (last)
-		curl_easy_getinfo(xfer->easy, CURLINFO_PRIMARY_IP, &ip);
-	c.ip = ip;
+	c.ip = hop->ip;
 	resolve_location(w, &msg);
 	metadata_text(w, job, wx, i, oc, attempt_end);
 	c.metadata = w->meta.p;
