@@ -12,14 +12,14 @@ DESTDIR  ?=
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash libcrypto libbrotlidec
+PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash libcrypto libssl libbrotlidec
 # Debian packages that `make deps` installs; the first column is what dpkg knows.
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1g-dev \
             libpsl-dev libidn2-dev libxxhash-dev libssl-dev libbrotli-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
             openssh-server openssh-client parallel gnuplot-nox chromium nodejs wget \
-            $(DEB_BUILD_TOOLS)
+            nginx openssl $(DEB_BUILD_TOOLS)
 # What `make deb` needs besides the build's own libraries (debian/control's
 # Build-Depends), and man-db for test/deb.bats' `man -w`.
 DEB_BUILD_TOOLS = build-essential debhelper dpkg-dev fakeroot lintian man-db

@@ -154,6 +154,7 @@ int main(int argc, char **argv)
 	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 	sc_fetch_options_init(&opts);
 	parse_options(&opts, argc, argv);
+	sc_fetch_options_set_command(&opts, argc, argv);
 
 	sc_signals_install(sc_fetch_signal_hook);
 	struct sc_fetch_streams io = {

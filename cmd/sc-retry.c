@@ -191,6 +191,7 @@ int main(int argc, char **argv)
 	sc_setprogname(argv[0]);
 	sc_fetch_options_init(&opts);
 	parse_options(&opts, argc, argv);
+	sc_fetch_options_set_command(&opts, argc, argv);
 	/* A later stage of a pipeline: after a signal, the stage before us goes
 	 * on writing the records it drains, and they must not be lost.  The
 	 * engine keeps reading; classify() passes them through unfetched. */

@@ -56,6 +56,13 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 
 	fetch_count_attempt(e, job, oc);
 	fetch_history_add(job, oc);
+	char err[256];
+	if (!fetch_warc_attempt(e, job, xfer, oc, err) && !e->input.error) {
+		/* The archive cannot be written: the run stops, as for input it
+		 * cannot read. */
+		snprintf(e->loop.error, sizeof(e->loop.error), "%s", err);
+		e->input.error = true;
+	}
 	if (fetch_pace_answered(e, job, xfer, oc, now, &ev))
 		fetch_metrics_throttle(e, job->origin, &ev, now);
 	if (oc->kind != SC_ERR_CANCELLED && !e->loop.stopping && !robots_timeout)
@@ -314,7 +321,7 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	curl_multi_setopt(e->loop.multi, CURLMOPT_SOCKETDATA, e);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
-	if (!fetch_robots_init(e, err) || !fetch_pace_init(e, err))
+	if (!fetch_robots_init(e, err) || !fetch_pace_init(e, err) || !fetch_warc_init(e, err))
 		goto fail;
 	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
 		snprintf(err, 256, "pipe: %s", strerror(errno));
@@ -339,6 +346,8 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	fetch_origins_free(&e->origins);
 	fetch_robots_free(e);
 	fetch_pace_free(e);
+	char ignored[256];
+	fetch_warc_free(e, ignored); /* closed at the run's end, unless no run */
 	fetch_output_free(e);
 	fetch_metrics_free(e);
 	fetch_submit_free(e);
@@ -480,7 +489,15 @@ static int run_begin(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_li
 /* The run's end: the summary, the input as it was, the status. */
 static int run_end(struct sc_fetch_engine *e, int fd, char err[256])
 {
+	char warc_err[256];
+
 	fetch_metrics_end(e);
+	/* The archive is closed (renamed from its .open name) when the run
+	 * ends, a drained one too; a failure then is the run's. */
+	if (!fetch_warc_free(e, warc_err) && !e->input.error) {
+		snprintf(e->loop.error, sizeof(e->loop.error), "%s", warc_err);
+		e->input.error = true;
+	}
 	poll_input(e, fd, false);
 	if (e->input.flags >= 0 && !(e->input.flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, e->input.flags);

@@ -20,6 +20,7 @@
  *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
  *	fetch_headers.c   --headers, http_version, 304 not_modified
  *	fetch_pace.c      --adaptive pace per origin, --origin-state claims
+ *	fetch_warc.c      --warc: each exchange as WARC/1.1 records (lib/warc)
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.
@@ -94,6 +95,14 @@ struct sc_fetch_options {
 	                                 next starts and learnt pace, shared by processes */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,
 	                                 --retry-max-wait, --retry-budget, --seed */
+	char *warc_path;              /* --warc FILE (owned), or NULL: no capture */
+	long long warc_max_size;      /* --warc-max-size N: rotate at N bytes; 0: one file */
+	long warc_level;              /* --warc-level N (1): gzip level of the records */
+	bool warc_cdx;                /* --warc-cdx: NAME.cdxj beside each file closed */
+	char *warc_dedupe_path;       /* --warc-dedupe FILE (owned), or NULL: the payload
+	                                 digests archived, for revisit records */
+	char *command_line;           /* not an option: the program's words, for the
+	                                 warcinfo record (owned, or NULL) */
 };
 
 /* Sets the defaults (the User-Agent "sc-fetch/VERSION" is a copy the
@@ -101,6 +110,10 @@ struct sc_fetch_options {
 void sc_fetch_options_init(struct sc_fetch_options *opts);
 /* Frees what the options own (not o itself). */
 void sc_fetch_options_free(struct sc_fetch_options *opts);
+
+/* Keeps the program's words (argv), shown quoted as a shell would take
+ * them, for the warcinfo record of --warc. */
+void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char **argv);
 
 /* The shared part of the command line: the rows of the fetch options, for
  * sc_opt_parse and sc_opt_usage (lib/kit/opt.h) with a struct

@@ -25,6 +25,8 @@
  *	fetch_pace.c      --adaptive: each origin's pace learnt from its answers;
  *	                  --origin-state: starts claimed in a file that other
  *	                  processes share
+ *	fetch_warc.c      --warc: each attempt's exchanges as they crossed the
+ *	                  wire, written as WARC/1.1 records (lib/warc)
  */
 #ifndef SC_FETCH_ENGINE_H
 #define SC_FETCH_ENGINE_H
@@ -115,12 +117,14 @@ struct transfer {
 	struct sc_buf body;
 	bool too_large;
 	/* Of the response whose headers are arriving: */
-	bool has_location;  /* a Location header */
-	bool encoded;       /* a Content-Encoding: its length is not the body's */
-	bool redirecting;   /* a redirect being followed: its body is not ours */
-	bool in_head;       /* its status line came, the blank line not yet */
-	bool head_complete; /* its header block ended with the blank line */
-	char *retry_after;  /* of the latest response (owned) */
+	bool has_location;      /* a Location header */
+	bool encoded;           /* a Content-Encoding: its length is not the body's */
+	bool redirecting;       /* a redirect being followed: its body is not ours */
+	bool in_head;           /* its status line came, the blank line not yet */
+	bool head_complete;     /* its header block ended with the blank line */
+	char *retry_after;      /* of the latest response (owned) */
+	struct warc_xfer *warc; /* fetch_warc.c's: the exchanges so far, or NULL
+	                           without --warc */
 	double started;
 	bool sent; /* its (first) request went out: fetch_origin_sent */
 	char errbuf[CURL_ERROR_SIZE];
@@ -183,7 +187,7 @@ struct outcome {
  * function of the owner.  Calls among the files go one way, down this
  * list (fetch_transfer and fetch_submit beside each other):
  *
- *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_metrics  >
+ *	fetch.c  >  fetch_submit, fetch_transfer  >  fetch_warc  >  fetch_metrics  >
  *	fetch_pace  >  fetch_robots  >  fetch_output  >  fetch_headers,
  *	fetch_origin
  *
@@ -295,6 +299,7 @@ struct sc_fetch_engine {
 	struct fetch_robots *robots; /* fetch_robots.c's, or NULL without --robots */
 	struct fetch_pace *pace;     /* fetch_pace.c's, or NULL with --no-adaptive and
 	                                no --origin-state */
+	struct fetch_warc *warc;     /* fetch_warc.c's, or NULL without --warc */
 };
 
 /* fetch_origin.c */
@@ -437,6 +442,27 @@ void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double
 /* fetch_metrics.c: a throttle event line for origin. */
 void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,
                             const struct sc_pace_event *ev, double now);
+
+/* fetch_warc.c (every entry a no-op without --warc) */
+/* Opens the WARC file (a left-over NAME.open mended) and writes its
+ * warcinfo; false with the reason in err. */
+bool fetch_warc_init(struct sc_fetch_engine *e, char err[256]);
+/* Closes the file (renamed from NAME.open, its CDXJ written with
+ * --warc-cdx); false with the reason in err.  Frees the state. */
+bool fetch_warc_free(struct sc_fetch_engine *e, char err[256]);
+/* A transfer is set up: its request, response heads and bodies are kept
+ * from now on (libcurl's debug callback). */
+void fetch_warc_setup(struct sc_fetch_engine *e, struct transfer *xfer);
+/* A response header line, from the transfer's header callback. */
+void fetch_warc_header(struct transfer *xfer, const char *line, size_t n);
+/* An attempt ended: each exchange with a whole response head is written
+ * as a capture (request, response, metadata), and a record's "warc"
+ * member set to its last response record's place (null if none).  false
+ * when the file could not be written (the reason in err): the run stops. */
+bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+                        const struct outcome *oc, char err[256]);
+/* Frees a transfer's kept exchanges (with the transfer). */
+void fetch_warc_xfer_free(struct transfer *xfer);
 
 /* fetch_headers.c */
 /* A 304 answering a conditional request (If-None-Match,

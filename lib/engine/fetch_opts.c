@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/util.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
@@ -27,6 +28,7 @@ void sc_fetch_options_init(struct sc_fetch_options *opts)
 	opts->grace_s = 10;
 	opts->max_crawl_delay_ms = 30000;
 	opts->adaptive = true;
+	opts->warc_level = 1;
 	opts->user_agent = sc_strdup("sc-fetch/" SC_VERSION);
 	sc_retry_policy_defaults(&opts->retry);
 }
@@ -38,10 +40,43 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 	free(opts->robots_agent);
 	free(opts->robots_cache_path);
 	free(opts->origin_state_path);
+	free(opts->warc_path);
+	free(opts->warc_dedupe_path);
+	free(opts->command_line);
+	opts->warc_path = opts->warc_dedupe_path = opts->command_line = NULL;
 	curl_slist_free_all(opts->headers);
 	opts->user_agent = opts->metrics_path = NULL;
 	opts->robots_agent = opts->robots_cache_path = opts->origin_state_path = NULL;
 	opts->headers = NULL;
+}
+
+void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char **argv)
+{
+	struct sc_buf b;
+
+	sc_buf_init(&b, (size_t)-1 / 2);
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (i > 0)
+			sc_buf_addc(&b, ' ');
+		/* A word a shell would split is shown quoted; a line break
+		 * never (the warcinfo record has one field a line). */
+		bool plain = *a && strcspn(a, " \t'\"\\$`*?[]{}()<>|;&#~") == strlen(a);
+		if (!plain)
+			sc_buf_addc(&b, '\'');
+		for (; *a; a++) {
+			if (*a == '\r' || *a == '\n')
+				sc_buf_addc(&b, ' ');
+			else if (*a == '\'')
+				sc_buf_adds(&b, "'\\''");
+			else
+				sc_buf_addc(&b, *a);
+		}
+		if (!plain)
+			sc_buf_addc(&b, '\'');
+	}
+	free(opts->command_line);
+	opts->command_line = sc_buf_take(&b, NULL);
 }
 
 /* -H: "Name: value", or curl's "Name;" for a header with an empty value. */
@@ -136,6 +171,11 @@ const struct sc_opt sc_fetch_opts[] = {
 	SC_OPT_ROW_CALL("adaptive", 0, NULL, set_adaptive, 1),
 	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
 	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
+	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),
+	SC_OPT_ROW_WHOLE("warc-max-size", 0, "N", AT(warc_max_size), 1, 1LL << 50),
+	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),
+	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
+	SC_OPT_ROW_COPY("warc-dedupe", 0, "file", AT(warc_dedupe_path)),
 	{ 0 },
 };
 
@@ -147,6 +187,16 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		return snprintf(err, 256, "--robots-cache: the file name is empty"), -1;
 	if (opts->origin_state_path && !*opts->origin_state_path)
 		return snprintf(err, 256, "--origin-state: the file name is empty"), -1;
+	if (opts->warc_path && !*opts->warc_path)
+		return snprintf(err, 256, "--warc: the file name is empty"), -1;
+	if (opts->warc_dedupe_path && !*opts->warc_dedupe_path)
+		return snprintf(err, 256, "--warc-dedupe: the file name is empty"), -1;
+	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))
+		return snprintf(err, 256, "--%s needs --warc",
+		                opts->warc_cdx           ? "warc-cdx"
+		                : opts->warc_dedupe_path ? "warc-dedupe"
+		                                         : "warc-max-size"),
+		       -1;
 	if (opts->retry.max_ms < opts->retry.base_ms)
 		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",
 		                opts->retry.max_ms, opts->retry.base_ms),

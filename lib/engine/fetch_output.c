@@ -180,6 +180,8 @@ void fetch_history_add(struct job *job, const struct outcome *oc)
 	                  round1(oc->latency_ms)));
 }
 
+static void move_last(json_t *rec, const char *key);
+
 /* Sets the fetch members on the record of a job whose last attempt it was. */
 void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc, double now)
@@ -227,6 +229,13 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 		job->failed = false;
 	}
 	fetch_headers_complete(e, job, xfer, oc);
+	/* --warc's member (fetch_warc.c) after the fetch members; fetched
+	 * again without --warc, a record's member from an earlier run would
+	 * point at an older attempt. */
+	if (e->opts->warc_path)
+		move_last(r, "warc");
+	else if (job->attempts > job->prior)
+		json_object_del(r, "warc");
 	/* The history goes last, after the fetch members. */
 	json_t *h = json_object_get(r, "history");
 	if (h) {

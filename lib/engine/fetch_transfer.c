@@ -83,6 +83,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 	struct transfer *xfer = userp;
 	size_t n = size * nmemb;
 
+	if (xfer->warc)
+		fetch_warc_header(xfer, data, n);
 	if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {
 		/* A new response (after a redirect or a 100): forget the last. */
 		free(xfer->retry_after);
@@ -224,6 +226,7 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct 
 		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 		curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
 	}
+	fetch_warc_setup(e, xfer);
 }
 
 bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now,
@@ -425,6 +428,7 @@ void fetch_xfers_free(struct sc_fetch_engine *e)
 		curl_easy_cleanup(xfer->easy);
 		sc_buf_free(&xfer->body);
 		free(xfer->retry_after);
+		fetch_warc_xfer_free(xfer);
 		free(xfer);
 	}
 }

@@ -37,7 +37,7 @@ static int write_request(struct sc_warc_writer *w, const struct sc_warc_capture 
 }
 
 /* Both digests of a response in one pass over the payload: the block's is
- * the header and the payload, the payload's the payload alone. */
+ * the header and the body as received, the payload's the payload alone. */
 static void response_digests(const struct sc_warc_capture *c, bool with_payload,
                              char block[SC_WARC_SHA1_LEN], char payload[SC_WARC_SHA1_LEN])
 {
@@ -46,7 +46,9 @@ static void response_digests(const struct sc_warc_capture *c, bool with_payload,
 	sc_warc_sha1_begin(&hb);
 	sc_warc_sha1_begin(&hp);
 	sc_warc_sha1_add(&hb, c->response, c->response_len);
-	if (with_payload)
+	if (with_payload && c->received)
+		sc_warc_sha1_add(&hb, c->received, c->received_len);
+	else if (with_payload)
 		sc_warc_sha1_add(&hb, c->payload, c->payload_len);
 	sc_warc_sha1_add(&hp, c->payload, c->payload_len);
 	sc_warc_sha1_end(&hb, block);
@@ -60,7 +62,10 @@ static int write_response(struct sc_warc_writer *w, const struct sc_warc_capture
 	const struct sc_warc_revisit *rv = c->revisit;
 	struct sc_warc_head h;
 	struct sc_warc_part block[2] = { { c->response, c->response_len },
-		                         { c->payload, rv ? 0 : c->payload_len } };
+		                         { c->received ? c->received : c->payload,
+		                           rv            ? 0
+		                           : c->received ? c->received_len
+		                                         : c->payload_len } };
 
 	response_digests(c, !rv, block_digest, out->payload_digest);
 	sc_warc_head_begin(&h, rv ? "revisit" : "response", id, out->date);
@@ -81,7 +86,8 @@ static int write_response(struct sc_warc_writer *w, const struct sc_warc_capture
 			sc_warc_head_add(&h, "WARC-Refers-To-Date", rv->date);
 	}
 	if (c->truncated && !rv)
-		sc_warc_head_add(&h, "WARC-Truncated", "length");
+		sc_warc_head_add(&h, "WARC-Truncated",
+		                 c->truncated_why ? c->truncated_why : "length");
 	sc_warc_head_end(&h, c->response_len + block[1].len);
 	int rc = sc_warc_writer_write(w, h.text.p, h.text.len, block, 2, &out->response);
 	sc_warc_head_free(&h);

@@ -45,7 +45,15 @@ struct sc_warc_capture {
 	size_t response_len;
 	const char *payload; /* the body, transfer-decoded only */
 	size_t payload_len;
+	const char *received; /* the body as received, when a transfer coding
+	                       * (chunked) makes it differ from the payload: the
+	                       * block holds it, the payload digest is the
+	                       * payload's; NULL: the payload itself */
+	size_t received_len;
 	bool truncated;                        /* the payload was cut (--max-bytes) */
+	const char *truncated_why;             /* WARC-Truncated's reason: "length"
+	                                          (NULL), "time", "disconnect",
+	                                          "unspecified" */
 	const struct sc_warc_revisit *revisit; /* NULL: a response record */
 	const char *metadata;                  /* application/warc-fields text, or NULL */
 	size_t metadata_len;

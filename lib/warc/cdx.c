@@ -1,6 +1,7 @@
 #include "warc/cdx.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,4 +324,66 @@ bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struc
 	free(mime);
 	free(uri);
 	return true;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text (each ending in a newline) sorted bytewise into f. */
+static int write_sorted(FILE *f, char *text, size_t len)
+{
+	size_t n = 0, cap = 1024;
+	char **lines = sc_malloc(cap * sizeof(*lines));
+	int rc = 0;
+
+	for (char *p = text; p < text + len;) {
+		char *nl = memchr(p, '\n', (size_t)(text + len - p));
+		if (n == cap)
+			lines = sc_realloc(lines, (cap *= 2) * sizeof(*lines));
+		lines[n++] = p;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (fputs(lines[i], f) == EOF || putc('\n', f) == EOF)
+			rc = -1;
+	free(lines);
+	return rc;
+}
+
+int sc_warc_cdx_file(const char *warc_path, const char *cdx_path, char *err, size_t errlen)
+{
+	struct sc_warc_reader *r = sc_warc_reader_open(warc_path, err, errlen);
+	struct sc_warc_rec rec;
+	struct sc_warc_problem problem;
+	enum sc_warc_next next;
+	const char *slash = strrchr(warc_path, '/');
+	struct sc_buf lines, tmp;
+	int rc = 0;
+
+	if (!r)
+		return -1;
+	sc_buf_init(&lines, (size_t)-1 / 2);
+	while ((next = sc_warc_reader_next(r, &rec, &problem)) != SC_WARC_END)
+		if (next == SC_WARC_RECORD)
+			sc_warc_cdx_line(&rec, slash ? slash + 1 : warc_path, &lines);
+	sc_warc_reader_close(r);
+	/* Written whole under a temporary name, so that a reader never sees
+	 * half an index. */
+	sc_buf_init(&tmp, (size_t)-1 / 2);
+	sc_buf_printf(&tmp, "%s.tmp", cdx_path);
+	FILE *f = fopen(tmp.p, "w");
+	if (!f || write_sorted(f, lines.p, lines.len) != 0 || fclose(f) != 0 ||
+	    rename(tmp.p, cdx_path) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", cdx_path, strerror(errno));
+		if (f)
+			(void)remove(tmp.p); /* the index is what failed, not this */
+		rc = -1;
+	}
+	sc_buf_free(&tmp);
+	sc_buf_free(&lines);
+	return rc;
 }

@@ -27,4 +27,9 @@ bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struc
  * that are not UTF-8 as U+FFFD), appended to out. */
 void sc_warc_json_string(const char *text, struct sc_buf *out);
 
+/* Writes the sorted CDXJ of the WARC file at warc_path to cdx_path
+ * (under cdx_path.tmp, then renamed), the lines sc-warc cdx would write.
+ * Returns 0, or -1 with the reason in err. */
+int sc_warc_cdx_file(const char *warc_path, const char *cdx_path, char *err, size_t errlen);
+
 #endif

@@ -140,8 +140,11 @@ int sc_warc_dechunk(const char *p, size_t n, struct sc_buf *out)
 		i = (size_t)(nl - p) + 1;
 		if (size == 0)
 			return 0; /* trailer fields, if any, are not payload */
-		if (size > n - i)
+		if (size > n - i) {
+			/* A body cut inside a chunk: what came of it is payload. */
+			sc_buf_add(out, p + i, n - i);
 			return -1;
+		}
 		if (sc_buf_add(out, p + i, (size_t)size) != 0)
 			return -1;
 		i += (size_t)size;

@@ -37,7 +37,8 @@ bool sc_warc_http_has_token(const struct sc_warc_http *msg, const char *name, co
 
 /* Removes the chunked transfer coding: the chunks' data appended to out.
  * Returns 0, or -1 when the framing is broken (out then holds what could
- * be read). */
+ * be read, the data of a chunk cut short included: a truncated record's
+ * payload). */
 int sc_warc_dechunk(const char *p, size_t n, struct sc_buf *out);
 
 /* Undoes a Content-Encoding (gzip, x-gzip, deflate, br; identity or none

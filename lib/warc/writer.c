@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "core/util.h"
+#include "warc/cdx.h"
 #include "warc/digest.h"
 #include "warc/gz.h"
 #include "warc/record.h"
@@ -221,6 +222,22 @@ int sc_warc_writer_write(struct sc_warc_writer *w, const char *head, size_t head
 	return 0;
 }
 
+/* NAME.cdxj beside the file just closed, NAME.warc.gz. */
+static int write_cdx(struct sc_warc_writer *w)
+{
+	struct sc_buf name;
+	size_t n = strlen(w->final_path);
+	int rc;
+
+	sc_buf_init(&name, (size_t)-1 / 2);
+	if (n > 8 && strcmp(w->final_path + n - 8, ".warc.gz") == 0)
+		n -= 8;
+	sc_buf_printf(&name, "%.*s.cdxj", (int)n, w->final_path);
+	rc = sc_warc_cdx_file(w->final_path, name.p, w->error, sizeof(w->error));
+	sc_buf_free(&name);
+	return rc;
+}
+
 static int close_file(struct sc_warc_writer *w)
 {
 	int rc = 0;
@@ -232,6 +249,8 @@ static int close_file(struct sc_warc_writer *w)
 	w->fd = -1;
 	if (rc == 0 && rename(w->open_path, w->final_path) != 0)
 		rc = fail(w, "cannot rename", w->open_path);
+	if (rc == 0 && w->o.cdx)
+		rc = write_cdx(w);
 	return rc;
 }
 

@@ -25,10 +25,14 @@ struct sc_warc_writer_options {
 	const char *path;  /* NAME.warc.gz (or the series' prefix) */
 	int level;         /* zlib level, 0 to 9 */
 	uint64_t max_size; /* 0: one file; else rotate at this size */
-	const char *info;  /* the warcinfo block (application/warc-fields
-	                        * text, "name: value\r\n" lines), the caller's:
-	                        * software, format, conformsTo, robots, ... */
+	const char *info;  /* the warcinfo block, application/warc-fields text
+	                    * ("name: value\r\n" lines: software, format,
+	                    * conformsTo, robots, ...); borrowed, it must
+	                    * outlive the writer, which writes it in every file
+	                    * it begins */
 	size_t info_len;
+	bool cdx; /* each file closed gets its CDXJ, NAME.cdxj beside
+	             NAME.warc.gz (cdx.h) */
 };
 
 /* Where a record went: its gzip member's offset and length, in filename

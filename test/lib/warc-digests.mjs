@@ -41,9 +41,12 @@ function indexOf(hay, needle) {
 function dechunk(bytes) {
 	const parts = [];
 	let i = 0;
+	// A body cut short (WARC-Truncated) ends inside a chunk or its size
+	// line: its payload is what came of the chunks' data.
 	for (;;) {
+		if (i >= bytes.length) break;
 		const nl = bytes.indexOf(10, i);
-		if (nl < 0) throw new Error('chunk size line cut');
+		if (nl < 0) break;
 		const size = parseInt(Buffer.from(bytes.subarray(i, nl)).toString('latin1'), 16);
 		if (Number.isNaN(size)) throw new Error('bad chunk size');
 		i = nl + 1;

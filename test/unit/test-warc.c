@@ -86,7 +86,7 @@ static int write_samples(const char *dir)
 	char path[4096], err[512];
 	struct sc_warc_written a, b, g, t;
 	snprintf(path, sizeof(path), "%s/sample.warc.gz", dir);
-	struct sc_warc_writer_options o = { path, 6, 0, info, strlen(info) };
+	struct sc_warc_writer_options o = { path, 6, 0, info, strlen(info), false };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	size_t gz_len;
 	char *gz = gzip_bytes(page, &gz_len);
@@ -165,7 +165,7 @@ static int write_series(const char *dir)
 	struct sc_warc_written a;
 
 	snprintf(path, sizeof(path), "%s/series.warc.gz", dir);
-	struct sc_warc_writer_options o = { path, 1, 1000, info, strlen(info) };
+	struct sc_warc_writer_options o = { path, 1, 1000, info, strlen(info), false };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	if (!w)
 		return 1;
@@ -303,7 +303,7 @@ static void test_mend(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/mend.warc.gz", dir);
-	struct sc_warc_writer_options o = { path, 1, 0, info, strlen(info) };
+	struct sc_warc_writer_options o = { path, 1, 0, info, strlen(info), false };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	capture(w, "http://127.0.0.1/one", "HTTP/1.1 200 OK\r\n\r\n", "one", 3, &a);
 	uint64_t whole = a.response.offset + a.response.length;
@@ -332,7 +332,7 @@ static void test_rotation(const char *dir)
 	struct sc_warc_written a;
 
 	snprintf(path, sizeof(path), "%s/rot.warc.gz", dir);
-	struct sc_warc_writer_options o = { path, 6, 1, info, strlen(info) };
+	struct sc_warc_writer_options o = { path, 6, 1, info, strlen(info), false };
 	struct sc_warc_writer *w = sc_warc_writer_open(&o, err, sizeof(err));
 	const char *first = sc_strdup(sc_warc_writer_filename(w));
 	ok(strncmp(first, "rot-", 4) == 0 && strstr(first, "-00000-") &&
