@@ -354,11 +354,11 @@ def crawl_scenario(www, base):
             row.append(b.fr(b.ratio(walls.get(names["wget"]), walls[row[0]])))
     b.table(["Tool", "pages in the archive", "wall s", "pages/s", "CPU s", "peak RSS MB", "WARC MB",
              "wget's wall ÷ this"], rows)
-    how = ("crawl.mk's WARC=1" if has_warc else
+    how = ("WARC=1" if has_warc else
            "FETCH_ARGS='--warc F' (crawl.mk has no WARC setting here): each round's sc-fetch adds its "
            "exchanges to the one file, after a warcinfo record of its own; the rounds run one after the other "
            "(make without -j, one chunk a round as every page is on one host)")
-    b.say(f"crawl.mk: {archive.split('=')[0]} — {how}; it parses every page (sc-parse) and makes each next "
+    b.say(f"crawl.mk with {how}; it parses every page (sc-parse) and makes each next "
           f"round with sc-frontier, robots.txt asked (ROBOTS=1, a fresh cache each run), C={CRAWL_C} "
           f"PER_HOST={CRAWL_C}. wget: `wget -q -r -l {wget_depth} -np -D 127.0.0.1 --warc-file=F -P DIR`, "
           f"Debian's wget, one connection at a time, no -H (so one host), robots.txt obeyed, every page also "
