@@ -156,7 +156,8 @@ void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer)
 }
 
 /* libcurl is about to send a request of this transfer (the first, or a
- * redirect hop's). */
+ * redirect hop's).  The signature is libcurl's (curl_prereq_callback). */
+// NOLINTNEXTLINE(readability-non-const-parameter)
 static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
                      int conn_local_port)
 {

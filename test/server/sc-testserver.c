@@ -2711,6 +2711,7 @@ static void conn_pump(conn_t *c)
  * it does not say).  The log's times are those: the server's own turn to
  * run, which a loaded machine delays by milliseconds, must not move them,
  * or a test of the spacing between two requests would measure it. */
+// NOLINTNEXTLINE(readability-non-const-parameter): recvmsg writes it, through iov
 static ssize_t recv_stamped(int fd, char *data, size_t len, int64_t *rx_ns)
 {
 	struct iovec iov = { .iov_base = data, .iov_len = len };
