@@ -15,6 +15,9 @@ here=.
 : "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
 : "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
 : "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
+: "${WARC=0}" "${WARC_DEDUPE=}"
+# A chunk's WARC options and files (warc_for); none without WARC=1.
+warc=() made=()
 
 die() {
 	echo "crawl.sh: $*" >&2
@@ -66,6 +69,7 @@ options() {
 step_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
+	warc_for "$r" "round-$1-chunk-$id"
 	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
 	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
@@ -78,7 +82,7 @@ fetch_parse_sink() {
 		options here
 		check=status
 		set +e
-		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
 			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
 			sc-sink --jsonl "$4" 2>"$5"
 		st=("${PIPESTATUS[@]}")
@@ -106,9 +110,19 @@ commit_or_remove() {
 	if [[ -n $ok ]]; then
 		mv -f "$tmp" "$out"
 	else
-		rm -f "$tmp"
+		rm -f "$tmp" "${made[@]}"
 		die "$out not finished (status $*); make again redoes it"
 	fi
+}
+
+# warc_for DIR NAME: with WARC=1, sets warc (sc-fetch's options) and made
+# for DIR/NAME.warc.gz; adds its leftovers to stale.
+warc_for() {
+	[[ $WARC == 1 ]] || return 0
+	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
+	stale+=("$1/$2".warc.gz* "$1/$2".cdx[j])
+	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
+	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
 }
 
 # on_worker ID: sets job, the command that runs chunk ID on its worker.
@@ -305,6 +319,7 @@ step_crawl() {
 	done
 	merge jsonl "${crawled[@]}"
 	[[ $CSV != 1 ]] || merge csv "${crawled[@]}"
+	[[ $WARC != 1 ]] || warc_gather "$DIR" "" "${crawled[@]/#/$DIR/round-}"
 	[[ $PROGRESS != 1 ]] || progress_end "$started"
 }
 
@@ -468,7 +483,37 @@ step_pages() {
 	if [[ -s $DIR/round-$last/urls.jsonl ]] && { capped || ((last != DEPTH)) || deferred_any; }; then
 		die "round $last is not the last: run make crawl first"
 	fi
-	merge "$1" "${listed[@]}"
+	[[ $1 == warc ]] || merge "$1" "${listed[@]}"
+	[[ $WARC != 1 && $1 != warc ]] || warc_gather "$DIR" "" "${listed[@]/#/$DIR/round-}"
+}
+
+# warc_gather DEST PREFIX ROUNDDIR...: DEST/warc/, unless it exists: a hard
+# link (else a copy) to the WARC of every finished chunk of ROUNDDIR...
+# (PREFIX + round-N-chunk-ID.warc.gz) and to each retry's WARC the chunk's
+# records name, and index.cdxj, their CDXJs merged (each is sorted).
+# Written as DEST/.warc.tmp and renamed last.
+warc_gather() {
+	local dest=$1/warc tmp=$1/.warc.tmp pfx=$2 d c f w files=() cdx=()
+	[[ ! -e $dest ]] || return 0
+	shift 2
+	for d in "$@"; do
+		for c in "$d"/chunk-*.jsonl; do
+			w=$d/$pfx${d##*/}-${c##*/} w=${w%.jsonl}
+			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
+			files+=("$w.warc.gz") cdx+=("$w.cdxj")
+			for f in "$w"-retry-*.warc.gz; do
+				grep -qF "\"filename\":\"${f##*/}\"" "$c" || continue
+				files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
+			done
+		done
+	done
+	rm -rf "$tmp"
+	mkdir "$tmp"
+	if ((${#files[@]} > 0)) && ! ln -f "${files[@]}" "$tmp/" 2>/dev/null; then
+		cp -f "${files[@]}" "$tmp/"
+	fi
+	sort -m /dev/null "${cdx[@]}" >"$tmp/index.cdxj"
+	mv -T "$tmp" "$dest"
 }
 
 step_status() {
@@ -738,7 +783,7 @@ step_retry() {
 	for n in $ROUNDS; do
 		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
 	done
-	rm -f "$DIR/pages.jsonl" "$DIR/pages.csv"
+	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc"
 }
 
 # retry-chunk N ID: a chunk's ok records stay as they are; its failed ones
@@ -750,11 +795,13 @@ step_retry_chunk() {
 	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
 	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
 	options here
+	[[ $WARC != 1 ]] || retry_warc "$r" "round-$1-chunk-$id" "$f"
 	want=$(wc -l <"$f")
 	set +e
 	{
 		grep -v '"ok":false' "$f"
-		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${retry_args[@]}" | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
+		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
+			sc-parse "${parse_opts[@]}" "${parse_args[@]}"
 	} 2>>"$r/chunk-$id.log" | sc-sink --jsonl "$tmp" 2>"$sum"
 	st=("${PIPESTATUS[@]}")
 	set -e
@@ -762,17 +809,33 @@ step_retry_chunk() {
 	rm -f "$sum"
 }
 
+# retry_warc DIR NAME CHUNK: the WARC of a retry of CHUNK, DIR/NAME-retry-K
+# with the first K free, once the retry WARCs CHUNK's records do not name
+# (left by a retry killed or failed before its commit) are removed.
+retry_warc() {
+	local f k=1 stale=()
+	for f in "$1/$2"-retry-*.warc.gz "$1/$2"-retry-*.open; do
+		grep -qF "\"filename\":\"${f##*/}\"" "$3" || stale+=("$f" "${f%.warc.gz*}.cdxj")
+	done
+	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	while [[ -e $1/$2-retry-$k.warc.gz ]]; do k=$((k + 1)); done
+	stale=()
+	warc_for "$1" "$2-retry-$k"
+	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+}
+
 # recrawl MAKE: every page again, into DIR/RECRAWL/round-N/ with the same
 # chunks (a sub-make per round), then DIR/RECRAWL/pages.jsonl.
 step_recrawl() {
-	local n files=()
+	local n files=() dirs=()
 	for n in $ROUNDS; do
 		[[ -e $DIR/round-$n/chunks.mk ]] || continue
 		mkdir -p "$DIR/$RECRAWL/round-$n"
 		sub_make "$1" "$n" recrawl-round
 	done
-	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl); done
+	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl) dirs+=("$DIR/$RECRAWL/round-$n"); done
 	cat /dev/null "${files[@]}" | sc-sink -q --jsonl "$DIR/$RECRAWL/pages.jsonl"
+	[[ $WARC != 1 ]] || warc_gather "$DIR/$RECRAWL" "${RECRAWL##*/}-" "${dirs[@]}"
 }
 
 # A page whose record has headers (sc-fetch --headers) is asked for with
@@ -789,7 +852,9 @@ CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "se
 # through the same job and the same commit check as a chunk.  Needs jq(1).
 step_recrawl_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
-	local d=$DIR/$RECRAWL/round-$1
+	local d=$DIR/$RECRAWL/round-$1 stale=()
+	warc_for "$d" "${RECRAWL##*/}-round-$1-chunk-$id"
+	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
 	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
 	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum"
@@ -808,6 +873,7 @@ frontier | sitemaps)
 	"step_$step" "$@"
 	;;
 crawl | split | pages | status | report | progress | retry | recrawl) "step_$step" "$@" ;;
+warc) step_pages warc ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 worker-job)
