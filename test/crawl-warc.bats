@@ -69,9 +69,11 @@ archived_once() {
 @test "WARC=1 crawl: one WARC per chunk, DIR/warc/ of hard links and a merged CDXJ, read by warcio, each page once" {
 	seeds_for 127.0.0.1 127.0.0.2 >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=4 WARC=1 -j2
-	local chunks warcs
-	chunks=$(ls c/round-*/chunk-*.jsonl | wc -l)
-	warcs=$(ls c/warc/*.warc.gz | wc -l)
+	local chunks warcs files
+	files=(c/round-*/chunk-*.jsonl)
+	chunks=${#files[@]}
+	files=(c/warc/*.warc.gz)
+	warcs=${#files[@]}
 	[ "$chunks" -gt 2 ] || fail "only $chunks chunks"
 	[ "$warcs" = "$chunks" ] || fail "$warcs WARCs for $chunks chunks"
 	# Names carry the round, so that rounds do not collide in DIR/warc/.
