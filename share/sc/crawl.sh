@@ -189,6 +189,7 @@ fi
 #   split N                DIR/round-N/chunk-*.urls and chunks.mk
 #   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl
 #   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
+#   warc                   DIR/warc/ of a finished crawl (WARC=1)
 #   status                 one line per round of ROUNDS, then the totals
 #   report                 DIR/report.html and report.txt (sc-report)
 #   progress PID           the watcher the crawl step starts (below)
@@ -229,13 +230,23 @@ fi
 # or 143), "records" when only the job's came back (a worker): the records
 # must then be searched for cancelled ones.
 #
+# warc_for DIR NAME: with WARC=1, the chunk's archive is DIR/NAME.warc.gz
+# (NAME carries the round, since the records' warc member and the CDXJ
+# name the file by its base name, and DIR/warc/ holds every round's):
+# warc gets sc-fetch's options for it (with its CDXJ, and WARC_DEDUPE's
+# digest file), made its files, which commit_or_remove removes with TMP,
+# and stale what an earlier run of the chunk left (after a kill -9: its
+# .open, which sc-fetch would otherwise mend and write on), removed at the
+# chunk's start.  So an archive is kept only with its chunk's records.
+#
 # commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
 # when every program of the pipeline that wrote it exited 0 or 3 (3: some
 # records not ok, which is data), sc-sink's summary SUM says it wrote
 # COUNT records (the count contract: one per URL), and, CHECK being
 # "records", no record of TMP was cancelled by a shutdown.  Otherwise it
-# removes TMP and fails: the chunk stays to do.  It is the one commit
-# check of every chunk written (crawl, retry, recrawl).
+# removes TMP (and the files of made: the chunk's archive) and fails: the
+# chunk stays to do.  It is the one commit check of every chunk written
+# (crawl, retry, recrawl).
 #
 # on_worker ID: with WORKERS, chunk ID runs on the worker of its shard
 # (the part of ID before the dash, modulo the number of workers), through
