@@ -226,6 +226,32 @@ killed_warc_crawl() {
 	if grep -q ' 0$' bodies; then fail "a revisit not resolved: $(cat bodies)"; fi
 }
 
+@test "WARC_DEDUPE: a chunk's archive removed takes its digests with it, so the redone chunk is no revisit of a lost record" {
+	seeds_for 127.0.0.1 >seeds.txt
+	mkdir fake
+	cat >fake/sc-parse <<-EOF
+		#!/bin/bash
+		if [[ ! -e $PWD/failed ]]; then : >$PWD/failed; cat >/dev/null; exit 1; fi
+		exec $(command -v sc-parse) "\$@"
+	EOF
+	chmod +x fake/sc-parse
+	PATH=$PWD/fake:$PATH run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 WARC_DEDUPE=digests.db
+	[ "$(sqlite3 digests.db 'SELECT count(*) FROM payloads')" = 0 ]
+	# The archive a kill -9 left (an .open) is forgotten too.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=k WARC=1 WARC_DEDUPE=digests.db
+	[ "$(sqlite3 digests.db 'SELECT count(*) FROM payloads')" = 1 ]
+	rm k/round-0/chunk-0-0000.jsonl k/round-0/round-0-chunk-0-0000.cdxj k/round-0/done k/pages.jsonl
+	rm -r k/warc
+	mv k/round-0/round-0-chunk-0-0000.warc.gz k/round-0/round-0-chunk-0-0000.warc.gz.open
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=k WARC=1 WARC_DEDUPE=digests.db
+	if zcat k/warc/*.warc.gz | grep -aq '^WARC-Type: revisit'; then fail "the redone chunk is a revisit of its lost self"; fi
+	PATH=$PWD/fake:$PATH run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 WARC_DEDUPE=digests.db
+	archive_ok c
+	archived_once c
+	# Every page of c is a response but the one k archived before.
+	[ "$(zcat c/warc/*.warc.gz | grep -ac '^WARC-Type: revisit')" = 1 ]
+}
+
 @test "recrawl: 304s are server-not-modified revisits, in the recrawl's own WARCs and DIR/recrawl/warc/" {
 	{
 		echo "$SC_BASE/conditional/a"

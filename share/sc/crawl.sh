@@ -70,7 +70,7 @@ step_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
 	warc_for "$r" "round-$1-chunk-$id"
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
 	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
 	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
@@ -110,7 +110,7 @@ commit_or_remove() {
 	if [[ -n $ok ]]; then
 		mv -f "$tmp" "$out"
 	else
-		rm -f "$tmp" "${made[@]}"
+		remove "$tmp" "${made[@]}"
 		die "$out not finished (status $*); make again redoes it"
 	fi
 }
@@ -123,6 +123,27 @@ warc_for() {
 	stale+=("$1/$2".warc.gz* "$1/$2".cdx[j])
 	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
+}
+
+# warc_forget FILE...: WARC_DEDUPE forgets the payloads of the archives
+# among FILE... before they are removed (notes).
+warc_forget() {
+	local f archives=() ids
+	[[ -n $WARC_DEDUPE && -e $WARC_DEDUPE ]] || return 0
+	for f in "$@"; do [[ ! -e $f || $f != *.warc.gz* ]] || archives+=("$f"); done
+	((${#archives[@]} > 0)) || return 0
+	command -v sqlite3 >/dev/null || die "WARC_DEDUPE needs sqlite3(1) to forget the payloads of ${archives[*]}"
+	ids=$(zcat -f -- "${archives[@]}" 2>/dev/null |
+		sed -n "s/^WARC-Record-ID: \(<urn:uuid:[0-9a-fA-F-]*>\)\r\$/'\1',/p" | tr -d '\n')
+	[[ -n $ids ]] || return 0
+	sqlite3 -batch "$WARC_DEDUPE" ".timeout 10000" "DELETE FROM payloads WHERE id IN (${ids%,});" >/dev/null ||
+		die "cannot forget the payloads of ${archives[*]} in $WARC_DEDUPE"
+}
+
+# remove FILE...: rm -f, the archives among them forgotten first.
+remove() {
+	warc_forget "$@"
+	rm -f "$@"
 }
 
 # on_worker ID: sets job, the command that runs chunk ID on its worker.
@@ -828,11 +849,11 @@ retry_warc() {
 	for f in "$1/$2"-retry-*.warc.gz "$1/$2"-retry-*.open; do
 		grep -qF "\"filename\":\"${f##*/}\"" "$3" || stale+=("$f" "${f%.warc.gz*}.cdxj")
 	done
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	while [[ -e $1/$2-retry-$k.warc.gz ]]; do k=$((k + 1)); done
 	stale=()
 	warc_for "$1" "$2-retry-$k"
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 }
 
 # recrawl MAKE: every page again, into DIR/RECRAWL/round-N/ with the same
@@ -865,7 +886,7 @@ step_recrawl_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local d=$DIR/$RECRAWL/round-$1 stale=()
 	warc_for "$d" "${RECRAWL##*/}-round-$1-chunk-$id"
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
 	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
 	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum"
