@@ -259,6 +259,10 @@ fi
 # and stale what an earlier run of the chunk left (after a kill -9: its
 # .open, which sc-fetch would otherwise mend and write on), removed at the
 # chunk's start.  So an archive is kept only with its chunk's records.
+# Whatever removes an archive goes through remove, whose warc_forget
+# deletes the archive's records from WARC_DEDUPE's index (by their
+# WARC-Record-ID, the index's id) first: otherwise the chunk done again
+# would write its pages as revisits of records that no file holds.
 #
 # commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
 # when every program of the pipeline that wrote it exited 0 or 3 (3: some
