@@ -509,9 +509,10 @@ merge() {
 	fi
 }
 
-# pages FORMAT: DIR/pages.FORMAT of a crawl that has finished.  One that
-# ever deferred URLs (ROUND_MAX_PER_HOST) ends with a round that has no
-# URLs; one that did not, with round DEPTH.
+# pages FORMAT: DIR/pages.FORMAT of a crawl that has finished, and with
+# WARC=1 DIR/warc/ (FORMAT warc: that alone).  One that ever deferred URLs
+# (ROUND_MAX_PER_HOST) ends with a round that has no URLs; one that did
+# not, with round DEPTH.
 step_pages() {
 	local listed last
 	read -ra listed <<<"$ROUNDS"
