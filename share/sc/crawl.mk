@@ -45,6 +45,8 @@ METRICS       ?= 1
 PROGRESS      ?= 1
 PROGRESS_EVERY ?= 60
 REPORT_ARGS   ?=
+WARC          ?= 0
+WARC_DEDUPE   ?=
 
 # Numbers are checked before anything runs, in make itself (no shell: this
 # makefile is read once per round).
@@ -56,11 +58,15 @@ $(foreach v,CHUNK PROGRESS_EVERY,$(if $(filter 0,$($(v))),$(error $(v) must be a
 # blank, ':' or '%' in it, and an empty DIR would put the crawl at the root
 # of the file system.
 $(foreach v,DIR SEEDS,$(if $(strip $($(v))),,$(error $(v) is empty)))
+$(if $(filter-out 0 1,$(WARC)),$(error WARC=$(WARC) is not 0 or 1))
+# A worker's WARC would stay on the worker: the job's only way back is its
+# records on stdout (sc-crawl(7), WARC).
+$(if $(and $(filter 1,$(WARC)),$(strip $(WORKERS))),$(error WARC=1 cannot be used with WORKERS: a chunk's WARC would be written on its worker and not brought back))
 bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(if $(findstring %,$(1)),a '%'))
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
 .SUFFIXES:
-.PHONY: crawl round pages status report retry retry-round recrawl recrawl-round
+.PHONY: crawl round pages warc status report retry retry-round recrawl recrawl-round
 default_goal: crawl
 .DEFAULT_GOAL := crawl
 
@@ -78,7 +84,7 @@ endif
 # make made them ('$$' is '$'); crawl.sh splits them into words, once.
 export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
     CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK \
-    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS
+    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS WARC WARC_DEDUPE
 export LC_ALL := C
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------
@@ -95,6 +101,9 @@ $(DIR)/pages.jsonl: | $(DIR)/round-$(lastword $(ROUNDS))/done
 	@$(STEPS) pages jsonl
 $(DIR)/pages.csv: | $(DIR)/round-$(lastword $(ROUNDS))/done
 	@$(STEPS) pages csv
+# warc: DIR/warc/ of a finished crawl (WARC=1 makes it with the pages).
+warc: | $(DIR)/round-$(lastword $(ROUNDS))/done
+	@$(STEPS) warc
 
 # A round that is not finished is made by `make crawl`, never from here.
 $(DIR)/round-%/done:

@@ -15,6 +15,9 @@ here=.
 : "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
 : "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
 : "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
+: "${WARC=0}" "${WARC_DEDUPE=}"
+# A chunk's WARC options and files (warc_for); none without WARC=1.
+warc=() made=()
 
 die() {
 	echo "crawl.sh: $*" >&2
@@ -66,7 +69,8 @@ options() {
 step_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
-	((${#stale[@]} == 0)) || rm -f "${stale[@]}"
+	warc_for "$r" "round-$1-chunk-$id"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
 	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
 	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
@@ -78,7 +82,7 @@ fetch_parse_sink() {
 		options here
 		check=status
 		set +e
-		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
 			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
 			sc-sink --jsonl "$4" 2>"$5"
 		st=("${PIPESTATUS[@]}")
@@ -106,9 +110,40 @@ commit_or_remove() {
 	if [[ -n $ok ]]; then
 		mv -f "$tmp" "$out"
 	else
-		rm -f "$tmp"
+		remove "$tmp" "${made[@]}"
 		die "$out not finished (status $*); make again redoes it"
 	fi
+}
+
+# warc_for DIR NAME: with WARC=1, sets warc (sc-fetch's options) and made
+# for DIR/NAME.warc.gz; adds its leftovers to stale.
+warc_for() {
+	[[ $WARC == 1 ]] || return 0
+	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
+	stale+=("$1/$2".warc.gz* "$1/$2".cdx[j])
+	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
+	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
+}
+
+# warc_forget FILE...: WARC_DEDUPE forgets the payloads of the archives
+# among FILE... before they are removed (notes).
+warc_forget() {
+	local f archives=() ids
+	[[ -n $WARC_DEDUPE && -e $WARC_DEDUPE ]] || return 0
+	for f in "$@"; do [[ ! -e $f || $f != *.warc.gz* ]] || archives+=("$f"); done
+	((${#archives[@]} > 0)) || return 0
+	command -v sqlite3 >/dev/null || die "WARC_DEDUPE needs sqlite3(1) to forget the payloads of ${archives[*]}"
+	ids=$(zcat -f -- "${archives[@]}" 2>/dev/null |
+		sed -n "s/^WARC-Record-ID: \(<urn:uuid:[0-9a-fA-F-]*>\)\r\$/'\1',/p" | tr -d '\n')
+	[[ -n $ids ]] || return 0
+	sqlite3 -batch "$WARC_DEDUPE" ".timeout 10000" "DELETE FROM payloads WHERE id IN (${ids%,});" >/dev/null ||
+		die "cannot forget the payloads of ${archives[*]} in $WARC_DEDUPE"
+}
+
+# remove FILE...: rm -f, the archives among them forgotten first.
+remove() {
+	warc_forget "$@"
+	rm -f "$@"
 }
 
 # on_worker ID: sets job, the command that runs chunk ID on its worker.
@@ -175,6 +210,7 @@ fi
 #   split N                DIR/round-N/chunk-*.urls and chunks.mk
 #   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl
 #   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
+#   warc                   DIR/warc/ of a finished crawl (WARC=1)
 #   status                 one line per round of ROUNDS, then the totals
 #   report                 DIR/report.html and report.txt (sc-report)
 #   progress PID           the watcher the crawl step starts (below)
@@ -215,13 +251,27 @@ fi
 # or 143), "records" when only the job's came back (a worker): the records
 # must then be searched for cancelled ones.
 #
+# warc_for DIR NAME: with WARC=1, the chunk's archive is DIR/NAME.warc.gz
+# (NAME carries the round, since the records' warc member and the CDXJ
+# name the file by its base name, and DIR/warc/ holds every round's):
+# warc gets sc-fetch's options for it (with its CDXJ, and WARC_DEDUPE's
+# digest file), made its files, which commit_or_remove removes with TMP,
+# and stale what an earlier run of the chunk left (after a kill -9: its
+# .open, which sc-fetch would otherwise mend and write on), removed at the
+# chunk's start.  So an archive is kept only with its chunk's records.
+# Whatever removes an archive goes through remove, whose warc_forget
+# deletes the archive's records from WARC_DEDUPE's index (by their
+# WARC-Record-ID, the index's id) first: otherwise the chunk done again
+# would write its pages as revisits of records that no file holds.
+#
 # commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
 # when every program of the pipeline that wrote it exited 0 or 3 (3: some
 # records not ok, which is data), sc-sink's summary SUM says it wrote
 # COUNT records (the count contract: one per URL), and, CHECK being
 # "records", no record of TMP was cancelled by a shutdown.  Otherwise it
-# removes TMP and fails: the chunk stays to do.  It is the one commit
-# check of every chunk written (crawl, retry, recrawl).
+# removes TMP (and the files of made: the chunk's archive) and fails: the
+# chunk stays to do.  It is the one commit check of every chunk written
+# (crawl, retry, recrawl).
 #
 # on_worker ID: with WORKERS, chunk ID runs on the worker of its shard
 # (the part of ID before the dash, modulo the number of workers), through
@@ -305,6 +355,7 @@ step_crawl() {
 	done
 	merge jsonl "${crawled[@]}"
 	[[ $CSV != 1 ]] || merge csv "${crawled[@]}"
+	[[ $WARC != 1 ]] || warc_gather "$DIR" "" "${crawled[@]/#/$DIR/round-}"
 	[[ $PROGRESS != 1 ]] || progress_end "$started"
 }
 
@@ -458,9 +509,10 @@ merge() {
 	fi
 }
 
-# pages FORMAT: DIR/pages.FORMAT of a crawl that has finished.  One that
-# ever deferred URLs (ROUND_MAX_PER_HOST) ends with a round that has no
-# URLs; one that did not, with round DEPTH.
+# pages FORMAT: DIR/pages.FORMAT of a crawl that has finished, and with
+# WARC=1 DIR/warc/ (FORMAT warc: that alone).  One that ever deferred URLs
+# (ROUND_MAX_PER_HOST) ends with a round that has no URLs; one that did
+# not, with round DEPTH.
 step_pages() {
 	local listed last
 	read -ra listed <<<"$ROUNDS"
@@ -468,7 +520,37 @@ step_pages() {
 	if [[ -s $DIR/round-$last/urls.jsonl ]] && { capped || ((last != DEPTH)) || deferred_any; }; then
 		die "round $last is not the last: run make crawl first"
 	fi
-	merge "$1" "${listed[@]}"
+	[[ $1 == warc ]] || merge "$1" "${listed[@]}"
+	[[ $WARC != 1 && $1 != warc ]] || warc_gather "$DIR" "" "${listed[@]/#/$DIR/round-}"
+}
+
+# warc_gather DEST PREFIX ROUNDDIR...: DEST/warc/, unless it exists: a hard
+# link (else a copy) to the WARC of every finished chunk of ROUNDDIR...
+# (PREFIX + round-N-chunk-ID.warc.gz) and to each retry's WARC the chunk's
+# records name, and index.cdxj, their CDXJs merged (each is sorted).
+# Written as DEST/.warc.tmp and renamed last.
+warc_gather() {
+	local dest=$1/warc tmp=$1/.warc.tmp pfx=$2 d c f w files=() cdx=()
+	[[ ! -e $dest ]] || return 0
+	shift 2
+	for d in "$@"; do
+		for c in "$d"/chunk-*.jsonl; do
+			w=$d/$pfx${d##*/}-${c##*/} w=${w%.jsonl}
+			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
+			files+=("$w.warc.gz") cdx+=("$w.cdxj")
+			for f in "$w"-retry-*.warc.gz; do
+				grep -qF "\"filename\":\"${f##*/}\"" "$c" || continue
+				files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
+			done
+		done
+	done
+	rm -rf "$tmp"
+	mkdir "$tmp"
+	if ((${#files[@]} > 0)) && ! ln -f "${files[@]}" "$tmp/" 2>/dev/null; then
+		cp -f "${files[@]}" "$tmp/"
+	fi
+	sort -m /dev/null "${cdx[@]}" >"$tmp/index.cdxj"
+	mv -T "$tmp" "$dest"
 }
 
 step_status() {
@@ -738,7 +820,7 @@ step_retry() {
 	for n in $ROUNDS; do
 		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
 	done
-	rm -f "$DIR/pages.jsonl" "$DIR/pages.csv"
+	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc"
 }
 
 # retry-chunk N ID: a chunk's ok records stay as they are; its failed ones
@@ -750,11 +832,13 @@ step_retry_chunk() {
 	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
 	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
 	options here
+	[[ $WARC != 1 ]] || retry_warc "$r" "round-$1-chunk-$id" "$f"
 	want=$(wc -l <"$f")
 	set +e
 	{
 		grep -v '"ok":false' "$f"
-		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${retry_args[@]}" | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
+		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
+			sc-parse "${parse_opts[@]}" "${parse_args[@]}"
 	} 2>>"$r/chunk-$id.log" | sc-sink --jsonl "$tmp" 2>"$sum"
 	st=("${PIPESTATUS[@]}")
 	set -e
@@ -762,17 +846,33 @@ step_retry_chunk() {
 	rm -f "$sum"
 }
 
+# retry_warc DIR NAME CHUNK: the WARC of a retry of CHUNK, DIR/NAME-retry-K
+# with the first K free, once the retry WARCs CHUNK's records do not name
+# (left by a retry killed or failed before its commit) are removed.
+retry_warc() {
+	local f k=1 stale=()
+	for f in "$1/$2"-retry-*.warc.gz "$1/$2"-retry-*.open; do
+		grep -qF "\"filename\":\"${f##*/}\"" "$3" || stale+=("$f" "${f%.warc.gz*}.cdxj")
+	done
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
+	while [[ -e $1/$2-retry-$k.warc.gz ]]; do k=$((k + 1)); done
+	stale=()
+	warc_for "$1" "$2-retry-$k"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
+}
+
 # recrawl MAKE: every page again, into DIR/RECRAWL/round-N/ with the same
 # chunks (a sub-make per round), then DIR/RECRAWL/pages.jsonl.
 step_recrawl() {
-	local n files=()
+	local n files=() dirs=()
 	for n in $ROUNDS; do
 		[[ -e $DIR/round-$n/chunks.mk ]] || continue
 		mkdir -p "$DIR/$RECRAWL/round-$n"
 		sub_make "$1" "$n" recrawl-round
 	done
-	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl); done
+	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl) dirs+=("$DIR/$RECRAWL/round-$n"); done
 	cat /dev/null "${files[@]}" | sc-sink -q --jsonl "$DIR/$RECRAWL/pages.jsonl"
+	[[ $WARC != 1 ]] || warc_gather "$DIR/$RECRAWL" "${RECRAWL##*/}-" "${dirs[@]}"
 }
 
 # A page whose record has headers (sc-fetch --headers) is asked for with
@@ -789,7 +889,9 @@ CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "se
 # through the same job and the same commit check as a chunk.  Needs jq(1).
 step_recrawl_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
-	local d=$DIR/$RECRAWL/round-$1
+	local d=$DIR/$RECRAWL/round-$1 stale=()
+	warc_for "$d" "${RECRAWL##*/}-round-$1-chunk-$id"
+	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
 	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
 	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum"
@@ -808,6 +910,7 @@ frontier | sitemaps)
 	"step_$step" "$@"
 	;;
 crawl | split | pages | status | report | progress | retry | recrawl) "step_$step" "$@" ;;
+warc) step_pages warc ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 worker-job)

@@ -1,0 +1,320 @@
+#!/usr/bin/env bats
+# crawl.mk WARC=1 (sc-crawl(7), "WARC"): each chunk's WARC beside its
+# records, committed with them; DIR/warc/ with the files and one merged
+# CDXJ.  Every archive is read by an independent reader (npm's warcio:
+# cdx-index exits 0 with nothing on stderr) and by sc-warc check; the
+# archive replays into the crawl's own fields; a crawl killed with SIGKILL
+# and made again leaves each page archived once.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+load 'lib/crawl'
+
+bats_require_minimum_version 1.5.0
+
+WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
+DIGESTS="$BATS_TEST_DIRNAME/lib/warc-digests.mjs"
+FIELDS="-f heading=h1 -f 'links[]=a::attr(href)'"
+
+setup_file() {
+	sc_server_start --loopback 3
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
+	command -v node >/dev/null || fail "node is not installed (make deps)"
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# archive_ok DEST: every file of DEST/warc/ passes sc-warc check and warcio
+# cdx-index (exit 0, empty stderr), is a hard link to its chunk's file,
+# its digests recomputed by the independent checker are right, and
+# DEST/warc/index.cdxj is warcio's lines of all of them, sorted (and
+# sc-warc cdx's).
+archive_ok() {
+	local f status files=("$1"/warc/*.warc.gz)
+	((${#files[@]} > 0)) || fail "no WARC in $1/warc"
+	: >warcio.all
+	for f in "${files[@]}"; do
+		run -0 sc-warc check "$f"
+		status=0
+		"$WARCIO" cdx-index "$f" >warcio.out 2>warcio.err || status=$?
+		[[ $status -eq 0 ]] || fail "warcio exited $status on $f: $(cat warcio.err)"
+		[[ ! -s warcio.err ]] || fail "warcio wrote on stderr for $f: $(cat warcio.err)"
+		cat warcio.out >>warcio.all
+		[ "$(stat -c %h "$f")" -ge 2 ] || fail "$f is not a hard link"
+	done
+	sort warcio.all >warcio.sorted
+	diff -u warcio.sorted "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ, sorted"
+	sc-warc cdx "${files[@]}" | sort | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not sc-warc cdx's"
+	run -0 node "$DIGESTS" "${files[@]}"
+	assert_output --regexp ' 0 bad$'
+	if compgen -G "$1/round-*/*.open" >/dev/null; then fail "an .open file is left"; fi
+}
+
+# archived_once DEST: each page of DEST/pages.jsonl has exactly one
+# response record in DEST/warc/ (robots.txt's left out), and its record's
+# warc member points at it.
+archived_once() {
+	sc-warc records "$1"/warc/*.warc.gz 2>/dev/null | jq -r '.url' | grep -v '/robots.txt$' | sort >archived
+	jq -r .url "$1/pages.jsonl" | sort >pages.urls
+	diff -u pages.urls archived || fail "not every page archived exactly once"
+	local f o l url
+	while read -r url f o l; do
+		[[ $f != null ]] || fail "$url has no warc member"
+		[ "$(tail -c +$((o + 1)) "$1/warc/$f" | head -c "$l" | gunzip | sed -n 's/^WARC-Target-URI: //p' | tr -d '\r')" = "$url" ] ||
+			fail "$url: its warc member $f $o $l is not its response"
+	done < <(jq -r '"\(.url) \(.warc.filename) \(.warc.offset) \(.warc.length)"' "$1/pages.jsonl")
+}
+
+@test "WARC=1 crawl: one WARC per chunk, DIR/warc/ of hard links and a merged CDXJ, read by warcio, each page once" {
+	seeds_for 127.0.0.1 127.0.0.2 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=4 WARC=1 -j2
+	local chunks warcs files
+	files=(c/round-*/chunk-*.jsonl)
+	chunks=${#files[@]}
+	files=(c/warc/*.warc.gz)
+	warcs=${#files[@]}
+	[ "$chunks" -gt 2 ] || fail "only $chunks chunks"
+	[ "$warcs" = "$chunks" ] || fail "$warcs WARCs for $chunks chunks"
+	# Names carry the round, so that rounds do not collide in DIR/warc/.
+	[ -e c/warc/round-0-chunk-0-0000.warc.gz ] && [ -e c/warc/round-2-chunk-0-0000.warc.gz ]
+	archive_ok c
+	archived_once c
+	[ "$(wc -l <c/pages.jsonl)" = "$(grep -c '^' archived)" ]
+	# Made again, nothing changes.
+	local before
+	before=$(stat -c %i c/warc/index.cdxj)
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=4 WARC=1
+	[ "$(stat -c %i c/warc/index.cdxj)" = "$before" ]
+}
+
+@test "replay: sc-warc records of DIR/warc/ through sc-parse gives the crawl's own fields, without the network" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=4 WARC=1 "FIELDS=$FIELDS"
+	jq -c '{url, status, ok, heading, links}' c/pages.jsonl | sort >crawled
+	[ "$(wc -l <crawled)" -gt 5 ]
+	jq -e -s 'all(.[]; (.links | length) > 0 and .heading != null)' c/pages.jsonl >/dev/null
+	sc_server_reset
+	local status=0
+	sc-warc records c/warc/*.warc.gz 2>warc.err | eval "sc-parse $FIELDS" >replayed.jsonl 2>parse.err || status=$?
+	[ "$status" = 0 ] || fail "replay failed ($status): $(cat warc.err parse.err)"
+	[ "$(sc_server_log length)" = 0 ] || fail "the replay asked the server"
+	jq -c 'select(.url | endswith("/robots.txt") | not) | {url, status, ok, heading, links}' replayed.jsonl | sort >replayed
+	diff -u crawled replayed
+}
+
+@test "WARC=0 (the default) writes no WARC; WARC=2 and WARC=1 with WORKERS are refused before anything runs" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
+	if compgen -G 'c/round-*/*.warc.gz*' >/dev/null || [ -e c/warc ]; then fail "a WARC without WARC=1"; fi
+	run -0 jq -s 'map(has("warc")) | any' c/pages.jsonl
+	assert_output false
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=2
+	assert_output --partial "WARC=2 is not 0 or 1"
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=1 WORKERS=w1
+	assert_output --partial "WARC=1 cannot be used with WORKERS"
+	[ ! -e d ]
+	# make warc of a crawl that had no WARC=1 says so.
+	run -2 crawl_make warc SEEDS=seeds.txt DEPTH=1 DIR=c
+	assert_output --partial "crawled without WARC=1"
+	[ ! -e c/warc ]
+}
+
+@test "a chunk that fails takes its WARC with it; make again writes it anew" {
+	seeds_for 127.0.0.1 >seeds.txt
+	mkdir fake
+	# An sc-parse that fails once: the chunk's WARC is written, then not
+	# committed.
+	cat >fake/sc-parse <<-EOF
+		#!/bin/bash
+		if [[ ! -e $PWD/failed ]]; then : >$PWD/failed; cat >/dev/null; exit 1; fi
+		exec $(command -v sc-parse) "\$@"
+	EOF
+	chmod +x fake/sc-parse
+	PATH=$PWD/fake:$PATH run -2 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	[ ! -e c/round-0/chunk-0-0000.jsonl ]
+	if compgen -G 'c/round-0/*warc*' >/dev/null || compgen -G 'c/round-0/*.cdxj' >/dev/null; then
+		fail "the failed chunk's WARC stayed: $(ls c/round-0)"
+	fi
+	# A left-over .open (a kill -9) is removed at the chunk's start.
+	echo junk >c/round-0/round-0-chunk-0-0000.warc.gz.open
+	PATH=$PWD/fake:$PATH run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	archive_ok c
+	archived_once c
+}
+
+# killed_warc_crawl: the crawl of args into DIR=c, make's process group
+# killed with SIGKILL at a random moment (two in three inside a chunk's
+# fetch), KILLS times, then made to the end.
+killed_warc_crawl() {
+	local pid ms tries k=0
+	while :; do
+		setsid make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" >>make.log 2>&1 3>&- &
+		pid=$!
+		if ((k < KILLS)); then
+			ms=$((RANDOM % 600))
+			if ((RANDOM % 3)); then
+				# A moment inside a chunk's fetch: once its WARC's .open is
+				# there (bounded wait), then 0-150 ms more.
+				for ((tries = 0; tries < 150; tries++)); do
+					compgen -G 'c/round-*/*.warc.gz.open' >/dev/null && break
+					kill -0 "$pid" 2>/dev/null || break
+					sleep 0.02
+				done
+				ms=$((RANDOM % 150))
+			fi
+			sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+			if kill -0 "$pid" 2>/dev/null; then
+				kill -KILL -- "-$pid" 2>/dev/null || true
+				wait "$pid" 2>/dev/null || true
+				for ((tries = 0; tries < 200; tries++)); do
+					kill -0 -- "-$pid" 2>/dev/null || break
+					sleep 0.05
+				done
+				k=$((k + 1))
+				echo "kill $k after $ms ms" >>kills.log
+				# A kill inside a chunk's fetch leaves its WARC's .open.
+				if compgen -G 'c/round-*/*.warc.gz.open' >/dev/null; then left=$((left + 1)); fi
+				continue
+			fi
+		fi
+		wait "$pid" || fail "make failed after $k kills: $(tail -20 make.log)"
+		return 0
+	done
+}
+
+@test "kill -9 at random moments, then make: every WARC checks, each page archived once, no .open left" {
+	local seed=${SC_CRAWL_KILL_SEED:-$((($(date +%s%N) / 1000) % 32768))} crawl left
+	echo "# kill seed $seed (SC_CRAWL_KILL_SEED=$seed to repeat)" >&3
+	RANDOM=$seed
+	seeds_for 127.0.0.1 127.0.0.2 127.0.0.3 >seeds.txt
+	left=0
+	for crawl in 1 2 3; do
+		args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=6 PER_HOST=1 WARC=1 "FETCH_ARGS=--delay 30")
+		# With a digest file: what a kill left is forgotten in it, else a
+		# page redone would be a revisit of a record that is gone.
+		((crawl == 1)) || args+=(WARC_DEDUPE=digests.db)
+		rm -rf c digests.db
+		KILLS=3 killed_warc_crawl
+		archive_ok c
+		archived_once c
+		if compgen -G 'c/round-*/*.open' >/dev/null; then fail "an .open file is left"; fi
+		# No WARC without its chunk.
+		local w id
+		for w in c/round-*/round-*-chunk-*.warc.gz; do
+			id=${w##*/round-*-chunk-} id=${id%.warc.gz}
+			[ -e "${w%/*}/chunk-$id.jsonl" ] || fail "$w has no chunk"
+		done
+		# The fixture serves /page/N?x=1 as /page/N: revisits, each naming
+		# a record that the archive holds.
+		zcat c/warc/*.warc.gz | tr -d '\r' >all.warc
+		sed -n 's/^WARC-Record-ID: //p' all.warc | sort -u >ids
+		sed -n 's/^WARC-Refers-To: //p' all.warc | sort -u >refers
+		((crawl == 1)) || [ -s refers ] || fail "crawl $crawl: no revisit"
+		[ -z "$(comm -23 refers ids)" ] || fail "crawl $crawl: a revisit names a record that is gone: $(comm -23 refers ids)"
+	done
+	echo "# $(grep -c '^' kills.log) kills, $left inside a chunk's WARC" >&3
+	((left > 0)) || fail "no kill landed inside a chunk's WARC: $(cat kills.log)"
+}
+
+@test "WARC_DEDUPE: a second crawl of the same site is identical-payload revisits against the first" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c1 WARC=1 WARC_DEDUPE=digests.db
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c2 WARC=1 WARC_DEDUPE=digests.db
+	archive_ok c1
+	archive_ok c2
+	local pages revisits
+	pages=$(wc -l <c2/pages.jsonl)
+	zcat c2/warc/*.warc.gz | tr -d '\r' >c2.warc
+	revisits=$(grep -ac '^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest$' c2.warc)
+	[ "$revisits" = "$pages" ] || fail "$revisits revisits for $pages pages"
+	if zcat c1/warc/*.warc.gz | grep -aq '^WARC-Type: revisit'; then fail "the first crawl has revisits"; fi
+	# Resolved against the first crawl's files, the second replays whole.
+	sc-warc records c1/warc/*.warc.gz c2/warc/*.warc.gz 2>/dev/null |
+		jq -r 'select(.url | endswith("/robots.txt") | not) | "\(.url) \(.body | length)"' | sort -u >bodies
+	[ "$(wc -l <bodies)" = "$pages" ]
+	if grep -q ' 0$' bodies; then fail "a revisit not resolved: $(cat bodies)"; fi
+}
+
+@test "WARC_DEDUPE: a chunk's archive removed takes its digests with it, so the redone chunk is no revisit of a lost record" {
+	seeds_for 127.0.0.1 >seeds.txt
+	mkdir fake
+	cat >fake/sc-parse <<-EOF
+		#!/bin/bash
+		if [[ ! -e $PWD/failed ]]; then : >$PWD/failed; cat >/dev/null; exit 1; fi
+		exec $(command -v sc-parse) "\$@"
+	EOF
+	chmod +x fake/sc-parse
+	PATH=$PWD/fake:$PATH run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 WARC_DEDUPE=digests.db
+	[ "$(sqlite3 digests.db 'SELECT count(*) FROM payloads')" = 0 ]
+	# The archive a kill -9 left (an .open) is forgotten too.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=k WARC=1 WARC_DEDUPE=digests.db
+	[ "$(sqlite3 digests.db 'SELECT count(*) FROM payloads')" = 1 ]
+	rm k/round-0/chunk-0-0000.jsonl k/round-0/round-0-chunk-0-0000.cdxj k/round-0/done k/pages.jsonl
+	rm -r k/warc
+	mv k/round-0/round-0-chunk-0-0000.warc.gz k/round-0/round-0-chunk-0-0000.warc.gz.open
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=k WARC=1 WARC_DEDUPE=digests.db
+	if zcat k/warc/*.warc.gz | grep -aq '^WARC-Type: revisit'; then fail "the redone chunk is a revisit of its lost self"; fi
+	PATH=$PWD/fake:$PATH run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 WARC_DEDUPE=digests.db
+	archive_ok c
+	archived_once c
+	# Every page of c is a response but the one k archived before.
+	[ "$(zcat c/warc/*.warc.gz | grep -ac '^WARC-Type: revisit')" = 1 ]
+}
+
+@test "recrawl: 304s are server-not-modified revisits, in the recrawl's own WARCs and DIR/recrawl/warc/" {
+	{
+		echo "$SC_BASE/conditional/a"
+		echo "$SC_BASE/conditional/b"
+		echo "$SC_BASE/page/1"
+	} >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	run -0 jq -r '"\(.url | sub(".*:[0-9]+"; "")) \(.status)"' c/recrawl/pages.jsonl
+	assert_line "/conditional/a 304"
+	assert_line "/conditional/b 304"
+	assert_line "/page/1 200"
+	[ -e c/recrawl/round-0/recrawl-round-0-chunk-0-0000.warc.gz ]
+	[ -e c/recrawl/warc/recrawl-round-0-chunk-0-0000.warc.gz ]
+	archive_ok c/recrawl
+	zcat c/recrawl/warc/*.warc.gz | tr -d '\r' >r.warc
+	[ "$(grep -ac '^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified$' r.warc)" = 2 ]
+	# The crawl's own archive is untouched.
+	archive_ok c
+	if zcat c/warc/*.warc.gz | grep -aq '^WARC-Type: revisit'; then fail "revisits in the crawl's WARC"; fi
+}
+
+@test "retry: the retried records point into a retry WARC of their own; the chunk's first WARC stays" {
+	{
+		seeds_for 127.0.0.1
+		echo "http://127.0.0.1:$SC_PORT/flaky/crawl-warc-retry?fail=1"
+	} >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 FETCH_ARGS='--retries 0'
+	[ "$(jq -s 'map(select(.ok == false)) | length' c/pages.jsonl)" = 1 ]
+	local first
+	first=$(md5sum <c/round-0/round-0-chunk-0-0000.warc.gz)
+	# A retry WARC left by a retry killed before its commit is not taken.
+	echo junk >c/round-0/round-0-chunk-0-0000-retry-1.warc.gz
+	run -0 crawl_make retry SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1 RETRY_ARGS='--retry-base 10'
+	[ ! -e c/warc ]
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c WARC=1
+	[ "$(md5sum <c/round-0/round-0-chunk-0-0000.warc.gz)" = "$first" ]
+	run -0 jq -r 'select(.url | contains("flaky")) | "\(.ok) \(.warc.filename)"' c/pages.jsonl
+	assert_output "true round-0-chunk-0-0000-retry-1.warc.gz"
+	run -0 jq -r 'select(.url | endswith("/page/1")) | .warc.filename' c/pages.jsonl
+	assert_output "round-0-chunk-0-0000.warc.gz"
+	[ -e c/warc/round-0-chunk-0-0000-retry-1.warc.gz ]
+	archive_ok c
+	# The failed attempt stays in the chunk's first WARC, the retried one in
+	# the retry's: two responses for the flaky URL, one for every other page.
+	sc-warc records c/warc/*.warc.gz 2>/dev/null | jq -r '"\(.url) \(.status)"' | grep -v robots.txt | sort >got
+	[ "$(grep -c flaky got)" = 2 ]
+	[ "$(grep -v flaky got | sort | uniq -d | wc -l)" = 0 ]
+}
