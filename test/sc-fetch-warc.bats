@@ -213,6 +213,30 @@ golden_normalize() {
 	zcat g.warc.gz | grep -aq $'^Content-Encoding: gzip\r$'
 }
 
+@test "a br body: asked for by Accept-Encoding, the payload digest over the brotli bytes, the record's body decoded" {
+	echo "$SC_BASE/br?size=150000" | fetch_warc b.warc.gz >out
+	assert_equal "$(jq -c '[.status, .ok]' out)" "[200,true]"
+	archive_ok b.warc.gz
+	zcat b.warc.gz >b.warc
+	grep -aq $'^Accept-Encoding: [^\r]*br' b.warc || fail "the request did not ask for br"
+	grep -aq $'^Content-Encoding: br\r$' b.warc
+	# the bytes as sent, fetched apart by curl and decoded apart by node's
+	# brotli: they are the plain page
+	curl -s -H 'Accept-Encoding: br' "$SC_BASE/br?size=150000" >raw
+	curl -s "$SC_BASE/br?size=150000" >plain
+	node -e 'process.stdout.write(require("zlib").brotliDecompressSync(require("fs").readFileSync("raw")))' >decoded
+	cmp -s decoded plain || fail "node does not decode the br bytes to the page"
+	cmp -s raw plain && fail "the br body is the plain page"
+	local digest
+	digest=$(grep -a '^WARC-Payload-Digest: ' b.warc | tr -d '\r' | cut -d' ' -f2)
+	assert_equal "$digest" "$(sha1_b32 <raw)"
+	# the record's body is the decoded page, sc-warc records' too
+	jq -j .body out >body
+	cmp -s body plain || fail "the record's body is not the decoded page"
+	sc-warc records b.warc.gz 2>/dev/null | jq -j .body >replayed
+	cmp -s replayed plain || fail "sc-warc records' body is not the decoded page"
+}
+
 @test "a redirect: one capture per hop, each with its own target URI; the member points at the last" {
 	echo "$SC_BASE/redirect/2" | fetch_warc d.warc.gz >out
 	archive_ok d.warc.gz
