@@ -502,16 +502,15 @@ static void step(struct sc_warc_cdx *c, struct seen *e)
 {
 	struct seen *a = &c->prev;
 
-	if (!a->set) {
-	} else if (!e || !same_uri(a, e)) {
-		emit(c, a, NULL);
-	} else if (e->request && a->response) {
+	bool same = a->set && e && same_uri(a, e);
+
+	if (same && e->request && a->response) {
 		emit(c, a, e);
 		e = NULL;
-	} else if (e->response && a->request) {
+	} else if (same && e->response && a->request) {
 		emit(c, e, a);
 		e = NULL;
-	} else {
+	} else if (a->set) {
 		emit(c, a, NULL);
 	}
 	seen_clear(a);

@@ -214,7 +214,7 @@ static void js_number(double x, struct sc_buf *out)
 	while (k > 1 && digits[k - 1] == '0')
 		k--;
 	digits[k] = '\0';
-	exp10 = atoi(t + 1);
+	exp10 = (int)strtol(t + 1, NULL, 10);
 	int n = exp10 + 1, kk = (int)k;
 	if (kk <= n && n <= 21) {
 		sc_buf_adds(out, digits);
@@ -468,7 +468,7 @@ static void params_set(struct params *q, char *name, const char *value)
 {
 	long at = param_index(q, name);
 
-	if (at >= 0) {
+	if (at >= 0 && q->values) {
 		free(q->values[at]);
 		q->values[at] = sc_strdup(value);
 		free(name);
@@ -603,8 +603,8 @@ static void base64(const unsigned char *b, size_t n, struct sc_buf *out)
 			v |= b[i + 2];
 		sc_buf_addc(out, digits[(v >> 18) & 63]);
 		sc_buf_addc(out, digits[(v >> 12) & 63]);
-		sc_buf_addc(out, i + 1 < n ? digits[(v >> 6) & 63] : '=');
-		sc_buf_addc(out, i + 2 < n ? digits[v & 63] : '=');
+		sc_buf_addc(out, (char)(i + 1 < n ? digits[(v >> 6) & 63] : '='));
+		sc_buf_addc(out, (char)(i + 2 < n ? digits[v & 63] : '='));
 	}
 }
 
