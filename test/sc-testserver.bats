@@ -215,6 +215,24 @@ assert_at_least() {
 	assert_output --partial '<title>Gzip</title>'
 }
 
+@test "/br is brotli (node's decoder reads it) when Accept-Encoding names br, the plain page when not" {
+	command -v node >/dev/null || fail "node is not installed (make deps)"
+	local d=$BATS_TEST_TMPDIR
+	run -0 curl -s -D - -o "$d/br" -H 'Accept-Encoding: gzip, br' "$SC_BASE/br?size=200000"
+	assert_line --regexp '^Content-Encoding: br'
+	curl -s "$SC_BASE/br?size=200000" >"$d/plain"
+	assert_equal "$(wc -c <"$d/plain")" 200000
+	node -e 'process.stdout.write(require("zlib").brotliDecompressSync(require("fs").readFileSync(process.argv[1])))' "$d/br" >"$d/decoded"
+	cmp "$d/decoded" "$d/plain"
+	run -0 curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip, brx' "$SC_BASE/br"
+	refute_line --regexp '^Content-Encoding'
+	for size in 0 1 65536 65537; do
+		curl -s -H 'Accept-Encoding: br' "$SC_BASE/br?size=$size" >"$d/br"
+		run -0 node -e 'process.stdout.write(String(require("zlib").brotliDecompressSync(require("fs").readFileSync(process.argv[1])).length))' "$d/br"
+		assert_output "$(curl -s "$SC_BASE/br?size=$size" | wc -c)"
+	done
+}
+
 @test "/slow drips its body one byte per interval" {
 	run -0 curl -s -D - -o "$BATS_TEST_TMPDIR/slow" -w '%{time_starttransfer} %{time_total}\n' \
 		"$SC_BASE/slow?bytes=5&interval=100"

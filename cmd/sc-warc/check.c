@@ -121,14 +121,16 @@ int warc_cdx(char **files, int nfiles, const struct warc_options *o)
 			status = SC_EXIT_PARTIAL;
 			continue;
 		}
+		struct sc_warc_cdx *index = sc_warc_cdx_new(base, &out);
 		while ((next = sc_warc_reader_next(r, &rec, &problem)) != SC_WARC_END) {
 			if (next == SC_WARC_PROBLEM) {
 				warc_report(files[i], problem.offset, problem.message);
 				status = SC_EXIT_PARTIAL;
 			} else {
-				sc_warc_cdx_line(&rec, base, &out);
+				sc_warc_cdx_add(index, &rec);
 			}
 		}
+		sc_warc_cdx_end(index);
 		sc_warc_reader_close(r);
 	}
 	write_sorted(out.p, out.len);

@@ -2,14 +2,17 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <wctype.h>
 
 #include "core/utf8.h"
 #include "core/util.h"
 #include "warc/http.h"
+#include "warc/postkey.h"
 
 void sc_warc_json_string(const char *text, struct sc_buf *out)
 {
@@ -166,13 +169,65 @@ static bool default_port(const char *scheme_end_url, const char *port, size_t n)
 	       (!https && n == 2 && memcmp(port, "80", 2) == 0) || n == 0;
 }
 
+/* JavaScript's toLowerCase, in place, as far as a code point's simple
+ * lower case (C.UTF-8's towlower) goes: a POST's key holds its decoded
+ * body, letters of any script. */
+static void lower_case(char *s)
+{
+	static locale_t utf8;
+	char *o = s;
+
+	for (const char *p = s; *p;) {
+		unsigned char c = (unsigned char)*p;
+		size_t k = c < 0x80 ? 1 : sc_utf8_seq_len((const unsigned char *)p, strlen(p));
+		if (k <= 1) {
+			*o++ = (char)tolower(c);
+			p++;
+			continue;
+		}
+		unsigned long cp = c & (0xff >> (k + 1));
+		for (size_t i = 1; i < k; i++)
+			cp = (cp << 6) | ((unsigned char)p[i] & 0x3f);
+		if (!utf8)
+			utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		unsigned long low = utf8 ? (unsigned long)towlower_l((wint_t)cp, utf8) : cp;
+		char enc[4];
+		size_t n = (size_t)(sc_utf8_put(enc, low) - enc);
+		if (n > k) { /* not shorter in place: kept as it was */
+			memmove(o, p, k);
+			n = k;
+		} else {
+			memcpy(o, enc, n);
+		}
+		o += n;
+		p += k;
+	}
+	*o = '\0';
+}
+
+/* A malloced copy of url as the WHATWG URL parser takes it in: tabs and
+ * newlines removed, C0 controls and spaces at the end cut (a POST's key
+ * may end in a decoded %1F). */
+static char *url_parser_input(const char *url)
+{
+	char *u = sc_malloc(strlen(url) + 1), *o = u;
+
+	for (const char *p = url; *p; p++)
+		if (*p != '\t' && *p != '\n' && *p != '\r')
+			*o++ = *p;
+	while (o > u && (unsigned char)o[-1] <= 0x20)
+		o--;
+	*o = '\0';
+	return u;
+}
+
 void sc_warc_surt(const char *url, struct sc_buf *out)
 {
 	if (strncmp(url, "http:", 5) != 0 && strncmp(url, "https:", 6) != 0) {
 		sc_buf_adds(out, url);
 		return;
 	}
-	char *u = sc_strdup(url);
+	char *u = url_parser_input(url);
 	char *sep = strstr(u, "://");
 	/* "www" and digits, then a dot, right after the scheme */
 	if (sep && strncmp(sep + 3, "www", 3) == 0) {
@@ -182,8 +237,7 @@ void sc_warc_surt(const char *url, struct sc_buf *out)
 		if (*p == '.')
 			memmove(sep + 3, p + 1, strlen(p + 1) + 1);
 	}
-	for (char *p = u; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
+	lower_case(u);
 	char *auth = strchr(u, ':') + 1;
 	while (*auth == '/')
 		auth++;
@@ -260,15 +314,40 @@ static char *mime_of(const struct sc_warc_rec *rec, const char *type,
 	return c;
 }
 
-static void add_head(const struct sc_warc_rec *rec, const char *uri, struct sc_buf *out)
+/* The key: the SURT of url, "undefined" when there is none. */
+static void add_key(const char *url, struct sc_buf *out)
 {
-	const char *date = sc_warc_get(rec, "WARC-Date");
-	size_t digits = 0;
-
-	if (uri)
-		sc_warc_surt(uri, out);
+	if (url)
+		sc_warc_surt(url, out);
 	else
 		sc_buf_adds(out, "undefined");
+}
+
+/* WARC-Target-URI without the angle brackets wget puts around it, as a
+ * malloced string, or NULL. */
+static char *target_uri(const struct sc_warc_rec *rec)
+{
+	const char *raw = sc_warc_get(rec, "WARC-Target-URI");
+	size_t n = raw ? strlen(raw) : 0;
+
+	if (!raw)
+		return NULL;
+	if (n >= 2 && raw[0] == '<' && raw[n - 1] == '>')
+		return sc_strndup(raw + 1, n - 2);
+	return sc_strdup(raw);
+}
+
+/* What follows the key: " TIMESTAMP {" and the JSON members up to the
+ * filename's (the closing brace left to the caller). */
+static void add_tail(const struct sc_warc_rec *rec, const char *type, const char *uri,
+                     const char *filename, struct sc_buf *out)
+{
+	const char *date = sc_warc_get(rec, "WARC-Date");
+	struct sc_warc_http msg = { 0 };
+	char status[16], length[24], offset[24];
+	bool first = true, has_http = false;
+	size_t digits = 0;
+
 	sc_buf_addc(out, ' ');
 	for (const char *d = date ? date : ""; *d && digits < 14; d++)
 		if (*d != '-' && *d != ':' && *d != 'T') {
@@ -276,30 +355,9 @@ static void add_head(const struct sc_warc_rec *rec, const char *uri, struct sc_b
 			digits++;
 		}
 	sc_buf_addc(out, ' ');
-}
-
-bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struct sc_buf *out)
-{
-	const char *type = sc_warc_get(rec, "WARC-Type");
-	struct sc_warc_http msg = { 0 };
-	char status[16], length[24], offset[24], *uri = NULL;
-	bool first = true, has_http = false;
-
-	if (!indexed(rec, type))
-		return false;
-	const char *raw_uri = sc_warc_get(rec, "WARC-Target-URI");
-	if (raw_uri) {
-		size_t n = strlen(raw_uri);
-		uri = sc_strdup(raw_uri);
-		if (n >= 2 && raw_uri[0] == '<' && raw_uri[n - 1] == '>') {
-			memmove(uri, uri + 1, n - 2);
-			uri[n - 2] = '\0';
-		}
-	}
 	if (type && (strcmp(type, "response") == 0 ||
 	             (strcmp(type, "revisit") == 0 && rec->content_length > 0)))
 		has_http = sc_warc_http_split(rec->block, (size_t)rec->content_length, &msg);
-	add_head(rec, uri, out);
 	char *mime = mime_of(rec, type, &msg, has_http);
 	member(out, &first, "url", uri);
 	member(out, &first, "mime", mime);
@@ -320,10 +378,180 @@ bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struc
 	member(out, &first, "length", length);
 	member(out, &first, "offset", offset);
 	member(out, &first, "filename", filename);
-	sc_buf_adds(out, "}\n");
 	free(mime);
+}
+
+bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struct sc_buf *out)
+{
+	const char *type = sc_warc_get(rec, "WARC-Type");
+	char *uri;
+
+	if (!indexed(rec, type))
+		return false;
+	uri = target_uri(rec);
+	add_key(uri, out);
+	add_tail(rec, type, uri, filename, out);
+	sc_buf_adds(out, "}\n");
 	free(uri);
 	return true;
+}
+
+/* What the pairing needs of a record: of an indexed one its line but for
+ * the key, of a request its method, Content-Type and body. */
+struct seen {
+	bool set;
+	bool response; /* a response or a revisit */
+	bool request;
+	bool indexed;
+	char *uri;          /* NULL when it has none */
+	struct sc_buf tail; /* an indexed record's, from add_tail */
+	char *method;       /* a request's with an HTTP message, or NULL */
+	char *content_type; /* NULL when it has none */
+	struct sc_buf body;
+};
+
+/* warcio's cdx-index holds each record back until it sees the next: a
+ * request and the response or revisit right before or after it, with
+ * the same Target-URI, are a pair, and a pair whose request is not a GET
+ * is keyed by its method and body (warc/postkey.h). */
+struct sc_warc_cdx {
+	char *filename;
+	struct sc_buf *out;
+	struct seen prev, cur;
+};
+
+static void seen_init(struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	sc_buf_init(&s->tail, (size_t)-1 / 2);
+	sc_buf_init(&s->body, (size_t)-1 / 2);
+}
+
+static void seen_clear(struct seen *s)
+{
+	free(s->uri);
+	free(s->method);
+	free(s->content_type);
+	s->uri = s->method = s->content_type = NULL;
+	sc_buf_reset(&s->tail);
+	sc_buf_reset(&s->body);
+	s->set = s->response = s->request = s->indexed = false;
+}
+
+static void seen_fill(struct seen *s, const struct sc_warc_rec *rec, const char *filename)
+{
+	const char *type = sc_warc_get(rec, "WARC-Type");
+	struct sc_warc_http msg;
+
+	seen_clear(s);
+	s->set = true;
+	s->uri = target_uri(rec);
+	s->request = type && strcmp(type, "request") == 0;
+	s->response = type && (strcmp(type, "response") == 0 || strcmp(type, "revisit") == 0);
+	s->indexed = indexed(rec, type);
+	if (s->indexed)
+		add_tail(rec, type, s->uri, filename, &s->tail);
+	if (s->request && rec->content_length > 0 &&
+	    sc_warc_http_split(rec->block, (size_t)rec->content_length, &msg) && msg.head_len) {
+		s->method = sc_strndup(msg.head, strcspn(msg.head, " \r\n"));
+		s->content_type = sc_warc_http_field(&msg, "Content-Type");
+		sc_buf_add(&s->body, msg.payload, msg.payload_len);
+	}
+}
+
+/* The line of an indexed record, keyed by its request when that is not
+ * a GET. */
+static void emit(struct sc_warc_cdx *c, const struct seen *rec, const struct seen *request)
+{
+	if (!rec->indexed)
+		return;
+	if (!request || !request->method || strcmp(request->method, "GET") == 0) {
+		add_key(rec->uri, c->out);
+		sc_buf_add(c->out, rec->tail.p, rec->tail.len);
+		sc_buf_adds(c->out, "}\n");
+		return;
+	}
+	struct sc_buf key_url, body_json;
+	bool first = false;
+	sc_buf_init(&key_url, (size_t)-1 / 2);
+	sc_buf_init(&body_json, (size_t)-1 / 2);
+	sc_warc_post_key(rec->uri ? rec->uri : "", request->method, request->content_type,
+	                 request->body.p ? request->body.p : "", request->body.len, &key_url,
+	                 &body_json);
+	add_key(key_url.p, c->out);
+	sc_buf_add(c->out, rec->tail.p, rec->tail.len);
+	member(c->out, &first, "method", request->method);
+	if (body_json.len) {
+		sc_buf_adds(c->out, ",\"requestBody\":");
+		sc_buf_add(c->out, body_json.p, body_json.len);
+	}
+	sc_buf_adds(c->out, "}\n");
+	sc_buf_free(&key_url);
+	sc_buf_free(&body_json);
+}
+
+static bool same_uri(const struct seen *a, const struct seen *b)
+{
+	if (!a->uri || !b->uri)
+		return !a->uri && !b->uri;
+	return strcmp(a->uri, b->uri) == 0;
+}
+
+/* The record just seen (NULL at the file's end) against the one held. */
+static void step(struct sc_warc_cdx *c, struct seen *e)
+{
+	struct seen *a = &c->prev;
+
+	bool same = a->set && e && same_uri(a, e);
+
+	if (same && e->request && a->response) {
+		emit(c, a, e);
+		e = NULL;
+	} else if (same && e->response && a->request) {
+		emit(c, e, a);
+		e = NULL;
+	} else if (a->set) {
+		emit(c, a, NULL);
+	}
+	seen_clear(a);
+	if (e) { /* held in turn */
+		struct seen t = c->prev;
+		c->prev = *e;
+		*e = t;
+	}
+	seen_clear(&c->cur);
+}
+
+struct sc_warc_cdx *sc_warc_cdx_new(const char *filename, struct sc_buf *out)
+{
+	struct sc_warc_cdx *c = sc_malloc(sizeof(*c));
+
+	c->filename = sc_strdup(filename);
+	c->out = out;
+	seen_init(&c->prev);
+	seen_init(&c->cur);
+	return c;
+}
+
+void sc_warc_cdx_add(struct sc_warc_cdx *c, const struct sc_warc_rec *rec)
+{
+	seen_fill(&c->cur, rec, c->filename);
+	step(c, &c->cur);
+}
+
+void sc_warc_cdx_end(struct sc_warc_cdx *c)
+{
+	if (!c)
+		return;
+	step(c, NULL);
+	seen_clear(&c->prev);
+	seen_clear(&c->cur);
+	sc_buf_free(&c->prev.tail);
+	sc_buf_free(&c->prev.body);
+	sc_buf_free(&c->cur.tail);
+	sc_buf_free(&c->cur.body);
+	free(c->filename);
+	free(c);
 }
 
 static int cmp_line(const void *a, const void *b)
@@ -367,9 +595,11 @@ int sc_warc_cdx_file(const char *warc_path, const char *cdx_path, char *err, siz
 	if (!r)
 		return -1;
 	sc_buf_init(&lines, (size_t)-1 / 2);
+	struct sc_warc_cdx *index = sc_warc_cdx_new(slash ? slash + 1 : warc_path, &lines);
 	while ((next = sc_warc_reader_next(r, &rec, &problem)) != SC_WARC_END)
 		if (next == SC_WARC_RECORD)
-			sc_warc_cdx_line(&rec, slash ? slash + 1 : warc_path, &lines);
+			sc_warc_cdx_add(index, &rec);
+	sc_warc_cdx_end(index);
 	sc_warc_reader_close(r);
 	/* Written whole under a temporary name, so that a reader never sees
 	 * half an index. */

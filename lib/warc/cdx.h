@@ -4,7 +4,10 @@
  * status, length and offset as strings).  Which records are indexed and
  * what each member holds follows warcio: request and warcinfo records and
  * application/warc-fields metadata are left out; a revisit's mime is
- * "warc/revisit".  The caller sorts the lines (bytewise). */
+ * "warc/revisit"; a response or revisit next to a request that is not a
+ * GET is keyed by the request's method and body (warc/postkey.h) and
+ * gets the members method and requestBody.  The caller sorts the lines
+ * (bytewise). */
 #ifndef SC_WARC_CDX_H
 #define SC_WARC_CDX_H
 
@@ -19,9 +22,20 @@
  * query's parameters sorted.  Appended to out. */
 void sc_warc_surt(const char *url, struct sc_buf *out);
 
-/* Appends rec's index line (with its newline) to out; false when rec is
- * not indexed.  filename is the file's base name. */
+/* Appends rec's index line (with its newline) to out, rec taken alone
+ * (not paired with a request); false when rec is not indexed.  filename
+ * is the file's base name. */
 bool sc_warc_cdx_line(const struct sc_warc_rec *rec, const char *filename, struct sc_buf *out);
+
+/* A file's index lines, the records given in file order: each line is
+ * appended to out once the record after it is seen (a request pairs with
+ * the response before or after it), the last by sc_warc_cdx_end, which
+ * frees the indexer.  filename (the file's base name) is copied; out is
+ * the caller's. */
+struct sc_warc_cdx;
+struct sc_warc_cdx *sc_warc_cdx_new(const char *filename, struct sc_buf *out);
+void sc_warc_cdx_add(struct sc_warc_cdx *c, const struct sc_warc_rec *rec);
+void sc_warc_cdx_end(struct sc_warc_cdx *c);
 
 /* A JSON string of text as JavaScript's JSON.stringify writes it (bytes
  * that are not UTF-8 as U+FFFD), appended to out. */

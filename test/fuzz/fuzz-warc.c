@@ -19,6 +19,7 @@
 #include "fuzz.h"
 #include "warc/cdx.h"
 #include "warc/http.h"
+#include "warc/postkey.h"
 #include "warc/reader.h"
 #include "warc/verify.h"
 
@@ -76,6 +77,14 @@ static void use_record(const struct sc_warc_rec *rec, struct sc_buf *scratch)
 	sc_warc_cdx_line(rec, "fuzz.warc.gz", scratch);
 	sc_warc_http_split(rec->block, (size_t)rec->content_length, &msg);
 	sc_warc_http_fields(&msg, each_field, &total);
+	/* the payload as a POST's body of each kind warcio keys */
+	static const char *const kinds[] = { "application/json", "text/plain",
+		                             "application/x-www-form-urlencoded", NULL };
+	for (size_t k = 0; k < 4; k++) {
+		sc_buf_reset(scratch);
+		sc_warc_post_key("http://a/?q", "POST", kinds[k], msg.payload, msg.payload_len,
+		                 scratch, scratch);
+	}
 	sc_buf_reset(scratch);
 	sc_warc_dechunk(msg.payload, msg.payload_len, scratch);
 	char *enc = sc_warc_http_field(&msg, "Content-Encoding");

@@ -7,7 +7,8 @@
  * min-heap, so a thousand sleeping requests cost memory and nothing else.
  * Large bodies are generated on demand as the socket drains, never buffered
  * whole.  Links nothing but libc: the gzip endpoint uses deflate "stored"
- * blocks and a hand-written CRC-32.
+ * blocks and a hand-written CRC-32, the br endpoint brotli's uncompressed
+ * meta-blocks.
  *
  * The endpoints are listed in usage() and dispatched in route_request().
  */
@@ -409,6 +410,29 @@ static void gzip_stored(buf_t *out, const unsigned char *data, size_t len)
 	} while (off < len);
 	put_le32(out, crc32_compute(data, len));
 	put_le32(out, (uint32_t)len);
+}
+
+/* RFC 7932 stream of uncompressed meta-blocks (a 64 KiB window): each a
+ * 20-bit header (ISLAST 0, MNIBBLES 4, MLEN-1, ISUNCOMPRESSED 1) padded to
+ * a byte, the first after the WBITS bit, then the bytes; an empty last
+ * meta-block ends it. */
+static void brotli_stored(buf_t *out, const unsigned char *data, size_t len)
+{
+	bool first = true;
+	for (size_t off = 0; off < len; first = false) {
+		size_t n = min_size(len - off, 65536);
+		uint32_t bits = (uint32_t)(n - 1) << 3 | 1u << 19;
+		if (first)
+			bits <<= 1; /* WBITS: a 0 bit, window 2^16 - 16 */
+		unsigned char header[3] = { (unsigned char)bits, (unsigned char)(bits >> 8),
+			                    (unsigned char)(bits >> 16) };
+		buf_append(out, header, sizeof header);
+		buf_append(out, data + off, n);
+		off += n;
+	}
+	/* ISLAST and ISLASTEMPTY (after the WBITS bit when nothing came) */
+	unsigned char last = len == 0 ? 0x06 : 0x03;
+	buf_append(out, &last, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2038,6 +2062,35 @@ static void handle_gzip(conn_t *c)
 	buf_free(&packed);
 }
 
+/* /br: the /gzip page brotli-encoded when Accept-Encoding names br, as it
+ * is otherwise. */
+static void handle_br(conn_t *c)
+{
+	bool ok = true;
+	uint64_t size = query_u64(c->req.query, "size", 10000, MAX_GENERATED_BYTES, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "size must be a byte count up to 64 MiB");
+		return;
+	}
+	const char *accept = request_header(&c->req, "Accept-Encoding");
+	bool br = false;
+	for (const char *a = accept; a && (a = strstr(a, "br")); a += 2)
+		br = br || ((a == accept || a[-1] == ' ' || a[-1] == ',') &&
+		            (a[2] == '\0' || a[2] == ',' || a[2] == ';' || a[2] == ' '));
+	buf_t plain = { 0 }, packed = { 0 };
+	build_sized_html(&plain, "Brotli", (size_t)size);
+	if (br) {
+		brotli_stored(&packed, (const unsigned char *)plain.data, plain.len);
+		respond_buf(c, 200, "text/html; charset=utf-8", &packed,
+		            "Content-Encoding: br\r\nVary: Accept-Encoding\r\n");
+	} else {
+		respond_buf(c, 200, "text/html; charset=utf-8", &plain,
+		            "Vary: Accept-Encoding\r\n");
+	}
+	buf_free(&plain);
+	buf_free(&packed);
+}
+
 static void handle_slow(conn_t *c)
 {
 	bool ok = true;
@@ -2585,6 +2638,8 @@ static void route_request(conn_t *c)
 		handle_binary(c, arg);
 	else if (strcmp(path, "/gzip") == 0)
 		handle_gzip(c);
+	else if (strcmp(path, "/br") == 0)
+		handle_br(c);
 	else if (strcmp(path, "/slow") == 0)
 		handle_slow(c);
 	else if (strcmp(path, "/reset") == 0)
@@ -2910,6 +2965,8 @@ static void usage(FILE *out)
 	      "  /big/BYTES[?chunked=1]    streamed text body\n"
 	      "  /binary/BYTES             bytes that are not UTF-8\n"
 	      "  /gzip[?size=N]            gzip-encoded HTML (stored deflate blocks)\n"
+	      "  /br[?size=N]              HTML, brotli-encoded (uncompressed meta-blocks)\n"
+	      "                            when Accept-Encoding names br\n"
 	      "  /slow?bytes=N&interval=MS body dripped one byte at a time\n"
 	      "  /reset                    partial body, then TCP RST\n"
 	      "  /hang                     never answers\n"

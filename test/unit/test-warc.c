@@ -19,6 +19,7 @@
 #include "warc/cdx.h"
 #include "warc/digest.h"
 #include "warc/http.h"
+#include "warc/postkey.h"
 #include "warc/reader.h"
 #include "warc/record.h"
 #include "warc/verify.h"
@@ -226,6 +227,61 @@ static void test_surt(void)
 	       "surt: an IP address reversed too (as warcio does), space");
 }
 
+/* "KEY-URL REQUEST-BODY-JSON" of a POST key (warc/postkey.h). */
+static const char *post_key(const char *method, const char *ctype, const char *body)
+{
+	static char out[2048];
+	struct sc_buf key, json;
+
+	sc_buf_init(&key, 1 << 20);
+	sc_buf_init(&json, 1 << 20);
+	sc_warc_post_key("http://Example.com/p", method, ctype, body, strlen(body), &key, &json);
+	snprintf(out, sizeof(out), "%s %s", key.p, json.p ? json.p : "-");
+	sc_buf_free(&key);
+	sc_buf_free(&json);
+	return out;
+}
+
+/* The expected values are what warcio 2.4.11's postToGetUrl gives (run
+ * under node 18 on the same bodies). */
+static void test_post_key(void)
+{
+	is_str(post_key("POST", "application/json",
+	                "{\"b\":[1e21,0.1],\"a\":{\"3\":\"x\",\"1\":\"y\",\"z\":null},\"b\":"
+	                "\"last\"}"),
+	       "http://Example.com/p?__wb_method=POST&b=last&1=y&3=x&z=null "
+	       "\"b=last&1=y&3=x&z=null\"",
+	       "post key: JSON, a key met again keeps its place, integer keys first");
+	is_str(post_key("PUT", "application/json; charset=utf-8",
+	                "{\"n\":[1e21,0.1,-0,123456789012345680000,5e-324,1.5e-7,100,1e400,\"a "
+	                "b+c\"]}"),
+	       "http://Example.com/p?__wb_method=PUT&n=1e%2B21&n.2_=0.1&n.3_=0&n.4_="
+	       "123456789012345680000&n.5_=5e-324&n.6_=1.5e-7&n.7_=100&n.8_=Infinity&n.9_=a+b%2Bc "
+	       "\"n=1e%2B21&n.2_=0.1&n.3_=0&n.4_=123456789012345680000&n.5_=5e-324&n.6_=1.5e-7&n.7_"
+	       "="
+	       "100&n.8_=Infinity&n.9_=a+b%2Bc\"",
+	       "post key: JavaScript's numbers, a name met again numbered");
+	is_str(post_key("PUT", "application/json", "[\"\\ud800x\",{\"\":1}]"),
+	       "http://Example.com/p?__wb_method=PUT&=\xef\xbf\xbdx&.2_=1 \"=%EF%BF%BDx&.2_=1\"",
+	       "post key: a lone surrogate, an empty name");
+	is_str(post_key("PUT", "application/json", "nope"),
+	       "http://Example.com/p?__wb_method=PUT& -",
+	       "post key: JSON that does not parse gives nothing");
+	is_str(post_key("POST", "application/x-www-form-urlencoded", "a=%E2%82%AC&b=%2F%zz"),
+	       "http://Example.com/p?__wb_method=POST& \"a=%E2%82%AC&b=%2F%zz\"",
+	       "post key: a form that decodeURI refuses");
+	is_str(post_key("POST", "application/x-www-form-urlencoded", "a=%E2%82%AC&b=%2F"),
+	       "http://Example.com/p?__wb_method=POST&a=\xe2\x82\xac&b=%2F \"a=%E2%82%AC&b=%2F\"",
+	       "post key: a form decoded but for reserved characters");
+	is_str(post_key("POST", "text/plain", "{\"constructor\":1,\"k\":[true,false,\"\"]}"),
+	       "http://Example.com/p?__wb_method=POST&constructor=1&k=true&k.2_=false "
+	       "\"constructor=1&k=true&k.2_=false\"",
+	       "post key: text/plain JSON, an empty string left out");
+	is_str(post_key("POST", "image/png", "\x01\xff"),
+	       "http://Example.com/p?__wb_method=POST&__wb_post_data=Af8= \"__wb_post_data=Af8=\"",
+	       "post key: other bodies in base64");
+}
+
 static void test_http11(void)
 {
 	struct sc_buf b;
@@ -396,6 +452,7 @@ int main(int argc, char **argv)
 		return 1;
 	test_base32();
 	test_surt();
+	test_post_key();
 	test_http11();
 	test_round_trip(dir);
 	test_mend(dir);
