@@ -33,7 +33,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 SC_CFLAGS   = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
-              -Ilib $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+              -Ilib -Iinclude -fPIC -fvisibility=hidden $(PKG_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 SC_LDFLAGS  = $(SAN_FLAGS) -Wl,--as-needed $(LDFLAGS)
 SC_LIBS     = $(PKG_LIBS) -lpthread -lm
 

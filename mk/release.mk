@@ -26,7 +26,7 @@ FORMAT_SRC = $(sort $(wildcard lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch
 # reports clang's own -Wall -Wextra warnings as clang-diagnostic-*, errors
 # through WarningsAsErrors).
 LINT_CFLAGS = -std=c17 -Wall -Wextra -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
-              -Ilib -Icmd -Itest/unit $(PKG_CFLAGS)
+              -Ilib -Iinclude -Icmd -Itest/unit $(PKG_CFLAGS)
 
 # cppcheck knows C11 at most (C17 only fixed defects).  The libraries' .cfg
 # files teach it which calls allocate, free and must be checked (not
@@ -39,7 +39,7 @@ CPPCHECK_FLAGS = --enable=warning,performance,portability --error-exitcode=1 \
                  --inline-suppr --quiet --std=c11 \
                  --library=posix --library=libcurl --library=sqlite3 \
                  '-D_Noreturn=__attribute__((noreturn))' \
-                 -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' -Ilib -Icmd -Itest/unit
+                 -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' -Ilib -Iinclude -Icmd -Itest/unit
 
 DIST_NAME    = sc-$(VERSION)
 DIST_TARBALL = $(DIST_NAME).tar.gz

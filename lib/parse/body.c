@@ -1,7 +1,7 @@
 /* body: which bytes of a record libxml2 parses (body or body_base64
  * decoded, NUL bytes blanked), and how it parses them (body.h). */
-#include "body.h"
-#include "bytes.h"
+#include "parse/body.h"
+#include "parse/bytes.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 #include "core/util.h"
+#include "parse/parse.h"
 #include "record/record.h"
-#include "sc-parse.h"
 
 #define PARSE_OPTIONS                                                                        \
 	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \

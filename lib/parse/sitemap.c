@@ -13,7 +13,7 @@
  * entity and loads no DTD.  A gzip body is inflated with
  * zlib up to SITEMAP_MAX_BYTES, the sitemaps.org limit; past it, or at a
  * point where the XML is broken, the URLs read so far are kept. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <libxml/parser.h>
 #include <limits.h>

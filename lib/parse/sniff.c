@@ -1,7 +1,7 @@
 /* sniff: whether a body is HTML, by its content type and its first
  * bytes. */
-#include "body.h"
-#include "bytes.h"
+#include "parse/body.h"
+#include "parse/bytes.h"
 
 #include <ctype.h>
 

@@ -1,7 +1,7 @@
 /* resolve: a page's base URL (its own, or the one its first <base href>
  * names), its origin, and references made absolute against them, spelled
  * as sc-fetch requests them. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <stdint.h>
 #include <stdlib.h>

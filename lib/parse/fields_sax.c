@@ -9,16 +9,16 @@
  * document order.  One difference to mind: when a start tag has no '>'
  * libxml2 pops the element without an end callback; the collectors notice
  * from the depth of libxml2's name stack. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <libxml/parserInternals.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "body.h"
 #include "core/hash.h"
 #include "core/util.h"
+#include "parse/body.h"
 #include "record/record.h"
 
 /* What the SAX callbacks gather for the default fields.  A collector

@@ -1,7 +1,7 @@
 /* text: the text that sc-parse outputs, with whitespace normalised: an
  * element's text (for selectors and the default fields alike), an
  * attribute's value, a word in a space-separated list. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <ctype.h>
 #include <string.h>

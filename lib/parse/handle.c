@@ -3,7 +3,7 @@
  * Runs on a worker thread: it touches nothing shared but the read-only
  * configuration, and leaves diagnostics to the writer (struct output), so
  * that they come out in input order. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,9 +21,10 @@ static xmlXPathCompExprPtr compile_or_die(const char *xpath)
 {
 	xmlXPathCompExprPtr comp = xmlXPathCompile((const xmlChar *)xpath);
 
-	/* main checked every expression already. */
+	/* sc_parser_new compiled every expression once already: only
+	 * memory can fail now. */
 	if (!comp)
-		sc_die(1, "cannot compile XPath %s", xpath);
+		sc_die(1, "out of memory");
 	return comp;
 }
 
@@ -78,8 +79,7 @@ static size_t output_max(const struct config *cfg)
 /* Past the line's maximum, a record's text is cut back to where it began
  * and a too_large failure with its url stands in its place (let past the
  * maximum: the count contract holds). */
-static void replace_too_large(const struct config *cfg, struct output *out, size_t start,
-                              const json_t *rec, size_t lineno)
+static void replace_too_large(struct output *out, size_t start, const json_t *rec)
 {
 	json_t *url = json_object_get(rec, "url");
 	json_t *small = json_pack("{s:O}", "url", url ? url : json_null());
@@ -96,19 +96,18 @@ static void replace_too_large(const struct config *cfg, struct output *out, size
 	out->text.max = max;
 	json_decref(small);
 	if (!out->warning)
-		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+		set_warning(out, "%s", why);
 	out->not_ok++;
 }
 
 /* Appends rec's text to the line's output. */
-static void add_output(const struct config *cfg, struct output *out, const json_t *rec,
-                       size_t lineno)
+static void add_output(struct output *out, const json_t *rec)
 {
 	size_t start = out->text.len;
 
 	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
 	    record_encode(&out->text, rec) != 0)
-		replace_too_large(cfg, out, start, rec, lineno);
+		replace_too_large(out, start, rec);
 }
 
 static void null_fields(const struct config *cfg, json_t *rec)
@@ -182,7 +181,8 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 
 	sc_input_item_make(&as_read, cfg->max_line, &w->js, &item);
 	if (item.bad) {
-		set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, item.why);
+		out->bad_input = true;
+		set_warning(out, "%s", item.why);
 		out->not_ok++;
 	}
 	return item.rec;
@@ -209,8 +209,7 @@ static bool has_default_member(const json_t *rec)
 /* Appends rec with the default fields after its members, as add_output
  * would after set_scanned when none of them is a member already: the
  * links are written from the scan's buffer, not made jansson values. */
-static void add_scanned_output(const struct config *cfg, struct output *out, json_t *rec,
-                               struct scan_result *r, size_t lineno)
+static void add_scanned_output(struct output *out, json_t *rec, struct scan_result *r)
 {
 	struct sc_buf *b = &out->text;
 	json_t *values[] = { r->title, r->description, r->canonical, r->lang, r->h1 };
@@ -224,7 +223,7 @@ static void add_scanned_output(const struct config *cfg, struct output *out, jso
 	if (rc != 0) {
 		for (size_t i = 0; r->parsed && i < sizeof(values) / sizeof(values[0]); i++)
 			json_decref(values[i]);
-		replace_too_large(cfg, out, start, rec, lineno);
+		replace_too_large(out, start, rec);
 		return;
 	}
 	sc_buf_truncate(b, b->len - 1); /* the '}' */
@@ -258,15 +257,14 @@ static void add_scanned_output(const struct config *cfg, struct output *out, jso
 	}
 	rc |= sc_buf_addc(b, '}');
 	if (rc != 0)
-		replace_too_large(cfg, out, start, rec, lineno);
+		replace_too_large(out, start, rec);
 }
 
 /* A body that cannot be read (bad base64, say) makes the record a
  * bad_input failure, with its warning. */
-static void reject_body(const struct config *cfg, json_t *rec, size_t lineno, const char *why,
-                        struct output *out)
+static void reject_body(json_t *rec, const char *why, struct output *out)
 {
-	set_warning(out, "%s:%zu: %s", cfg->input_name, lineno, why);
+	set_warning(out, "%s", why);
 	sc_record_set_error(rec, SC_ERR_BAD_INPUT, why);
 	out->not_ok++;
 }
@@ -282,7 +280,7 @@ static void drop_body(const struct config *cfg, json_t *rec)
 
 /* The default fields without a tree (page_scan_defaults), for a run with
  * no -f: what worker_process does, less the document. */
-static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struct output *out)
+static void process_defaults(struct worker *w, json_t *rec, struct output *out)
 {
 	const struct config *cfg = w->cfg;
 	struct scan_result r = { 0 };
@@ -290,14 +288,14 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 
 	if (out->not_ok == 0 &&
 	    page_scan_defaults(w->scanner, rec, &r, &w->text, why, sizeof(why)) != 0)
-		reject_body(cfg, rec, lineno, why, out);
+		reject_body(rec, why, out);
 	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))
-		add_scanned_output(cfg, out, rec, &r, lineno);
+		add_scanned_output(out, rec, &r);
 	else {
 		set_scanned(rec, &r);
 		validate(cfg, rec, out);
-		add_output(cfg, out, rec, lineno);
+		add_output(out, rec);
 	}
 	json_decref(rec);
 }
@@ -305,7 +303,7 @@ static void process_defaults(struct worker *w, json_t *rec, size_t lineno, struc
 /* A sitemap or sitemap index: its <loc> URLs are the links, every other
  * field is null, and its record is never split by --each.  Returns false,
  * leaving rec alone, when the body is not one. */
-static bool process_sitemap(struct worker *w, json_t *rec, size_t lineno, struct output *out)
+static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 {
 	const struct config *cfg = w->cfg;
 	json_t *links;
@@ -315,8 +313,8 @@ static bool process_sitemap(struct worker *w, json_t *rec, size_t lineno, struct
 	if (!kind)
 		return false;
 	if (truncated)
-		set_warning(out, "%s:%zu: sitemap larger than %zu MiB uncompressed; read its start",
-		            cfg->input_name, lineno, SITEMAP_MAX_BYTES >> 20);
+		set_warning(out, "sitemap larger than %zu MiB uncompressed; read its start",
+		            SITEMAP_MAX_BYTES >> 20);
 	drop_body(cfg, rec);
 	null_fields(cfg, rec);
 	if (cfg->has_each)
@@ -324,7 +322,7 @@ static bool process_sitemap(struct worker *w, json_t *rec, size_t lineno, struct
 	json_object_set_new(rec, "links", links);
 	json_object_set_new(rec, "sitemap", json_string(kind));
 	validate(cfg, rec, out);
-	add_output(cfg, out, rec, lineno);
+	add_output(out, rec);
 	json_decref(rec);
 	return true;
 }
@@ -341,14 +339,14 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	memset(out, 0, sizeof(*out));
 	sc_buf_init(&out->text, output_max(cfg));
 	rec = read_record(w, line, len, lineno, too_long, out);
-	if (out->not_ok == 0 && process_sitemap(w, rec, lineno, out))
+	if (out->not_ok == 0 && process_sitemap(w, rec, out))
 		return;
 	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
-		process_defaults(w, rec, lineno, out);
+		process_defaults(w, rec, out);
 		return;
 	}
 	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
-		reject_body(cfg, rec, lineno, why, out);
+		reject_body(rec, why, out);
 	drop_body(cfg, rec);
 	if (page.doc && (cfg->nfields > 0 || cfg->has_each)) {
 		ctx = xmlXPathNewContext(page.doc);
@@ -359,7 +357,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	if (!cfg->has_each) {
 		set_fields(w, &page, ctx, (xmlNodePtr)page.doc, rec);
 		validate(cfg, rec, out);
-		add_output(cfg, out, rec, lineno);
+		add_output(out, rec);
 	} else {
 		xmlXPathObjectPtr items = NULL;
 		int n = 0;
@@ -375,7 +373,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 			json_object_set_new(rec, "index", json_null());
 			null_fields(cfg, rec);
 			validate(cfg, rec, out);
-			add_output(cfg, out, rec, lineno);
+			add_output(out, rec);
 		}
 		for (int i = 0; i < n; i++) {
 			json_t *item = json_copy(rec);
@@ -387,7 +385,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 			json_object_set_new(item, "index", json_integer(i));
 			set_fields(w, &page, ctx, at, item);
 			validate(cfg, item, out);
-			add_output(cfg, out, item, lineno);
+			add_output(out, item);
 			json_decref(item);
 		}
 		xmlXPathFreeObject(items);

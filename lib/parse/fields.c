@@ -1,7 +1,7 @@
 /* fields: the default fields (title, description, canonical, lang, h1,
  * links) read from a page's tree.  fields_sax.c gathers the same fields
  * while parsing, without a tree; the two must agree (fuzz-html checks). */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * strings in the one form of lib/jsonstr (jansson's), everything else as
  * it is (strings are valid UTF-8 by construction).  Reals, rare in
  * records, are left to jansson. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* select: selectors and the values of what they match. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <libxml/HTMLtree.h>
 #include <libxml/xpathInternals.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "css.h"
+#include "parse/css.h"
 #include "record/record.h"
 
 #define XPATH_PREFIX "xpath:"

@@ -1,12 +1,12 @@
 /* load: a record's page as a libxml2 tree (page_load), its base URL set
  * from the record and the first <base href>. */
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "body.h"
 #include "core/util.h"
+#include "parse/body.h"
 
 struct page_parser {
 	htmlParserCtxtPtr ctxt; /* owned */

@@ -1,7 +1,7 @@
 /* charset: the encoding of a page's bytes as fetched (body_base64), by
  * the rule in body.h, and the names libxml2 knows the labels by. */
-#include "body.h"
-#include "bytes.h"
+#include "parse/body.h"
+#include "parse/bytes.h"
 
 #include <ctype.h>
 #include <libxml/encoding.h>

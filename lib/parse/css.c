@@ -12,7 +12,7 @@
  *
  * Element and attribute names are lowercased, as libxml2's HTML parser
  * stores them; values stay case-sensitive. */
-#include "css.h"
+#include "parse/css.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 
 #include "core/utf8.h"
 #include "core/util.h"
-#include "sc-parse.h"
+#include "parse/parse.h"
 
 /* An XPath 1.0 string literal for s: XPath has no escapes, so a value
  * holding both quote characters is built with concat(). */
