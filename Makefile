@@ -8,6 +8,9 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
 SHAREDIR ?= $(PREFIX)/share/sc
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR  ?=
 
 CC       ?= cc
@@ -39,7 +42,14 @@ SC_LIBS     = $(PKG_LIBS) -lpthread -lm
 
 LIB_SRC   = $(wildcard lib/*/*.c)
 LIB_OBJ   = $(LIB_SRC:%.c=$(OUT)/%.o)
+# The programs link the library's objects statically from this archive
+# (every symbol visible to them); what is installed is $(LIBSC_SO) and
+# $(LIBSC_PUB): only include/sc.h's functions exported (lib/api/README.md).
 LIBSC     = $(OUT)/libsc.a
+SONAME    = libsc.so.0
+LIBSC_SO  = $(OUT)/libsc/libsc.so.$(VERSION)
+LIBSC_PUB = $(OUT)/libsc/libsc.a
+LIBSC_PC  = $(OUT)/libsc/sc.pc
 
 # A program is cmd/NAME.c, or cmd/NAME/*.c once it outgrows one file.
 PROG_FILES = $(patsubst cmd/%.c,%,$(wildcard cmd/sc-*.c))
@@ -55,14 +65,17 @@ BENCH_BINS = $(BENCH_SRC:test/bench/%.c=$(OUT)/bench/%)
 TESTSERVER = build/test/sc-testserver
 
 MAN1 = $(wildcard man/*.1)
+MAN3 = $(wildcard man/*.3)
 MAN5 = $(wildcard man/*.5)
 MAN7 = $(wildcard man/*.7)
 # crawl.mk and the files it uses, installed to $(SHAREDIR) (sc-crawl(7)).
 SHARE_SC = share/sc/crawl.mk share/sc/crawl.sh share/sc/crawl-split.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
 
-.PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke
+.PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke lib
 
-all: $(PROG_BINS)
+all: $(PROG_BINS) lib
+
+lib: $(LIBSC_SO) $(LIBSC_PUB) $(LIBSC_PC)
 
 deps:
 	@sh test/deps.sh $(DEB_PKGS)
@@ -74,6 +87,29 @@ $(OUT)/%.o: %.c
 $(LIBSC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# libsc.so.0: hidden visibility for everything but SC_EXPORT (include/sc.h),
+# and the version script names exactly those (lib/api/symbols).
+$(LIBSC_SO): $(LIB_OBJ) lib/api/libsc.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/api/libsc.map \
+	    -Wl,--no-undefined $(SC_LDFLAGS) -o $@ $(LIB_OBJ) $(SC_LIBS)
+	ln -sf libsc.so.$(VERSION) $(@D)/$(SONAME)
+	ln -sf $(SONAME) $(@D)/libsc.so
+
+# The static libsc.a: the objects linked into one, whose hidden symbols are
+# then made local, so that a program linking it sees only sc.h's names.
+$(LIBSC_PUB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(LD) -r -o $(@D)/libsc-all.o $(LIB_OBJ)
+	objcopy --localize-hidden $(@D)/libsc-all.o
+	@rm -f $@
+	$(AR) rcs $@ $(@D)/libsc-all.o
+
+$(LIBSC_PC): lib/api/sc.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' lib/api/sc.pc.in >$@
 
 # One rule per program, whether it is a file or a folder.
 define PROG_RULE
@@ -129,6 +165,14 @@ install: all
 	mkdir -p $(DESTDIR)$(SHAREDIR)
 	for f in $(SHARE_SC); do install -m 644 $$f $(DESTDIR)$(SHAREDIR)/; done
 	chmod 755 $(DESTDIR)$(SHAREDIR)/*.sh
+	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(LIBSC_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libsc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsc.so
+	install -m 644 $(LIBSC_PUB) $(DESTDIR)$(LIBDIR)/libsc.a
+	install -m 644 include/sc.h $(DESTDIR)$(INCLUDEDIR)/sc.h
+	install -m 644 $(LIBSC_PC) $(DESTDIR)$(PKGCONFIGDIR)/sc.pc
+	for m in $(MAN3); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done
 
 uninstall:
 	for p in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
@@ -137,6 +181,10 @@ uninstall:
 	for m in $(MAN7); do rm -f $(DESTDIR)$(MANDIR)/man7/$${m#man/}; done
 	for f in $(SHARE_SC); do rm -f $(DESTDIR)$(SHAREDIR)/$${f#share/sc/}; done
 	-rmdir $(DESTDIR)$(SHAREDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(LIBDIR)/libsc.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	    $(DESTDIR)$(LIBDIR)/libsc.so $(DESTDIR)$(LIBDIR)/libsc.a \
+	    $(DESTDIR)$(INCLUDEDIR)/sc.h $(DESTDIR)$(PKGCONFIGDIR)/sc.pc
+	for m in $(MAN3); do rm -f $(DESTDIR)$(MANDIR)/man3/$${m#man/}; done
 
 clean:
 	rm -rf bin build sc-*.tar.gz

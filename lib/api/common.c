@@ -2,9 +2,12 @@
  * sc_free, and the process-wide set-up of libcurl and libxml2. */
 #include <curl/curl.h>
 #include <libxml/parser.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "sc.h"
+#include "api/api.h"
+#include "core/util.h"
 
 #ifndef SC_VERSION
 #define SC_VERSION "unknown"
@@ -53,4 +56,16 @@ int sc_global_init(void)
 void sc_global_cleanup(void)
 {
 	curl_global_cleanup();
+}
+
+char *sc_api_error(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		sc_die(1, "out of memory");
+	va_end(ap);
+	return s;
 }

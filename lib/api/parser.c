@@ -3,7 +3,6 @@
  * configuration of lib/parse, and one of its workers (handle.c) that
  * applies it to records.  sc-parse is a client of these functions; its
  * words for a bad spec are theirs. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <libxml/parser.h>
 
 #include "core/util.h"
+#include "api/api.h"
 #include "parse/parse.h"
 #include "record/lines.h"
 #include "sc.h"
@@ -66,19 +66,6 @@ static bool field_exists(const struct config *cfg, const char *name)
 	return field_exists_in(cfg, name);
 }
 
-static char *error_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *error_text(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		sc_die(1, "out of memory");
-	va_end(ap);
-	return s;
-}
-
 /* -f NAME=SELECTOR, or NAME[]=SELECTOR for every match, added to cfg
  * (spec is borrowed and must outlive cfg).  NULL, or the error text. */
 static char *add_field(struct config *cfg, const char *spec)
@@ -89,19 +76,19 @@ static char *add_field(struct config *cfg, const char *spec)
 	struct field f = { 0 };
 
 	if (!eq || eq == spec)
-		return error_text("-f: '%s' is not NAME=SELECTOR", spec);
+		return sc_api_error("-f: '%s' is not NAME=SELECTOR", spec);
 	n = (size_t)(eq - spec);
 	f.many = n > 2 && strncmp(eq - 2, "[]", 2) == 0;
 	f.name = sc_strndup(spec, f.many ? n - 2 : n);
 	if (is_reserved(f.name))
-		err = error_text("-f %s: '%s' is a member of the fetch record; choose another name",
+		err = sc_api_error("-f %s: '%s' is a member of the fetch record; choose another name",
 		                 f.name, f.name);
 	else if (field_exists_in(cfg, f.name))
-		err = error_text("-f %s: field named twice", f.name);
+		err = sc_api_error("-f %s: field named twice", f.name);
 	else if (eq[1] == '\0')
-		err = error_text("-f %s: empty selector", f.name);
+		err = sc_api_error("-f %s: empty selector", f.name);
 	else if (selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
-		err = error_text("-f %s: invalid selector at column %zu: %s", f.name, column, msg);
+		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column, msg);
 	else {
 		cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
 		cfg->fields[cfg->nfields++] = f;
@@ -138,17 +125,17 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 		if ((err = add_field(cfg, p->fields[i])))
 			return err;
 	if (p->each && cfg->nfields == 0)
-		return error_text("--each needs at least one -f to say what to extract per item");
+		return sc_api_error("--each needs at least one -f to say what to extract per item");
 	for (size_t i = 0; i < nrequire; i++) {
 		if (!field_exists(cfg, require[i]))
-			return error_text("--require: no field named '%s'", require[i]);
+			return sc_api_error("--require: no field named '%s'", require[i]);
 		cfg->require =
 		        sc_realloc(cfg->require, (cfg->nrequire + 1) * sizeof(*cfg->require));
 		cfg->require[cfg->nrequire++] = sc_strdup(require[i]);
 	}
 	if (p->each) {
 		if (selector_compile(p->each, &cfg->each, &column, msg, sizeof(msg)) != 0)
-			return error_text("--each: invalid selector at column %zu: %s", column,
+			return sc_api_error("--each: invalid selector at column %zu: %s", column,
 			                  msg);
 		cfg->has_each = true;
 	}
@@ -165,7 +152,7 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 		*errmsg = NULL;
 	if ((nfields && !fields) || (nrequire && !require)) {
 		if (errmsg)
-			*errmsg = error_text("%s", sc_strerror(SC_EINVAL));
+			*errmsg = sc_api_error("%s", sc_strerror(SC_EINVAL));
 		return NULL;
 	}
 	/* Idempotent; sc_global_init's part for threaded programs. */
@@ -297,13 +284,13 @@ char *sc_selector_explain(const char *selector, char **errmsg)
 		*errmsg = NULL;
 	if (!selector) {
 		if (errmsg)
-			*errmsg = error_text("%s", sc_strerror(SC_EINVAL));
+			*errmsg = sc_api_error("%s", sc_strerror(SC_EINVAL));
 		return NULL;
 	}
 	xmlInitParser();
 	if (selector_compile(selector, &sel, &column, msg, sizeof(msg)) != 0) {
 		if (errmsg)
-			*errmsg = error_text("invalid selector at column %zu: %s", column, msg);
+			*errmsg = sc_api_error("invalid selector at column %zu: %s", column, msg);
 		return NULL;
 	}
 	xpath = sel.xpath;
