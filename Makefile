@@ -59,6 +59,12 @@ PROG_BINS  = $(PROGS:%=$(BIN)/%)
 
 UNIT_SRC   = $(wildcard test/unit/*.c)
 UNIT_BINS  = $(UNIT_SRC:test/unit/%.c=$(OUT)/test/%)
+# Programs on libsc's public API alone (-Iinclude, linked to libsc.so.0):
+# the API's tests (test/libsc/*.c) and the examples (examples/*.c).
+API_TEST_BINS = $(patsubst test/libsc/%.c,$(OUT)/libsc-test/%,$(wildcard test/libsc/*.c))
+EXAMPLE_BINS  = $(patsubst examples/%.c,$(OUT)/examples/%,$(wildcard examples/*.c))
+API_CFLAGS    = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude $(SAN_FLAGS) $(CFLAGS)
+API_LDFLAGS   = $(SAN_FLAGS) -L$(OUT)/libsc -Wl,-rpath,$(abspath $(OUT)/libsc) $(LDFLAGS)
 SERVER_SRC = $(wildcard test/server/*.c)
 BENCH_SRC  = $(wildcard test/bench/*.c)
 BENCH_BINS = $(BENCH_SRC:test/bench/%.c=$(OUT)/bench/%)
@@ -123,6 +129,15 @@ $(OUT)/test/%: $(OUT)/test/unit/%.o $(LIBSC)
 	@mkdir -p $(@D)
 	$(CC) $(SC_LDFLAGS) -o $@ $^ $(SC_LIBS)
 
+$(OUT)/libsc-test/%: test/libsc/%.c include/sc.h $(LIBSC_SO)
+	@mkdir -p $(@D)
+	$(CC) $(API_CFLAGS) -o $@ $< $(API_LDFLAGS) -lsc
+
+# The examples read the parser's JSON with jansson.
+$(OUT)/examples/%: examples/%.c include/sc.h $(LIBSC_SO)
+	@mkdir -p $(@D)
+	$(CC) $(API_CFLAGS) -o $@ $< $(API_LDFLAGS) -lsc $(shell pkg-config --libs jansson)
+
 # Micro-benchmarks in C (test/bench/*.c), run by test/bench/run.
 $(OUT)/bench/%: $(OUT)/test/bench/%.o $(LIBSC)
 	@mkdir -p $(@D)
@@ -139,7 +154,7 @@ testserver: $(TESTSERVER)
 # `make test` is the whole suite: set-up, build, unit tests, every bats suite.
 # TESTS= narrows it (e.g. make test TESTS=test/sc-sink.bats).
 test: deps
-	@$(MAKE) --no-print-directory all testserver $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all testserver $(UNIT_BINS) $(API_TEST_BINS) $(EXAMPLE_BINS)
 	@SC_BIN=$(abspath $(BIN)) SC_OUT=$(abspath $(OUT)) SC_TESTSERVER=$(abspath $(TESTSERVER)) \
 	    SANITIZE=$(SANITIZE) sh test/run $(TESTS)
 

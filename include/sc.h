@@ -126,8 +126,8 @@ SC_EXPORT int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t
 
 /* Parser options (long values).  Never renumbered. */
 enum sc_parser_option {
-	SC_PARSEROPT_LINE_MAX = 1, /* the line maximum (SC_LINE_MAX of sc-record(5),
-	                              64 MiB by default): it bounds the output */
+	SC_PARSEROPT_LINE_MAX = 1, /* the line maximum (SC_MAX_LINE of sc-record(5),
+	                              256 MiB by default): it bounds the output */
 	SC_PARSEROPT_TREE = 2,     /* 1: the default fields from a document tree
 	                              (sc-parse's SC_PARSE_TREE=1; for tests) */
 };
@@ -224,8 +224,10 @@ SC_EXPORT int sc_fetcher_set_metrics(sc_fetcher *f, sc_metrics_fn fn, void *ctx)
 /* Submits one item, as one line of sc-fetch's input: a URL, or a record
  * (a JSON object with "url" and optionally "request", sc-record(5)).
  * Whatever it is, done is called exactly once for it, with user: an item
- * that cannot be fetched makes its bad_input record at once (during a
- * later run or perform, like every other).  The first submit fixes the
+ * that cannot be fetched makes its bad_input record (during a later run
+ * or perform, like every other), whose "line" is the number of this call
+ * among f's submits, as sc-fetch numbers its input's lines.  A blank line
+ * or a '#' comment is no item: SC_EBADVALUE, and no callback.  The first submit fixes the
  * options; it fails with SC_ESYSTEM and *errmsg when the fetcher cannot
  * start (an unwritable --metrics file, ...), and then nothing was
  * submitted.  One thread at a time per fetcher (a done callback may
@@ -282,8 +284,8 @@ enum sc_outcome {
 
 /* A result's accessors.  Everything is borrowed from r, valid during the
  * done callback only; call them from the callback's thread. */
-/* The record as the very JSON line sc-fetch prints, without its newline;
- * *len (if not NULL) its length. */
+/* The record as the very JSON line sc-fetch prints, without its newline
+ * (NUL-terminated); *len (if not NULL) its length. */
 SC_EXPORT const char *sc_result_json(const sc_result *r, size_t *len);
 /* The submit's user pointer. */
 SC_EXPORT void *sc_result_user(const sc_result *r);

@@ -40,7 +40,7 @@ struct sc_fetcher {
 	FILE *metrics;        /* the engine's metrics stream: lines to metrics_fn */
 	struct sc_buf partial; /* a metrics line not complete yet */
 	struct item *head, *tail;
-	size_t submits; /* so far: the next item's number */
+	size_t submits; /* calls of sc_fetcher_submit so far: the last item's number */
 	size_t pending; /* submitted, done not called yet */
 	bool finished;
 };
@@ -320,7 +320,11 @@ int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user, char
 		*errmsg = NULL;
 	if (!f || !url_or_record || f->finished)
 		return SC_EINVAL;
-	struct sc_line line = { .text = (char *)url_or_record, .len = strlen(url_or_record) };
+	/* Every call is a line of the input: it numbers bad_input records as
+	 * sc-fetch numbers a file's lines, skipped ones included. */
+	struct sc_line line = { .text = (char *)url_or_record,
+		                .len = strlen(url_or_record),
+		                .number = ++f->submits };
 	if (sc_input_url_line(&line, &s, &n) == SC_URL_LINE_SKIP) {
 		if (errmsg)
 			*errmsg = sc_strdup("a blank line or a '#' comment is no item");
@@ -331,7 +335,7 @@ int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user, char
 	it = sc_calloc(1, sizeof(*it));
 	it->text = sc_strdup(url_or_record);
 	it->len = line.len;
-	it->number = ++f->submits;
+	it->number = line.number;
 	it->user = user;
 	if (f->tail)
 		f->tail->next = it;

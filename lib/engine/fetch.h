@@ -188,8 +188,8 @@ void sc_fetch_signal_hook(void);
  * work (as sc_fetch_run reads lines), records handed to a hook. */
 
 /* Instead of being written to the streams' out, each record goes to fn,
- * as the line sc-fetch would write (without its newline; valid during the
- * call), with the user pointer of the submission that made it and whether
+ * as the line sc-fetch would write (without its newline, NUL-terminated;
+ * valid during the call), with the user pointer of the submission that made it and whether
  * it counts as failed.  Set before the run; streams->out may then be NULL. */
 typedef void (*sc_fetch_record_fn)(void *ctx, void *user, const char *line, size_t len,
                                    bool failed);

@@ -81,8 +81,12 @@ static int write_direct(FILE *out, const char *text, size_t len)
 static void hand_job(struct sc_fetch_engine *e, const struct job *job)
 {
 	if (job->in_scratch) {
+		/* Its newline made a NUL for the call, as the other lines end. */
+		char *end = e->output.line.p + e->output.line.len - 1;
+		*end = '\0';
 		e->output.hook(e->output.hook_ctx, job->user, e->output.line.p,
 		               e->output.line.len - 1, job->failed);
+		*end = '\n';
 	} else if (job->raw) {
 		e->output.hook(e->output.hook_ctx, job->user, job->raw, job->raw_len, job->failed);
 	} else {
