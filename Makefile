@@ -49,7 +49,6 @@ LIBSC     = $(OUT)/libsc.a
 SONAME    = libsc.so.0
 LIBSC_SO  = $(OUT)/libsc/libsc.so.$(VERSION)
 LIBSC_PUB = $(OUT)/libsc/libsc.a
-LIBSC_PC  = $(OUT)/libsc/sc.pc
 
 # A program is cmd/NAME.c, or cmd/NAME/*.c once it outgrows one file.
 PROG_FILES = $(patsubst cmd/%.c,%,$(wildcard cmd/sc-*.c))
@@ -81,7 +80,7 @@ SHARE_SC = share/sc/crawl.mk share/sc/crawl.sh share/sc/crawl-split.awk share/sc
 
 all: $(PROG_BINS) lib
 
-lib: $(LIBSC_SO) $(LIBSC_PUB) $(LIBSC_PC)
+lib: $(LIBSC_SO) $(LIBSC_PUB)
 
 deps:
 	@sh test/deps.sh $(DEB_PKGS)
@@ -111,11 +110,6 @@ $(LIBSC_PUB): $(LIB_OBJ)
 	objcopy --localize-hidden $(@D)/libsc-all.o
 	@rm -f $@
 	$(AR) rcs $@ $(@D)/libsc-all.o
-
-$(LIBSC_PC): lib/api/sc.pc.in Makefile
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' lib/api/sc.pc.in >$@
 
 # One rule per program, whether it is a file or a folder.
 define PROG_RULE
@@ -186,7 +180,8 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libsc.so
 	install -m 644 $(LIBSC_PUB) $(DESTDIR)$(LIBDIR)/libsc.a
 	install -m 644 include/sc.h $(DESTDIR)$(INCLUDEDIR)/sc.h
-	install -m 644 $(LIBSC_PC) $(DESTDIR)$(PKGCONFIGDIR)/sc.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@PKGS@|$(PKGS)|' lib/api/sc.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/sc.pc
 	for m in $(MAN3); do install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done
 
 uninstall:

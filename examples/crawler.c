@@ -8,6 +8,8 @@
  *
  *	cc crawler.c $(pkg-config --cflags --libs sc jansson) -o crawler
  *	echo https://example.com/ | ./crawler 50 */
+#define _XOPEN_SOURCE 700 /* strdup, hsearch */
+
 #include <jansson.h>
 #include <search.h>
 #include <stdio.h>
@@ -55,11 +57,14 @@ static void on_page(sc_fetcher *f, const sc_result *r, void *user)
 	sc_free(out);
 	if (!rec)
 		return;
-	const char *url = sc_result_url(r), *title = json_string_value(json_object_get(rec, "title"));
+	const char *url = sc_result_url(r),
+	           *title = json_string_value(json_object_get(rec, "title"));
 	printf("%ld\t%s\t%s\n", sc_result_status(r), url, title ? title : "");
-	json_array_foreach(json_object_get(rec, "links"), i, link) {
+	json_array_foreach(json_object_get(rec, "links"), i, link)
+	{
 		const char *to = json_string_value(link);
-		if (to && origin_len(to) == origin_len(url) && strncmp(to, url, origin_len(url)) == 0)
+		if (to && origin_len(to) == origin_len(url) &&
+		    strncmp(to, url, origin_len(url)) == 0)
 			visit(f, to);
 	}
 	json_decref(rec);

@@ -86,8 +86,8 @@ typedef struct sc_parser sc_parser;
  * it with sc_free), worded as sc-parse's usage error ("-f x: invalid
  * selector at column 3: ...").  The strings are copied.  Thread-safe. */
 SC_EXPORT sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *each,
-                                   const char *const *require, size_t nrequire,
-                                   unsigned flags, char **errmsg);
+                                   const char *const *require, size_t nrequire, unsigned flags,
+                                   char **errmsg);
 
 /* A new parser with p's specs, for another thread (compiling them again
  * cannot fail).  p may be in use by another thread meanwhile. */
@@ -120,9 +120,8 @@ SC_EXPORT const char *sc_parser_warning(const sc_parser *p);
  * a line cut at the line maximum (sc_parser_setopt SC_PARSEROPT_LINE_MAX).
  * Otherwise as sc_parser_apply. */
 #define SC_APPLY_TRUNCATED 1u
-SC_EXPORT int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t len,
-                                   size_t lineno, unsigned flags, char **out_json,
-                                   size_t *out_len);
+SC_EXPORT int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t len, size_t lineno,
+                                   unsigned flags, char **out_json, size_t *out_len);
 
 /* Parser options (long values).  Never renumbered. */
 enum sc_parser_option {
@@ -188,7 +187,8 @@ enum sc_fetcher_option {
  * sc_fetcher_perform, on their thread.  r is valid during the call only.
  * It may submit more (that is how a crawler follows links). */
 typedef void (*sc_done_fn)(sc_fetcher *f, const sc_result *r, void *user);
-/* One metrics line (sc-metrics(5)) without its newline, len bytes. */
+/* One metrics line (as sc-fetch(1) writes them) without its newline,
+ * len bytes. */
 typedef void (*sc_metrics_fn)(const char *line, size_t len, void *ctx);
 
 /* A fetcher with sc-fetch's defaults; done is called for every submit
@@ -215,7 +215,7 @@ SC_EXPORT int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, 
 SC_EXPORT int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double value,
                                        char **errmsg);
 
-/* The metrics lines (sc-metrics(5): one per request, throttle events, the
+/* The metrics lines (sc-fetch(1)'s: one per request, throttle events, the
  * summary at sc_fetcher_finish) go to fn; by default they are dropped
  * (SC_FETCHOPT_METRICS writes them to a file instead).  Before the first
  * submit.  Returns SC_OK, or SC_EBUSY. */

@@ -1,6 +1,6 @@
 # Release discipline (issue 8): what a maintainer runs before a release, and
 # CI on every change.  Included by the Makefile, whose variables it reads
-# (VERSION, PROGS, MAN1, MAN5, MAN7, PKG_CFLAGS).
+# (VERSION, PROGS, MAN1, MAN3, MAN5, MAN7, PKG_CFLAGS).
 #
 #   make lint          cppcheck and clang-tidy over the C code of lib/, cmd/, test/,
 #                      and shellcheck (so CI, which runs lint, checks the scripts)
@@ -19,8 +19,8 @@ RELEASE_DEB_PKGS = cppcheck clang-tidy clang-format shellcheck mandoc
 # Every C file of ours: the library, the programs, the unit tests, the
 # fixture server and whatever C the benchmarks grow.  Headers are linted
 # through the files that include them (.clang-tidy's HeaderFilterRegex).
-LINT_SRC   = $(sort $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c test/*/*.c))
-FORMAT_SRC = $(sort $(wildcard lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch]))
+LINT_SRC   = $(sort $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c test/*/*.c examples/*.c))
+FORMAT_SRC = $(sort $(wildcard include/*.h lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch] examples/*.c))
 
 # The Makefile's compile flags, less optimisation and -Werror (clang-tidy
 # reports clang's own -Wall -Wextra warnings as clang-diagnostic-*, errors
@@ -90,4 +90,4 @@ dist:
 # TESTS=... narrows the test run inside the tarball, to rehearse quickly;
 # a release runs it whole.
 distcheck: release-deps dist
-	@sh mk/distcheck.sh $(DIST_TARBALL) $(VERSION) "$(PROGS)" "$(MAN1) $(MAN5) $(MAN7)"
+	@sh mk/distcheck.sh $(DIST_TARBALL) $(VERSION) "$(PROGS)" "$(MAN1) $(MAN3) $(MAN5) $(MAN7)"

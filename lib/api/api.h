@@ -16,8 +16,8 @@ struct sc_result {
 	const char *line;
 	size_t len;
 	void *user;
-	json_t *rec;       /* the line parsed, or NULL until an accessor needs it */
-	char *body;        /* body_base64 decoded, or NULL (owned) */
+	json_t *rec; /* the line parsed, or NULL until an accessor needs it */
+	char *body;  /* body_base64 decoded, or NULL (owned) */
 	size_t body_len;
 	bool body_decoded; /* body and body_len are set */
 };

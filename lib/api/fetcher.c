@@ -37,7 +37,7 @@ struct sc_fetcher {
 	sc_done_fn done;
 	sc_metrics_fn metrics_fn;
 	void *metrics_ctx;
-	FILE *metrics;        /* the engine's metrics stream: lines to metrics_fn */
+	FILE *metrics;         /* the engine's metrics stream: lines to metrics_fn */
 	struct sc_buf partial; /* a metrics line not complete yet */
 	struct item *head, *tail;
 	size_t submits; /* calls of sc_fetcher_submit so far: the last item's number */
@@ -165,8 +165,7 @@ static int parse_value(struct sc_fetcher *f, const struct sc_opt *row, const cha
 	return SC_EBADVALUE;
 }
 
-int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value,
-                      char **errmsg)
+int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value, char **errmsg)
 {
 	const struct sc_opt *row = option_row(opt);
 
@@ -179,7 +178,8 @@ int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *val
 	if (!row->arg) {
 		if (value && strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
 			if (errmsg)
-				*errmsg = sc_api_error("--%s: '%s' is not 0 or 1", row->name, value);
+				*errmsg =
+				        sc_api_error("--%s: '%s' is not 0 or 1", row->name, value);
 			return SC_EBADVALUE;
 		}
 		set_flag(f, row, !value || strcmp(value, "1") == 0);
@@ -198,8 +198,7 @@ int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, long value
 	return sc_fetcher_setopt(f, opt, value != 0 && !option_has_arg(opt) ? "1" : text, errmsg);
 }
 
-int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double value,
-                             char **errmsg)
+int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double value, char **errmsg)
 {
 	char text[64];
 
@@ -267,14 +266,15 @@ static int pull_item(struct sc_fetch_engine *e, void *ctx)
 	f->head = it->next;
 	if (!f->head)
 		f->tail = NULL;
-	struct sc_line line = {
-		.text = it->text, .len = it->len, .number = it->number, .too_long = it->len > SC_LINE_MAX
-	};
+	struct sc_line line = { .text = it->text,
+		                .len = it->len,
+		                .number = it->number,
+		                .too_long = it->len > SC_LINE_MAX };
 	sc_fetch_set_next_user(e, it->user);
 	/* sc_fetcher_submit let only items through: the rule cannot skip. */
 	if (sc_fetch_submit_line(e, &line, SC_LINE_MAX, why) < 0)
-		sc_fetch_submit_final(e, sc_record_bad_input(it->number, it->text, it->len, "no item"),
-		                      true);
+		sc_fetch_submit_final(
+		        e, sc_record_bad_input(it->number, it->text, it->len, "no item"), true);
 	sc_fetch_set_next_user(e, NULL);
 	free(it->text);
 	free(it);

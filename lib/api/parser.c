@@ -9,8 +9,8 @@
 
 #include <libxml/parser.h>
 
-#include "core/util.h"
 #include "api/api.h"
+#include "core/util.h"
 #include "parse/parse.h"
 #include "record/lines.h"
 #include "sc.h"
@@ -81,14 +81,16 @@ static char *add_field(struct config *cfg, const char *spec)
 	f.many = n > 2 && strncmp(eq - 2, "[]", 2) == 0;
 	f.name = sc_strndup(spec, f.many ? n - 2 : n);
 	if (is_reserved(f.name))
-		err = sc_api_error("-f %s: '%s' is a member of the fetch record; choose another name",
-		                 f.name, f.name);
+		err = sc_api_error(
+		        "-f %s: '%s' is a member of the fetch record; choose another name", f.name,
+		        f.name);
 	else if (field_exists_in(cfg, f.name))
 		err = sc_api_error("-f %s: field named twice", f.name);
 	else if (eq[1] == '\0')
 		err = sc_api_error("-f %s: empty selector", f.name);
 	else if (selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
-		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column, msg);
+		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column,
+		                   msg);
 	else {
 		cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
 		cfg->fields[cfg->nfields++] = f;
@@ -136,7 +138,7 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 	if (p->each) {
 		if (selector_compile(p->each, &cfg->each, &column, msg, sizeof(msg)) != 0)
 			return sc_api_error("--each: invalid selector at column %zu: %s", column,
-			                  msg);
+			                    msg);
 		cfg->has_each = true;
 	}
 	return NULL;

@@ -570,8 +570,7 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 	e->loop.host_blocked = host_blocked;
 	bool input_done = e->input.eof || e->input.error || e->output.error ||
 	                  (e->loop.stopping && !e->opts->read_input_in_drain);
-	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 &&
-	    e->origins.nheap == 0)
+	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
 		return -1;
 
 	/* Sleep until a socket, the input, a signal or a clock. */

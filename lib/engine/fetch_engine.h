@@ -203,10 +203,10 @@ struct fetch_loop {
 	int epfd;             /* curl's sockets, the wake pipe, the input */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	struct sc_retry_state *retry;
-	bool stopping;   /* a signal or a fatal error: draining */
-	bool aborted;    /* the grace ran out: transfers in flight were cancelled */
+	bool stopping;     /* a signal or a fatal error: draining */
+	bool aborted;      /* the grace ran out: transfers in flight were cancelled */
 	bool host_blocked; /* the last admission left free slots empty (want_input) */
-	char error[256]; /* the input's error that started the drain, if any */
+	char error[256];   /* the input's error that started the drain, if any */
 	double grace_deadline;
 };
 

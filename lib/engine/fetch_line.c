@@ -78,11 +78,10 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, 
 	 * when the line begins with a scheme; words with spaces are no URL,
 	 * and neither is a NUL byte or a tab. */
 	if (kind == SC_URL_LINE_NUL || memchr(s, '\t', n) ||
-	    !sc_utf8_valid((const unsigned char *)s, n) ||
-	    (memchr(s, ' ', n) && !has_scheme(s, n)))
-		return submit_bad(e, sc_record_bad_input(line->number, line->text, line->len,
-		                                         "not a URL"),
-		                  "not a URL", why);
+	    !sc_utf8_valid((const unsigned char *)s, n) || (memchr(s, ' ', n) && !has_scheme(s, n)))
+		return submit_bad(
+		        e, sc_record_bad_input(line->number, line->text, line->len, "not a URL"),
+		        "not a URL", why);
 	json_t *rec = json_object();
 	json_object_set_new(rec, "url", json_stringn(s, n));
 	return sc_fetch_submit_input(e, rec, line, why) ? 0 : 1;
