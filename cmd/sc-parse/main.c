@@ -41,8 +41,8 @@ static int add_field_or_require(void *base, const struct sc_opt *row, const char
 	const char ***list = row->tag == 0 ? &cli->fields : &cli->require;
 	size_t *n = row->tag == 0 ? &cli->nfields : &cli->nrequire;
 
-	(void)err;
-	(void)errlen;
+	if (errlen > 0)
+		err[0] = '\0'; /* it cannot fail: sc_parser_new checks them */
 	*list = sc_realloc(*list, (*n + 1) * sizeof(**list));
 	(*list)[(*n)++] = arg;
 	return 0;

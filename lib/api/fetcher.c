@@ -103,7 +103,7 @@ void sc_fetcher_free(sc_fetcher *f)
 		return;
 	sc_fetch_engine_free(f->engine);
 	if (f->metrics)
-		fclose(f->metrics);
+		(void)fclose(f->metrics); /* its lines went to the callback already */
 	while (f->head) {
 		struct item *next = f->head->next;
 		free(f->head->text);
@@ -298,7 +298,7 @@ static int start(struct sc_fetcher *f, char **errmsg)
 	struct sc_fetch_streams streams = { .metrics = f->metrics, .progname = "sc_fetcher" };
 	f->engine = sc_fetch_engine_new(&f->opts, &streams, err);
 	if (!f->engine) {
-		fclose(f->metrics);
+		(void)fclose(f->metrics); /* nothing was written to it */
 		f->metrics = NULL;
 		if (errmsg)
 			*errmsg = sc_strdup(err);

@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "parse-records: <stdin>:%zu: %s\n", lineno,
 			        sc_parser_warning(p));
 		failed += sc_parser_failed(p);
-		fwrite(out, 1, outlen, stdout);
+		if (fwrite(out, 1, outlen, stdout) != outlen)
+			return 1;
 		sc_free(out);
 	}
 	sc_parser_free(p);
