@@ -182,6 +182,19 @@ parse_corpus() {
 	[ -z "$(find "$dest$prefix" -type f -o -type l)" ] || fail "uninstall left: $(find "$dest$prefix" -type f -o -type l)"
 }
 
+@test "fetcher and parser under valgrind: no error, nothing lost (run, poll loop, --each)" {
+	command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
+	[ "${SANITIZE:-}" != 1 ] || skip "valgrind does not run sanitized programs (make test runs this)"
+	local vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99)
+	head -12 urls.txt >u.txt
+	printf 'not a url\n{"url":"ftp://x/"}\n' >>u.txt
+	run -0 "${vg[@]}" "$API/fetch-records" -k -m /dev/null <u.txt
+	run -0 "${vg[@]}" "$API/fetch-records" -e <u.txt
+	parse_corpus >corpus.jsonl # malformed lines included: both runs end 3
+	run -3 "${vg[@]}" "$API/parse-records" -f t=title -f h=h1 --each li --require t <corpus.jsonl
+	run -3 "${vg[@]}" "$API/parse-records" <corpus.jsonl
+}
+
 @test "examples/crawler.c: crawls the demo site politely (robots.txt first), each page once, with its title" {
 	run -0 --separate-stderr bash -c "echo '$SC_BASE/index.html' | '$EXAMPLES/crawler' 100"
 	# Every page of the demo shop the index reaches, once.

@@ -3,7 +3,9 @@
  * the input while more work is wanted (struct fetch_loop); reading input
  * lines on demand (struct fetch_input); starting what admission lets start
  * (admit); the end of each attempt (retry or finish); and the drain after
- * a signal.  It is the one file that calls all the others: they hand
+ * a signal; and the same loop turned by a library caller, a step at a time,
+ * with items pulled from it instead of read (sc_fetch_start, sc_fetch_step).
+ * It is the one file that calls all the others: they hand
  * their results back here rather than call each other round. */
 #include <errno.h>
 #include <fcntl.h>

@@ -20,6 +20,7 @@
  *	fetch_robots.c    --robots: robots.txt per origin, its gate, the cache
  *	fetch_headers.c   --headers, http_version, 304 not_modified
  *	fetch_pace.c      --adaptive pace per origin, --origin-state claims
+ *	fetch_line.c      sc-fetch's rule for one input line (libsc shares it)
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.

@@ -25,6 +25,8 @@
  *	fetch_pace.c      --adaptive: each origin's pace learnt from its answers;
  *	                  --origin-state: starts claimed in a file that other
  *	                  processes share
+ *	fetch_line.c      one line of sc-fetch's input made an item (a URL, a
+ *	                  record, or a bad_input record), for sc-fetch and libsc
  */
 #ifndef SC_FETCH_ENGINE_H
 #define SC_FETCH_ENGINE_H

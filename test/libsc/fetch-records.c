@@ -93,6 +93,8 @@ int main(int argc, char **argv)
 			return 2;
 		if (rc != SC_OK) {
 			fprintf(stderr, "fetch-records: %s: %s\n", sc_strerror(rc), err ? err : "");
+			sc_free(err);
+			sc_fetcher_free(f);
 			return 2;
 		}
 	}
