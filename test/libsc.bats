@@ -182,6 +182,18 @@ parse_corpus() {
 	[ -z "$(find "$dest$prefix" -type f -o -type l)" ] || fail "uninstall left: $(find "$dest$prefix" -type f -o -type l)"
 }
 
+@test "fetcher: freed in mid-run (sc_fetcher_run's timeout), it drops what it holds, no callback after" {
+	for i in $(seq 30); do echo "$SC_BASE/delay/$((1000 + i))"; done >slow.txt
+	run -0 --separate-stderr "$API/fetch-records" -c 4 -t 300 <slow.txt
+	assert_equal "$stderr" "fetch-records: timed out, 30 pending"
+	assert_equal "$output" ""
+	if [ "${SANITIZE:-}" != 1 ]; then
+		command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
+		run -0 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 "$API/fetch-records" -c 4 -t 300 <slow.txt
+	fi
+}
+
 @test "fetcher and parser under valgrind: no error, nothing lost (run, poll loop, --each)" {
 	command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
 	[ "${SANITIZE:-}" != 1 ] || skip "valgrind does not run sanitized programs (make test runs this)"

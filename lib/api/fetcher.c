@@ -43,6 +43,7 @@ struct sc_fetcher {
 	size_t submits; /* calls of sc_fetcher_submit so far: the last item's number */
 	size_t pending; /* submitted, done not called yet */
 	bool finished;
+	bool dropping; /* sc_fetcher_free: records no longer go to done */
 };
 
 /* Each option's long name in sc_fetch_opts, by enum sc_fetcher_option. */
@@ -101,6 +102,12 @@ void sc_fetcher_free(sc_fetcher *f)
 {
 	if (!f)
 		return;
+	if (f->engine && f->pending > 0) {
+		/* The engine ends what it holds (its records are dropped here);
+		 * what it has not pulled yet is freed below. */
+		f->dropping = true;
+		sc_fetch_cancel_all(f->engine);
+	}
 	sc_fetch_engine_free(f->engine);
 	if (f->metrics)
 		(void)fclose(f->metrics); /* its lines went to the callback already */
@@ -247,8 +254,10 @@ static void record_done(void *ctx, void *user, const char *line, size_t len, boo
 	struct sc_result r;
 
 	(void)failed;
-	sc_result_init(&r, line, len, user);
 	f->pending--;
+	if (f->dropping)
+		return;
+	sc_result_init(&r, line, len, user);
 	f->done(f, &r, user);
 	sc_result_clear(&r);
 }

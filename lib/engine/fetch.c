@@ -658,6 +658,16 @@ double sc_fetch_wait(struct sc_fetch_engine *e)
 	return timeout < 0 ? INFINITY : timeout;
 }
 
+void sc_fetch_cancel_all(struct sc_fetch_engine *e)
+{
+	if (!e->loop.stopping)
+		start_stopping(e);
+	if (!e->loop.aborted) {
+		e->loop.aborted = true;
+		abort_inflight(e);
+	}
+}
+
 void sc_fetch_finish(struct sc_fetch_engine *e)
 {
 	fetch_metrics_end(e);

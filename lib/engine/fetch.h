@@ -232,6 +232,12 @@ bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms);
 int sc_fetch_fd(const struct sc_fetch_engine *e);
 double sc_fetch_wait(struct sc_fetch_engine *e);
 
+/* Ends every item at once, as a drain whose grace ran out: queued, waiting
+ * and in-flight ones become cancelled records, through the record hook;
+ * nothing starts afterwards.  For a caller that stops before the engine
+ * is idle (then sc_fetch_engine_free). */
+void sc_fetch_cancel_all(struct sc_fetch_engine *e);
+
 /* Ends a run that sc_fetch_start began: the summary line. */
 void sc_fetch_finish(struct sc_fetch_engine *e);
 
