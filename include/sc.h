@@ -192,12 +192,14 @@ typedef void (*sc_done_fn)(sc_fetcher *f, const sc_result *r, void *user);
 typedef void (*sc_metrics_fn)(const char *line, size_t len, void *ctx);
 
 /* A fetcher with sc-fetch's defaults; done is called for every submit
- * (with the submit's user pointer).  Returns NULL only when libcurl cannot
- * be set up.  Thread-safe (each fetcher is its own). */
+ * (with the submit's user pointer).  Returns NULL only for a NULL done
+ * (libcurl is set up at the first submit).  Thread-safe (each fetcher is
+ * its own). */
 SC_EXPORT sc_fetcher *sc_fetcher_new(sc_done_fn done);
 
-/* Frees f; submits that did not finish are dropped without their callback
- * (run f until idle first).  One thread at a time per fetcher. */
+/* Frees f (NULL: nothing); submits that did not finish are cancelled and
+ * dropped without their callback (run f until idle first to have them
+ * all).  Not from a done callback.  One thread at a time per fetcher. */
 SC_EXPORT void sc_fetcher_free(sc_fetcher *f);
 
 /* Sets option opt as sc-fetch's command line would, value being the

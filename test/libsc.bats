@@ -128,6 +128,26 @@ parse_corpus() {
 	done
 }
 
+@test "the API's contract: version, codes' words, setters' codes, no-items, refusals, NULLs" {
+	run -0 "$API/api-contract"
+	assert_output ""
+}
+
+@test "sc_selector_explain gives the XPath of sc-parse --explain, and its refusal's words" {
+	local sel
+	for sel in 'h1' 'ul > li:nth-child(2n+1) a[href^="/x"]' 'a::attr(href)' 'p:not(.x) ~ span' \
+		'xpath://meta/@content' 'div::html'; do
+		run -0 sc-parse --explain "$sel"
+		local want=$output
+		run -0 "$API/api-contract" "$sel"
+		assert_equal "$output" "$want"
+	done
+	run -2 --separate-stderr sc-parse --explain 'p['
+	local want=${stderr_lines[0]#sc-parse: --explain: }
+	run -2 "$API/api-contract" 'p['
+	assert_equal "$output" "$want"
+}
+
 @test "libsc.so.0: its SONAME, and it exports exactly lib/api/symbols (all sc_), the static one too" {
 	run -0 readelf -d "$LIBSC/libsc.so.0"
 	assert_output --partial "Library soname: [libsc.so.0]"

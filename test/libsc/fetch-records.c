@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		else if (opt == 'e')
 			event_loop = 1;
 		else if (opt == 't')
-			timeout_ms = atol(optarg);
+			timeout_ms = strtol(optarg, NULL, 10);
 		else
 			return 2;
 		if (rc != SC_OK) {
