@@ -29,7 +29,7 @@ FUZZ_OUT     = build/fuzz
 FUZZ_SAN     = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                -fno-omit-frame-pointer
 FUZZ_CFLAGS  = -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
-               -Ilib -Icmd $(PKG_CFLAGS) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+               -Ilib -Iinclude -Icmd $(PKG_CFLAGS) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 
 FUZZ_SRC     = $(wildcard test/fuzz/fuzz-*.c)
 FUZZ_NAMES   = $(FUZZ_SRC:test/fuzz/fuzz-%.c=%)

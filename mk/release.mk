@@ -1,6 +1,6 @@
 # Release discipline (issue 8): what a maintainer runs before a release, and
 # CI on every change.  Included by the Makefile, whose variables it reads
-# (VERSION, PROGS, MAN1, MAN5, MAN7, PKG_CFLAGS).
+# (VERSION, PROGS, MAN1, MAN3, MAN5, MAN7, PKG_CFLAGS).
 #
 #   make lint          cppcheck and clang-tidy over the C code of lib/, cmd/, test/,
 #                      and shellcheck (so CI, which runs lint, checks the scripts)
@@ -19,14 +19,14 @@ RELEASE_DEB_PKGS = cppcheck clang-tidy clang-format shellcheck mandoc
 # Every C file of ours: the library, the programs, the unit tests, the
 # fixture server and whatever C the benchmarks grow.  Headers are linted
 # through the files that include them (.clang-tidy's HeaderFilterRegex).
-LINT_SRC   = $(sort $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c test/*/*.c))
-FORMAT_SRC = $(sort $(wildcard lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch]))
+LINT_SRC   = $(sort $(wildcard lib/*/*.c cmd/*.c cmd/*/*.c test/*/*.c examples/*.c))
+FORMAT_SRC = $(sort $(wildcard include/*.h lib/*/*.[ch] cmd/*.[ch] cmd/*/*.[ch] test/*/*.[ch] examples/*.c))
 
 # The Makefile's compile flags, less optimisation and -Werror (clang-tidy
 # reports clang's own -Wall -Wextra warnings as clang-diagnostic-*, errors
 # through WarningsAsErrors).
 LINT_CFLAGS = -std=c17 -Wall -Wextra -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' \
-              -Ilib -Icmd -Itest/unit $(PKG_CFLAGS)
+              -Ilib -Iinclude -Icmd -Itest/unit $(PKG_CFLAGS)
 
 # cppcheck knows C11 at most (C17 only fixed defects).  The libraries' .cfg
 # files teach it which calls allocate, free and must be checked (not
@@ -39,7 +39,7 @@ CPPCHECK_FLAGS = --enable=warning,performance,portability --error-exitcode=1 \
                  --inline-suppr --quiet --std=c11 \
                  --library=posix --library=libcurl --library=sqlite3 \
                  '-D_Noreturn=__attribute__((noreturn))' \
-                 -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' -Ilib -Icmd -Itest/unit
+                 -D_GNU_SOURCE -DSC_VERSION='"$(VERSION)"' -Ilib -Iinclude -Icmd -Itest/unit
 
 DIST_NAME    = sc-$(VERSION)
 DIST_TARBALL = $(DIST_NAME).tar.gz
@@ -90,4 +90,4 @@ dist:
 # TESTS=... narrows the test run inside the tarball, to rehearse quickly;
 # a release runs it whole.
 distcheck: release-deps dist
-	@sh mk/distcheck.sh $(DIST_TARBALL) $(VERSION) "$(PROGS)" "$(MAN1) $(MAN5) $(MAN7)"
+	@sh mk/distcheck.sh $(DIST_TARBALL) $(VERSION) "$(PROGS)" "$(MAN1) $(MAN3) $(MAN5) $(MAN7)"

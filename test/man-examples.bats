@@ -4,7 +4,9 @@
 # use the files an earlier one made).  An example that names a remote address
 # is not run: tests talk only to 127.0.0.1.  A block that is a record (it
 # starts with '{') is checked to be JSON; "$ command" blocks must print what
-# follows them; a block that starts with "target: ..." is run as a Makefile.
+# follows them; a block that starts with "target: ..." is run as a Makefile;
+# a block that starts with "#include" is a C program on libsc (sc(3)),
+# compiled against the library the suite built and run.
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
@@ -67,6 +69,22 @@ run_example() {
 		return 0
 	fi
 	case "$first" in
+	'#include'*)
+		# A C program on libsc: compiled against the library the suite
+		# built, with the public header only, and run with the demo
+		# site's index as its argument and its URL list as input.
+		printf '%s' "$block" >example.c
+		local san=
+		[ "${SANITIZE:-}" != 1 ] || san="-fsanitize=address,undefined"
+		# shellcheck disable=SC2086 # $san is words or none
+		run --separate-stderr cc -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE $san \
+			-I"$BATS_TEST_DIRNAME/../include" -o example example.c -L"$SC_OUT/libsc" \
+			-Wl,-rpath,"$SC_OUT/libsc" -lsc
+		[ "$status" -eq 0 ] || fail "$page: a C example does not compile: $stderr"
+		run --separate-stderr ./example "$SC_BASE/index.html" <urls.txt
+		[ "$status" -eq 0 ] || fail "$page: a C example exited $status: $stderr"
+		[ -n "$output" ] || [[ $block == *poll* ]] || fail "$page: a C example printed nothing"
+		;;
 	'{'*)
 		# A record, shortened with "...": JSON once that is taken out.
 		jq -e . >/dev/null <<<"${block//.../}" || fail "$page: a record example is not JSON: $block"
@@ -134,4 +152,13 @@ run_example() {
 	run_examples sc-warc.1
 	[ -s site.cdxj ] && [ -s titles.jsonl ] && [ -s crawl.warc.gz ] || fail "sc-warc made nothing"
 	[ ! -e crawl.warc.gz.open ] || fail "mend left the .open file"
+}
+
+@test "sc(3), sc_fetcher(3), sc_result(3), sc_parser(3), sc_version(3) EXAMPLES compile and run" {
+	command -v cc >/dev/null || fail "cc is not installed"
+	[ -e "$SC_OUT/libsc/libsc.so.0" ] || fail "libsc.so.0 is not built (make test builds it)"
+	local page
+	for page in sc.3 sc_fetcher.3 sc_result.3 sc_parser.3 sc_version.3; do
+		run_examples "$page"
+	done
 }

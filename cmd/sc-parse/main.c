@@ -20,117 +20,31 @@
 
 #define MAX_JOBS 256
 
-/* Members of a fetch record (sc-record(5)) and --each's index: a field by
- * one of these names would overwrite data, so it is refused. */
-static const char *const reserved_names[] = {
-	"url",        "final_url",  "status", "ok",          "content_type", "bytes",   "attempts",
-	"elapsed_ms", "fetched_at", "body",   "body_base64", "error",        "history", "index",
-};
-
-/* Compiles sel, or ends the run with a usage error naming what and the
- * column. */
-static void compile_or_usage(const char *what, const char *src, struct selector *sel)
-{
-	char msg[256];
-	size_t column;
-
-	if (selector_compile(src, sel, &column, msg, sizeof(msg)) != 0)
-		sc_usage_error("%s: invalid selector at column %zu: %s", what, column, msg);
-}
-
-/* Whether a -f field is named name. */
-static bool field_exists_in(const struct config *cfg, const char *name)
-{
-	for (size_t i = 0; i < cfg->nfields; i++)
-		if (strcmp(cfg->fields[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-static bool is_reserved(const char *name)
-{
-	for (size_t i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
-		if (strcmp(name, reserved_names[i]) == 0)
-			return true;
-	return false;
-}
-
-/* -f NAME=SELECTOR, or NAME[]=SELECTOR for every match. */
-static int add_field(struct config *cfg, const char *arg, char *err, size_t errlen)
-{
-	const char *eq = strchr(arg, '=');
-	size_t column, n;
-	char msg[256];
-	struct field f = { 0 };
-
-	if (!eq || eq == arg)
-		return snprintf(err, errlen, "-f: '%s' is not NAME=SELECTOR", arg), -1;
-	n = (size_t)(eq - arg);
-	f.many = n > 2 && strncmp(eq - 2, "[]", 2) == 0;
-	f.name = sc_strndup(arg, f.many ? n - 2 : n);
-	if (is_reserved(f.name))
-		snprintf(err, errlen,
-		         "-f %s: '%s' is a member of the fetch record; choose another name", f.name,
-		         f.name);
-	else if (field_exists_in(cfg, f.name))
-		snprintf(err, errlen, "-f %s: field named twice", f.name);
-	else if (eq[1] == '\0')
-		snprintf(err, errlen, "-f %s: empty selector", f.name);
-	else if (selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
-		snprintf(err, errlen, "-f %s: invalid selector at column %zu: %s", f.name, column,
-		         msg);
-	else {
-		cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
-		cfg->fields[cfg->nfields++] = f;
-		return 0;
-	}
-	free(f.name);
-	return -1;
-}
-
-/* Whether the fields asked for (the default ones when no -f was given)
- * include name. */
-static bool field_exists(const struct config *cfg, const char *name)
-{
-	if (cfg->nfields == 0) {
-		for (size_t i = 0; i < default_field_count; i++)
-			if (strcmp(default_field_names[i], name) == 0)
-				return true;
-		return false;
-	}
-	return field_exists_in(cfg, name);
-}
-
-static void free_config(struct config *cfg)
-{
-	for (size_t i = 0; i < cfg->nfields; i++) {
-		free(cfg->fields[i].name);
-		selector_free(&cfg->fields[i].sel);
-	}
-	free(cfg->fields);
-	if (cfg->has_each)
-		selector_free(&cfg->each);
-	free(cfg->require);
-}
-
-/* The command line: the configuration, and what main does with the rest. */
+/* The command line: the specs, and what main does with them. */
 struct cli {
-	struct config cfg;
+	const char **fields; /* -f, in order (malloced array of borrowed strings) */
+	size_t nfields;
+	const char **require; /* --require, likewise */
+	size_t nrequire;
+	bool keep_body;
 	const char *explain; /* --explain's selector, or NULL */
 	const char *each;    /* --each's selector, or NULL */
 	long jobs;
 };
 
-/* -f (row->tag 0) and --require (1), which may be given more than once. */
+/* -f (row->tag 0) and --require (1), which may be given more than once:
+ * checked by sc_parser_new once the command line is read. */
 static int add_field_or_require(void *base, const struct sc_opt *row, const char *arg, char *err,
                                 size_t errlen)
 {
-	struct config *cfg = &((struct cli *)base)->cfg;
+	struct cli *cli = base;
+	const char ***list = row->tag == 0 ? &cli->fields : &cli->require;
+	size_t *n = row->tag == 0 ? &cli->nfields : &cli->nrequire;
 
-	if (row->tag == 0)
-		return add_field(cfg, arg, err, errlen);
-	cfg->require = sc_realloc(cfg->require, (cfg->nrequire + 1) * sizeof(*cfg->require));
-	cfg->require[cfg->nrequire++] = arg;
+	if (errlen > 0)
+		err[0] = '\0'; /* it cannot fail: sc_parser_new checks them */
+	*list = sc_realloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = arg;
 	return 0;
 }
 
@@ -141,7 +55,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	SC_OPT_ROW_WHOLE("jobs", 'j', "N", AT(jobs), 1, MAX_JOBS),
-	SC_OPT_ROW_FLAG("keep-body", 0, AT(cfg.keep_body)),
+	SC_OPT_ROW_FLAG("keep-body", 0, AT(keep_body)),
 	SC_OPT_ROW_CALLS("field", 'f', "NAME=SELECTOR", add_field_or_require, 0),
 	SC_OPT_ROW_STRING("each", 0, "SELECTOR", AT(each)),
 	SC_OPT_ROW_CALLS("require", 0, "NAME", add_field_or_require, 1),
@@ -149,26 +63,28 @@ static const struct sc_opt rows[] = {
 	{ 0 },
 };
 
-/* Bad combinations, by name; then --each compiled. */
-static void check_options(struct cli *cli)
+/* The parser of the specs, or ends the run with sc_parser_new's words as a
+ * usage error.  NULL for --explain alone. */
+static sc_parser *make_parser(const struct cli *cli)
 {
-	struct config *cfg = &cli->cfg;
+	sc_parser *parser;
+	char *err = NULL;
 
-	if (cli->explain && (cfg->nfields > 0 || cli->each || cfg->nrequire > 0))
+	if (cli->explain && cli->nfields == 0 && !cli->each && cli->nrequire == 0)
+		return NULL;
+	if (cli->explain) {
+		/* A bad -f is reported first, as the options are read. */
+		parser = sc_parser_new(cli->fields, cli->nfields, NULL, NULL, 0, 0, &err);
+		if (!parser)
+			sc_usage_error("%s", err);
+		sc_parser_free(parser);
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
-	if (cli->each && cfg->nfields == 0)
-		sc_usage_error("--each needs at least one -f to say what to extract per item");
-	for (size_t i = 0; i < cfg->nrequire; i++)
-		if (!field_exists(cfg, cfg->require[i]))
-			sc_usage_error("--require: no field named '%s'", cfg->require[i]);
-	if (cli->jobs < 1)
-		cli->jobs = 1;
-	if (cli->jobs > MAX_JOBS)
-		cli->jobs = MAX_JOBS;
-	if (cli->each) {
-		compile_or_usage("--each", cli->each, &cfg->each);
-		cfg->has_each = true;
 	}
+	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
+	                       cli->keep_body ? SC_PARSER_KEEP_BODY : 0, &err);
+	if (!parser)
+		sc_usage_error("%s", err);
+	return parser;
 }
 
 /* Reads the command line into cli, or ends the run: --help, --version, a
@@ -188,54 +104,60 @@ static void parse_options(struct cli *cli, int argc, char **argv)
 	if (first < argc)
 		sc_usage_error("unexpected argument '%s' (sc-parse reads standard input)",
 		               argv[first]);
-	check_options(cli);
+	if (cli->jobs < 1)
+		cli->jobs = 1;
+	if (cli->jobs > MAX_JOBS)
+		cli->jobs = MAX_JOBS;
 }
 
 /* --explain: the XPath a selector becomes. */
 static int explain(const char *selector)
 {
-	struct selector sel;
+	char *err = NULL, *xpath = sc_selector_explain(selector, &err);
 
-	compile_or_usage("--explain", selector, &sel);
-	printf("%s\n", sel.xpath);
-	selector_free(&sel);
+	if (!xpath)
+		sc_usage_error("--explain: %s", err);
+	printf("%s\n", xpath);
+	sc_free(xpath);
 	sc_close_stdout();
-	xmlCleanupParser();
+	sc_global_cleanup();
 	return SC_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	static struct cli cli = { .cfg = { .input_name = "<stdin>" } };
-	struct config *cfg = &cli.cfg;
+	static struct cli cli;
 	const char *tree = getenv("SC_PARSE_TREE");
+	sc_parser *parser;
 	int status;
 
 	sc_setprogname(argv[0]);
-	/* Before anything else, and before any thread: libxml2's global
-	 * state, and silence for its default error handlers. */
-	xmlInitParser();
-	quiet_libxml2();
+	/* Before anything else, and before any thread: libxml2's and
+	 * libcurl's global state. */
+	if (sc_global_init() != SC_OK)
+		sc_die(SC_EXIT_FAILURE, "cannot initialise libcurl");
 	cli.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	parse_options(&cli, argc, argv);
-	if (cli.explain)
+	parser = make_parser(&cli);
+	if (!parser)
 		return explain(cli.explain);
 	/* For tests: the default fields read from a tree, as -f fields are,
 	 * rather than gathered while parsing. */
-	cfg->tree_only = tree && strcmp(tree, "1") == 0;
+	sc_parser_setopt(parser, SC_PARSEROPT_TREE, tree && strcmp(tree, "1") == 0);
 
 	sc_signals_install(NULL);
 	/* Later stages keep reading after a first SIGINT until their input
 	 * ends (sc-fetch drains): nothing here stops early. */
-	curl_global_init(CURL_GLOBAL_NOTHING);
 	{
-		struct sc_lines *probe = sc_lines_open(0, cfg->input_name);
-		cfg->max_line = probe ? sc_lines_max(probe) : SC_LINE_MAX;
+		struct sc_lines *probe = sc_lines_open(0, "<stdin>");
+		sc_parser_setopt(parser, SC_PARSEROPT_LINE_MAX,
+		                 (long)(probe ? sc_lines_max(probe) : SC_LINE_MAX));
 		sc_lines_close(probe);
 	}
-	status = run_pipeline(cfg, 0, (int)cli.jobs);
-	free_config(cfg);
-	curl_global_cleanup();
-	xmlCleanupParser();
+	status = run_pipeline(parser, "<stdin>", 0, (int)cli.jobs);
+	sc_parser_free(parser);
+	free(cli.fields);
+	free(cli.require);
+	sc_global_cleanup();
 	return sc_exit_status(status);
 }

@@ -33,6 +33,14 @@ enum slot_state {
 	SLOT_DONE
 };
 
+/* What one input line became (sc_parser_apply_line). */
+struct output {
+	char *text; /* its output records, each with its newline (sc_free) */
+	size_t len, lineno;
+	char *warning; /* the parser's diagnostic (malloced), or NULL */
+	size_t not_ok; /* records the parser made not ok */
+};
+
 struct slot {
 	enum slot_state state;
 	char *line; /* malloced copy of the input line */
@@ -42,7 +50,8 @@ struct slot {
 };
 
 struct pipeline {
-	const struct config *cfg;
+	const sc_parser *proto; /* each worker parses with a copy */
+	const char *input_name;
 	pthread_mutex_t mu;
 	pthread_cond_t filled; /* a slot was filled, or input ended */
 	pthread_cond_t done;   /* a slot was done, or input ended */
@@ -56,19 +65,36 @@ struct pipeline {
 	size_t not_ok;
 };
 
+/* One line through the parser. */
+static void process(sc_parser *parser, const char *line, size_t len, size_t lineno, bool too_long,
+                    struct output *out)
+{
+	const char *warning;
+
+	memset(out, 0, sizeof(*out));
+	out->lineno = lineno;
+	sc_parser_apply_line(parser, line, len, lineno, too_long ? SC_APPLY_TRUNCATED : 0,
+	                     &out->text, &out->len);
+	warning = sc_parser_warning(parser);
+	out->warning = warning ? sc_strdup(warning) : NULL;
+	out->not_ok = sc_parser_failed(parser);
+}
+
 /* Writes one slot's result.  Returns 0, or -1 with errno. */
-static int emit(const struct output *out)
+static int emit(const char *input_name, const struct output *out)
 {
 	if (out->warning)
-		sc_warn("%s", out->warning);
-	if (out->text.p)
-		return sc_record_write_raw(stdout, out->text.p, out->text.len);
+		sc_warn("%s:%zu: %s", input_name, out->lineno, out->warning);
+	/* Written as one piece, without the last newline, which
+	 * sc_record_write_raw adds. */
+	if (out->len > 0)
+		return sc_record_write_raw(stdout, out->text, out->len - 1);
 	return 0;
 }
 
 static void output_free(struct output *out)
 {
-	sc_buf_free(&out->text);
+	sc_free(out->text);
 	free(out->warning);
 	memset(out, 0, sizeof(*out));
 }
@@ -76,10 +102,10 @@ static void output_free(struct output *out)
 static void *worker_main(void *arg)
 {
 	struct pipeline *pl = arg;
-	struct worker w;
+	sc_parser *parser = sc_parser_dup(pl->proto);
 
-	quiet_libxml2();
-	worker_init(&w, pl->cfg);
+	if (!parser)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
 	pthread_mutex_lock(&pl->mu);
 	for (;;) {
 		while (pl->next_claim == pl->next_read && !pl->eof)
@@ -88,7 +114,7 @@ static void *worker_main(void *arg)
 			break; /* input ended and every slot is claimed */
 		struct slot *s = &pl->slots[pl->next_claim++ % pl->nslots];
 		pthread_mutex_unlock(&pl->mu);
-		worker_process(&w, s->line, s->len, s->lineno, s->too_long, &s->out);
+		process(parser, s->line, s->len, s->lineno, s->too_long, &s->out);
 		free(s->line);
 		s->line = NULL;
 		pthread_mutex_lock(&pl->mu);
@@ -98,7 +124,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_unlock(&pl->mu);
 	/* libxml2 frees this thread's global state when the thread exits
 	 * (not xmlCleanupThreads here: that deletes the key for all). */
-	worker_destroy(&w);
+	sc_parser_free(parser);
 	return NULL;
 }
 
@@ -118,7 +144,7 @@ static void *writer_main(void *arg)
 		int err = 0;
 		pthread_mutex_unlock(&pl->mu);
 		/* After a failed write, keep draining so nobody waits forever. */
-		if (!failed && emit(&s->out) != 0)
+		if (!failed && emit(pl->input_name, &s->out) != 0)
 			err = errno ? errno : EIO;
 		pthread_mutex_lock(&pl->mu);
 		if (err) {
@@ -154,7 +180,8 @@ static int finish(bool write_failed, int write_errno, bool read_failed, size_t n
 /* One job: each line parsed and written on this thread (sc_input_run's
  * line hook), until a write fails. */
 struct single {
-	struct worker w;
+	sc_parser *parser;
+	const char *input_name;
 	size_t not_ok;
 	bool write_failed;
 	int write_errno;
@@ -166,9 +193,9 @@ static int single_line(void *ctx, const struct sc_lines *in, const struct sc_lin
 	struct output out;
 
 	(void)in;
-	worker_process(&one->w, line->text, line->len, line->number, line->too_long, &out);
+	process(one->parser, line->text, line->len, line->number, line->too_long, &out);
 	one->not_ok += out.not_ok;
-	if (emit(&out) != 0) {
+	if (emit(one->input_name, &out) != 0) {
 		one->write_errno = errno;
 		one->write_failed = true;
 	}
@@ -176,18 +203,16 @@ static int single_line(void *ctx, const struct sc_lines *in, const struct sc_lin
 	return one->write_failed;
 }
 
-static int run_single(const struct config *cfg, struct sc_lines *r)
+static int run_single(sc_parser *parser, const char *input_name, struct sc_lines *r)
 {
 	static const struct sc_input_hooks hooks = { .line = single_line };
-	struct single one = { 0 };
+	struct single one = { .parser = parser, .input_name = input_name };
 	char err[SC_INPUT_ERRLEN];
 	bool read_failed;
 
-	worker_init(&one.w, cfg);
 	read_failed = sc_input_run(r, &hooks, &one, err) == SC_INPUT_READ_ERROR;
 	if (read_failed)
 		sc_warn("%s", err);
-	worker_destroy(&one.w);
 	return finish(one.write_failed, one.write_errno, read_failed, one.not_ok);
 }
 
@@ -222,9 +247,10 @@ static int queue_line(void *ctx, const struct sc_lines *in, const struct sc_line
 	return 0;
 }
 
-static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
+static int run_threads(const sc_parser *parser, const char *input_name, struct sc_lines *r,
+                       int jobs)
 {
-	struct pipeline pl = { .cfg = cfg };
+	struct pipeline pl = { .proto = parser, .input_name = input_name };
 	pthread_t *workers = sc_calloc((size_t)jobs, sizeof(*workers));
 	pthread_t writer;
 	pthread_attr_t attr;
@@ -269,14 +295,15 @@ static int run_threads(const struct config *cfg, struct sc_lines *r, int jobs)
 	return finish(pl.write_failed, pl.write_errno, read_failed, pl.not_ok);
 }
 
-int run_pipeline(const struct config *cfg, int fd, int jobs)
+int run_pipeline(sc_parser *parser, const char *input_name, int fd, int jobs)
 {
-	struct sc_lines *r = sc_lines_open(fd, cfg->input_name);
+	struct sc_lines *r = sc_lines_open(fd, input_name);
 	int status;
 
 	if (!r)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
-	status = jobs <= 1 ? run_single(cfg, r) : run_threads(cfg, r, jobs);
+	status = jobs <= 1 ? run_single(parser, input_name, r)
+	                   : run_threads(parser, input_name, r, jobs);
 	sc_lines_close(r);
 	return status;
 }

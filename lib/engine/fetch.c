@@ -3,7 +3,9 @@
  * the input while more work is wanted (struct fetch_loop); reading input
  * lines on demand (struct fetch_input); starting what admission lets start
  * (admit); the end of each attempt (retry or finish); and the drain after
- * a signal.  It is the one file that calls all the others: they hand
+ * a signal; and the same loop turned by a library caller, a step at a time,
+ * with items pulled from it instead of read (sc_fetch_start, sc_fetch_step).
+ * It is the one file that calls all the others: they hand
  * their results back here rather than call each other round. */
 #include <errno.h>
 #include <fcntl.h>
@@ -396,6 +398,21 @@ static int engine_line(void *ctx, const struct sc_lines *in, const struct sc_lin
 	return !want_input(e, rd->host_blocked);
 }
 
+/* The library's input (sc_fetch_start): items pulled from the caller
+ * while the engine wants more work, as lines are read; the input is at
+ * its end for now when the caller has none (it may have more later). */
+static void pull_items(struct sc_fetch_engine *e, struct reading *rd)
+{
+	e->input.eof = false;
+	while (want_input(e, rd->host_blocked)) {
+		if (e->input.pull(e, e->input.pull_ctx) != 0) {
+			e->input.eof = true;
+			return;
+		}
+		admit(e, rd->now, &rd->host_blocked);
+	}
+}
+
 /* Reads and submits lines while the engine wants more work and the input
  * has some ready (the one input loop of lib/record/input, non-blocking:
  * it returns when no whole line is there).  Returns after admitting what
@@ -408,6 +425,10 @@ static void read_input(struct sc_fetch_engine *e, double now)
 
 	admit(e, now, &rd.host_blocked);
 	e->input.wait = false;
+	if (e->input.pull) {
+		pull_items(e, &rd);
+		return;
+	}
 	if (!want_input(e, rd.host_blocked))
 		return;
 	switch (sc_input_run(e->input.in, &hooks, &rd, err)) {
@@ -539,56 +560,133 @@ static void wait_and_dispatch(struct sc_fetch_engine *e, int fd, double timeout_
 	}
 }
 
+/* The first half of a turn of the loop: the drain's steps, retries due,
+ * input read, what may start started.  Returns how long the loop may
+ * sleep (ms), or a negative number when the run is over: the input done
+ * and nothing queued, in flight or waiting. */
+static double loop_prepare(struct sc_fetch_engine *e, int fd)
+{
+	double now = sc_now_ms();
+
+	if ((sc_stop_signal || e->output.error || e->input.error) && !e->loop.stopping) {
+		start_stopping(e);
+		if (e->output.error || e->input.error)
+			e->loop.grace_deadline = now;
+	}
+	if (e->loop.stopping && !e->loop.aborted && now >= e->loop.grace_deadline) {
+		e->loop.aborted = true;
+		abort_inflight(e);
+	}
+	/* Retries whose wait is over go to the front of their queue. */
+	while (e->origins.nheap > 0 && e->origins.heap[0]->ready_at <= now) {
+		struct job *job = fetch_heap_pop(&e->origins);
+		job->queued_at = now;
+		fetch_origin_push(&e->origins, job->origin, job, true);
+	}
+	read_input(e, now);
+	bool host_blocked;
+	double wake = admit(e, now, &host_blocked);
+	e->loop.host_blocked = host_blocked;
+	bool input_done = e->input.eof || e->input.error || e->output.error ||
+	                  (e->loop.stopping && !e->opts->read_input_in_drain);
+	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
+		return -1;
+
+	/* Sleep until a socket, the input, a signal or a clock. */
+	double timeout = 1000;
+	if (e->origins.nheap > 0)
+		timeout = fmin(timeout, e->origins.heap[0]->ready_at - now);
+	if (wake < INFINITY)
+		timeout = fmin(timeout, wake - now);
+	if (e->loop.stopping && !e->loop.aborted)
+		timeout = fmin(timeout, e->loop.grace_deadline - now);
+	timeout = fmin(timeout, fetch_metrics_due(e) - now);
+	/* read_input may have started transfers since now was read. */
+	timeout = fmin(timeout, e->loop.curl_timer_at - sc_now_ms());
+	if (timeout < 0)
+		timeout = 0;
+	if (fd >= 0)
+		poll_input(e, fd, e->input.wait && want_input(e, host_blocked));
+	return timeout;
+}
+
+/* The second half: sleep at most timeout ms, then what curl has done. */
+static void loop_dispatch(struct sc_fetch_engine *e, int fd, double timeout)
+{
+	wait_and_dispatch(e, fd, timeout);
+	fetch_pace_record_sent(e);
+	process_messages(e);
+	fetch_metrics_tick(e, sc_now_ms());
+}
+
 int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
                  void *ctx, char err[256])
 {
 	int fd = run_begin(e, in, on_line, ctx);
-	bool aborted = false;
+	double timeout;
 
-	for (;;) {
-		double now = sc_now_ms();
-		if ((sc_stop_signal || e->output.error || e->input.error) && !e->loop.stopping) {
-			start_stopping(e);
-			if (e->output.error || e->input.error)
-				e->loop.grace_deadline = now;
-		}
-		if (e->loop.stopping && !aborted && now >= e->loop.grace_deadline) {
-			aborted = true;
-			abort_inflight(e);
-		}
-		/* Retries whose wait is over go to the front of their queue. */
-		while (e->origins.nheap > 0 && e->origins.heap[0]->ready_at <= now) {
-			struct job *job = fetch_heap_pop(&e->origins);
-			job->queued_at = now;
-			fetch_origin_push(&e->origins, job->origin, job, true);
-		}
-		read_input(e, now);
-		bool host_blocked;
-		double wake = admit(e, now, &host_blocked);
-		bool input_done = e->input.eof || e->input.error || e->output.error ||
-		                  (e->loop.stopping && !e->opts->read_input_in_drain);
-		if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 &&
-		    e->origins.nheap == 0)
-			break;
-
-		/* Sleep until a socket, the input, a signal or a clock. */
-		double timeout = 1000;
-		if (e->origins.nheap > 0)
-			timeout = fmin(timeout, e->origins.heap[0]->ready_at - now);
-		if (wake < INFINITY)
-			timeout = fmin(timeout, wake - now);
-		if (e->loop.stopping && !aborted)
-			timeout = fmin(timeout, e->loop.grace_deadline - now);
-		timeout = fmin(timeout, fetch_metrics_due(e) - now);
-		/* read_input may have started transfers since now was read. */
-		timeout = fmin(timeout, e->loop.curl_timer_at - sc_now_ms());
-		if (timeout < 0)
-			timeout = 0;
-		poll_input(e, fd, e->input.wait && want_input(e, host_blocked));
-		wait_and_dispatch(e, fd, timeout);
-		fetch_pace_record_sent(e);
-		process_messages(e);
-		fetch_metrics_tick(e, sc_now_ms());
-	}
+	while ((timeout = loop_prepare(e, fd)) >= 0)
+		loop_dispatch(e, fd, timeout);
 	return run_end(e, fd, err);
+}
+
+void sc_fetch_set_record_hook(struct sc_fetch_engine *e, sc_fetch_record_fn fn, void *ctx)
+{
+	e->output.hook = fn;
+	e->output.hook_ctx = ctx;
+}
+
+void sc_fetch_set_next_user(struct sc_fetch_engine *e, void *user)
+{
+	e->output.next_user = user;
+}
+
+void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx)
+{
+	size_t line_max = fetch_line_max(e->opts, SC_LINE_MAX);
+	double start = sc_now_ms();
+
+	e->input.pull = pull;
+	e->input.pull_ctx = ctx;
+	e->input.flags = -1;
+	fetch_output_start(e, line_max);
+	fetch_origins_start(&e->origins, start);
+	fetch_metrics_start(e, start, line_max);
+}
+
+bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms)
+{
+	double timeout = loop_prepare(e, -1);
+
+	if (timeout < 0)
+		return false;
+	loop_dispatch(e, -1, fmin(timeout, max_wait_ms < 0 ? 0 : max_wait_ms));
+	return true;
+}
+
+int sc_fetch_fd(const struct sc_fetch_engine *e)
+{
+	return e->loop.epfd;
+}
+
+double sc_fetch_wait(struct sc_fetch_engine *e)
+{
+	double timeout = loop_prepare(e, -1);
+
+	return timeout < 0 ? INFINITY : timeout;
+}
+
+void sc_fetch_cancel_all(struct sc_fetch_engine *e)
+{
+	if (!e->loop.stopping)
+		start_stopping(e);
+	if (!e->loop.aborted) {
+		e->loop.aborted = true;
+		abort_inflight(e);
+	}
+}
+
+void sc_fetch_finish(struct sc_fetch_engine *e)
+{
+	fetch_metrics_end(e);
 }

@@ -21,6 +21,7 @@
  *	fetch_headers.c   --headers, http_version, 304 not_modified
  *	fetch_pace.c      --adaptive pace per origin, --origin-state claims
  *	fetch_warc.c      --warc: each exchange as WARC/1.1 records (lib/warc)
+ *	fetch_line.c      sc-fetch's rule for one input line (libsc shares it)
  *
  * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
  * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.
@@ -195,5 +196,62 @@ int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_f
 /* The hook to pass to sc_signals_install: wakes the running engine so it
  * starts the drain at once (async-signal-safe). */
 void sc_fetch_signal_hook(void);
+
+/* ---- Driven by a library caller (lib/api/fetcher.c) rather than an input
+ * stream: items are pulled from the caller when the engine wants more
+ * work (as sc_fetch_run reads lines), records handed to a hook. */
+
+/* Instead of being written to the streams' out, each record goes to fn,
+ * as the line sc-fetch would write (without its newline, NUL-terminated;
+ * valid during the call), with the user pointer of the submission that made it and whether
+ * it counts as failed.  Set before the run; streams->out may then be NULL. */
+typedef void (*sc_fetch_record_fn)(void *ctx, void *user, const char *line, size_t len,
+                                   bool failed);
+void sc_fetch_set_record_hook(struct sc_fetch_engine *e, sc_fetch_record_fn fn, void *ctx);
+
+/* The user pointer of the items submitted until the next call (NULL by
+ * default), handed to the record hook with their record. */
+void sc_fetch_set_next_user(struct sc_fetch_engine *e, void *user);
+
+/* Called when the engine wants one more item: it submits one
+ * (sc_fetch_submit_line or any sc_fetch_submit*) and returns 0, or returns
+ * 1 when it has none now. */
+typedef int (*sc_fetch_pull_fn)(struct sc_fetch_engine *e, void *ctx);
+
+/* sc-fetch's rule for one line of its input (a URL, trimmed, or a record
+ * with "url" and maybe "request"; line->number names it in a bad_input
+ * record), with line_max as the reader's maximum: the item submitted.
+ * Returns 0; 1 when the line was malformed and made a bad_input record,
+ * with the reason in why for the caller's warning; -1 for a line that is
+ * no item (blank, or a '#' comment): nothing was submitted. */
+int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, size_t line_max,
+                         char why[256]);
+
+/* Starts a run without an input stream: pull is called for items.  Then
+ * sc_fetch_step until it returns false, as often as there is work, and
+ * sc_fetch_finish once at the end (the summary). */
+void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx);
+
+/* One turn of the loop: pulls and starts what may start, waits at most
+ * max_wait_ms for a socket or a clock, hands curl what is ready, finishes
+ * what ended.  Returns false, having waited for nothing, when the engine
+ * is idle: no item to pull, nothing queued, in flight or waiting. */
+bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms);
+
+/* For a caller's own event loop: the descriptor to wait on for reading
+ * (the engine's epoll set), and how long at most before sc_fetch_step
+ * must be called anyway (ms; 0: now; INFINITY: idle).  _wait admits what
+ * may start now, as a step would. */
+int sc_fetch_fd(const struct sc_fetch_engine *e);
+double sc_fetch_wait(struct sc_fetch_engine *e);
+
+/* Ends every item at once, as a drain whose grace ran out: queued, waiting
+ * and in-flight ones become cancelled records, through the record hook;
+ * nothing starts afterwards.  For a caller that stops before the engine
+ * is idle (then sc_fetch_engine_free). */
+void sc_fetch_cancel_all(struct sc_fetch_engine *e);
+
+/* Ends a run that sc_fetch_start began: the summary line. */
+void sc_fetch_finish(struct sc_fetch_engine *e);
 
 #endif

@@ -27,6 +27,8 @@
  *	                  processes share
  *	fetch_warc.c      --warc: each attempt's exchanges as they crossed the
  *	                  wire, written as WARC/1.1 records (lib/warc)
+ *	fetch_line.c      one line of sc-fetch's input made an item (a URL, a
+ *	                  record, or a bad_input record), for sc-fetch and libsc
  */
 #ifndef SC_FETCH_ENGINE_H
 #define SC_FETCH_ENGINE_H
@@ -171,6 +173,8 @@ struct job {
 	                            e->output.line (job_encode) */
 	bool failed;             /* with the record's "error", above */
 	bool has_body;           /* fetch_submit.c: a request body */
+	void *user;              /* fetch_output.c: the submitter's pointer
+	                            (sc_fetch_set_next_user), handed to the record hook */
 };
 
 /* How one attempt ended. */
@@ -207,8 +211,10 @@ struct fetch_loop {
 	int epfd;             /* curl's sockets, the wake pipe, the input */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	struct sc_retry_state *retry;
-	bool stopping;   /* a signal or a fatal error: draining */
-	char error[256]; /* the input's error that started the drain, if any */
+	bool stopping;     /* a signal or a fatal error: draining */
+	bool aborted;      /* the grace ran out: transfers in flight were cancelled */
+	bool host_blocked; /* the last admission left free slots empty (want_input) */
+	char error[256];   /* the input's error that started the drain, if any */
 	double grace_deadline;
 };
 
@@ -217,6 +223,9 @@ struct fetch_input {
 	struct sc_lines *in; /* borrowed, during sc_fetch_run */
 	sc_fetch_line_fn on_line;
 	void *line_ctx;
+	sc_fetch_pull_fn pull; /* or items are pulled from the caller instead
+	                          (sc_fetch_start), in is NULL */
+	void *pull_ctx;
 	bool polled; /* the input descriptor is in the epoll set */
 	bool eof, wait, error;
 	int flags; /* the input's file status flags before the run */
@@ -265,6 +274,9 @@ struct fetch_output_state {
 	char message[256]; /* the failed write's error */
 	uint64_t records, records_failed; /* records written or to be */
 	uint64_t record_errors[SC_ERR_KIND_COUNT];
+	sc_fetch_record_fn hook; /* records go to it instead of out (sc_fetch_set_record_hook) */
+	void *hook_ctx;
+	void *next_user; /* the user pointer of the next job (sc_fetch_set_next_user) */
 };
 
 /* The metrics stream and --progress (fetch_metrics.c). */

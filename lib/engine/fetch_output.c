@@ -77,12 +77,37 @@ static int write_direct(FILE *out, const char *text, size_t len)
 	return rc;
 }
 
+/* A record to the hook (sc_fetch_set_record_hook) instead of the stream. */
+static void hand_job(struct sc_fetch_engine *e, const struct job *job)
+{
+	if (job->in_scratch) {
+		/* Its newline made a NUL for the call, as the other lines end. */
+		char *end = e->output.line.p + e->output.line.len - 1;
+		*end = '\0';
+		e->output.hook(e->output.hook_ctx, job->user, e->output.line.p,
+		               e->output.line.len - 1, job->failed);
+		*end = '\n';
+	} else if (job->raw) {
+		e->output.hook(e->output.hook_ctx, job->user, job->raw, job->raw_len, job->failed);
+	} else {
+		char *text = json_dumps(job->rec, SC_JSON_FLAGS);
+		if (!text)
+			sc_die(SC_EXIT_FAILURE, "out of memory");
+		e->output.hook(e->output.hook_ctx, job->user, text, strlen(text), job->failed);
+		free(text);
+	}
+}
+
 static void write_job(struct sc_fetch_engine *e, struct job *job)
 {
 	int rc;
 
 	if (e->output.error)
 		return;
+	if (e->output.hook) {
+		hand_job(e, job);
+		return;
+	}
 	if (job->in_scratch)
 		rc = write_direct(e->output.out, e->output.line.p, e->output.line.len);
 	else if (job->raw)
@@ -137,6 +162,7 @@ struct job *fetch_job_new(struct sc_fetch_engine *e)
 	struct job *job = sc_calloc(1, sizeof(*job));
 
 	job->seq = e->output.next_seq++;
+	job->user = e->output.next_user;
 	if (e->opts->keep_order)
 		e->output.window[job->seq % e->output.wsize] = job;
 	return job;

@@ -1,4 +1,4 @@
-/* libFuzzer target: sc-parse's CSS selector compiler (cmd/sc-parse/css.c).
+/* libFuzzer target: sc-parse's CSS selector compiler (lib/parse/css.c).
  *
  * The promise checked, for any selector text (cut at its first NUL, as a
  * command-line argument is): css_compile never crashes; when it refuses,
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sc-parse/css.h"
-#include "sc-parse/sc-parse.h"
+#include "parse/css.h"
+#include "parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

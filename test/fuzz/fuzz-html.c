@@ -9,14 +9,12 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "parse/parse.h"
 #include "record/lines.h"
 #include "record/record.h"
-#include "sc-parse/sc-parse.h"
 
-static struct config scan_cfg = { .input_name = "<fuzz>", .max_line = SC_LINE_MAX };
-static struct config tree_cfg = { .input_name = "<fuzz>",
-	                          .max_line = SC_LINE_MAX,
-	                          .tree_only = true };
+static struct config scan_cfg = { .max_line = SC_LINE_MAX };
+static struct config tree_cfg = { .max_line = SC_LINE_MAX, .tree_only = true };
 static struct worker scan_worker, tree_worker;
 
 static const char *const urls[] = {

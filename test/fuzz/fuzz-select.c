@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "parse/parse.h"
 #include "record/lines.h"
 #include "record/record.h"
-#include "sc-parse/sc-parse.h"
 
 static void check_output(const struct output *out)
 {
@@ -71,9 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct field fields[2] = { { .name = "first", .sel = sel },
 		                   { .name = "all", .many = true, .sel = sel2 } };
-	struct config cfg = {
-		.fields = fields, .nfields = 2, .input_name = "<fuzz>", .max_line = SC_LINE_MAX
-	};
+	struct config cfg = { .fields = fields, .nfields = 2, .max_line = SC_LINE_MAX };
 	run(&cfg, line);
 	cfg.has_each = true;
 	cfg.each = sel;

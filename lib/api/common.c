@@ -1,0 +1,71 @@
+/* common: what sc.h's parts share: the version, the return codes' words,
+ * sc_free, and the process-wide set-up of libcurl and libxml2. */
+#include <curl/curl.h>
+#include <libxml/parser.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/api.h"
+#include "core/util.h"
+
+#ifndef SC_VERSION
+#define SC_VERSION "unknown"
+#endif
+
+int sc_version_num(void)
+{
+	return SC_VERSION_NUM;
+}
+
+const char *sc_version(void)
+{
+	return SC_VERSION;
+}
+
+const char *sc_strerror(int code)
+{
+	static const char *const words[] = {
+		[SC_OK] = "success",
+		[SC_EINVAL] = "bad argument",
+		[SC_EBADVALUE] = "value refused",
+		[SC_EBUSY] = "fetcher already started",
+		[SC_ESYSTEM] = "system error",
+		[SC_EBADRECORD] = "malformed record",
+		[SC_ETIMEOUT] = "timed out",
+	};
+
+	if (code < 0 || (size_t)code >= sizeof(words) / sizeof(words[0]) || !words[code])
+		return "unknown error";
+	return words[code];
+}
+
+void sc_free(void *p)
+{
+	free(p);
+}
+
+/* libcurl counts its initialisations, and libxml2's is idempotent: each
+ * call of sc_global_init is matched by sc_global_cleanup's. */
+int sc_global_init(void)
+{
+	xmlInitParser();
+	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? SC_OK : SC_ESYSTEM;
+}
+
+void sc_global_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+char *sc_api_error(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		sc_die(1, "out of memory");
+	va_end(ap);
+	return s;
+}

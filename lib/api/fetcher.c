@@ -1,0 +1,414 @@
+/* fetcher: sc.h's fetcher (sc_fetcher_*): the engine of sc-fetch, fed by
+ * submits instead of an input stream.  Its options are set through the
+ * engine's own option table (the words and units of sc-fetch's command
+ * line, the same defaults and checks); each submit is one line of
+ * sc-fetch's input, held here until the engine wants more work (as
+ * sc-fetch reads ahead) and then made an item by the rule sc-fetch uses
+ * (sc_fetch_submit_line); each record comes back through the engine's
+ * record hook to the done callback, with the submit's user pointer. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "engine/fetch.h"
+#include "kit/opt.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
+
+/* A submit the engine has not taken yet. */
+struct item {
+	char *text; /* the line, NUL-terminated (owned) */
+	size_t len;
+	size_t number; /* its submit's number, for a bad_input record */
+	void *user;
+	struct item *next;
+};
+
+struct sc_fetcher {
+	struct sc_fetch_options opts;
+	struct sc_fetch_engine *engine; /* NULL until the first submit */
+	sc_done_fn done;
+	sc_metrics_fn metrics_fn;
+	void *metrics_ctx;
+	FILE *metrics;         /* the engine's metrics stream: lines to metrics_fn */
+	struct sc_buf partial; /* a metrics line not complete yet */
+	struct item *head, *tail;
+	size_t submits; /* calls of sc_fetcher_submit so far: the last item's number */
+	size_t pending; /* submitted, done not called yet */
+	bool finished;
+	bool dropping; /* sc_fetcher_free: records no longer go to done */
+};
+
+/* Each option's long name in sc_fetch_opts, by enum sc_fetcher_option. */
+static const char *const option_names[] = {
+	[SC_FETCHOPT_INSECURE] = "insecure",
+	[SC_FETCHOPT_QUIET] = "quiet",
+	[SC_FETCHOPT_CONCURRENCY] = "concurrency",
+	[SC_FETCHOPT_TIMEOUT] = "timeout",
+	[SC_FETCHOPT_USER_AGENT] = "user-agent",
+	[SC_FETCHOPT_HEADER] = "header",
+	[SC_FETCHOPT_PER_HOST] = "per-host",
+	[SC_FETCHOPT_RATE] = "rate",
+	[SC_FETCHOPT_HOST_RATE] = "host-rate",
+	[SC_FETCHOPT_DELAY] = "delay",
+	[SC_FETCHOPT_MAX_REDIRS] = "max-redirs",
+	[SC_FETCHOPT_CONNECT_TIMEOUT] = "connect-timeout",
+	[SC_FETCHOPT_LOW_SPEED_LIMIT] = "low-speed-limit",
+	[SC_FETCHOPT_LOW_SPEED_TIME] = "low-speed-time",
+	[SC_FETCHOPT_MAX_BYTES] = "max-bytes",
+	[SC_FETCHOPT_KEEP_ORDER] = "keep-order",
+	[SC_FETCHOPT_RETRIES] = "retries",
+	[SC_FETCHOPT_RETRY_BASE] = "retry-base",
+	[SC_FETCHOPT_RETRY_MAX] = "retry-max",
+	[SC_FETCHOPT_RETRY_MAX_WAIT] = "retry-max-wait",
+	[SC_FETCHOPT_RETRY_BUDGET] = "retry-budget",
+	[SC_FETCHOPT_SEED] = "seed",
+	[SC_FETCHOPT_METRICS] = "metrics",
+	[SC_FETCHOPT_STATS_EVERY] = "stats-every",
+	[SC_FETCHOPT_GRACE] = "grace",
+	[SC_FETCHOPT_ROBOTS] = "robots",
+	[SC_FETCHOPT_ROBOTS_AGENT] = "robots-agent",
+	[SC_FETCHOPT_MAX_CRAWL_DELAY] = "max-crawl-delay",
+	[SC_FETCHOPT_ROBOTS_CACHE] = "robots-cache",
+	[SC_FETCHOPT_HEADERS] = "headers",
+	[SC_FETCHOPT_ADAPTIVE] = "adaptive",
+	[SC_FETCHOPT_ORIGIN_STATE] = "origin-state",
+};
+
+/* The option parser runs getopt_long, whose state is the process's. */
+static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
+sc_fetcher *sc_fetcher_new(sc_done_fn done)
+{
+	struct sc_fetcher *f;
+
+	if (!done)
+		return NULL;
+	f = sc_calloc(1, sizeof(*f));
+	f->done = done;
+	sc_fetch_options_init(&f->opts);
+	sc_buf_init(&f->partial, SC_LINE_MAX);
+	return f;
+}
+
+void sc_fetcher_free(sc_fetcher *f)
+{
+	if (!f)
+		return;
+	if (f->engine && f->pending > 0) {
+		/* The engine ends what it holds (its records are dropped here);
+		 * what it has not pulled yet is freed below. */
+		f->dropping = true;
+		sc_fetch_cancel_all(f->engine);
+	}
+	sc_fetch_engine_free(f->engine);
+	if (f->metrics)
+		(void)fclose(f->metrics); /* its lines went to the callback already */
+	while (f->head) {
+		struct item *next = f->head->next;
+		free(f->head->text);
+		free(f->head);
+		f->head = next;
+	}
+	sc_buf_free(&f->partial);
+	sc_fetch_options_free(&f->opts);
+	free(f);
+}
+
+static const struct sc_opt *option_row(enum sc_fetcher_option opt)
+{
+	if ((size_t)opt >= sizeof(option_names) / sizeof(option_names[0]) || !option_names[opt])
+		return NULL;
+	for (const struct sc_opt *row = sc_fetch_opts; row->name; row++)
+		if (strcmp(row->name, option_names[opt]) == 0)
+			return row;
+	return NULL;
+}
+
+/* Whether the option takes an argument (an unknown one: as if it did,
+ * for sc_fetcher_setopt to refuse). */
+static bool option_has_arg(enum sc_fetcher_option opt)
+{
+	const struct sc_opt *row = option_row(opt);
+
+	return !row || row->arg;
+}
+
+/* A flag, or --adaptive / --no-adaptive: on or off. */
+static void set_flag(struct sc_fetcher *f, const struct sc_opt *row, bool on)
+{
+	if (row->kind == SC_OPT_FLAG)
+		*(bool *)((char *)&f->opts + row->offset) = on;
+	else
+		f->opts.adaptive = on; /* the one flag that is a pair of calls */
+}
+
+/* The option's argument read by the engine's table, as sc-fetch reads
+ * "--NAME VALUE". */
+static int parse_value(struct sc_fetcher *f, const struct sc_opt *row, const char *value,
+                       char **errmsg)
+{
+	const struct sc_opt_set sets[] = { { sc_fetch_opts, &f->opts } };
+	char prog[] = "sc_fetcher", name[64], *copy = sc_strdup(value), err[600];
+	char *argv[] = { prog, name, copy, NULL };
+	int first;
+
+	snprintf(name, sizeof(name), "--%s", row->name);
+	pthread_mutex_lock(&getopt_lock);
+	first = sc_opt_parse(sets, 1, 3, argv, err, sizeof(err));
+	pthread_mutex_unlock(&getopt_lock);
+	free(copy);
+	if (first == 3)
+		return SC_OK;
+	if (errmsg)
+		*errmsg = sc_strdup(first < 0 ? err : "unexpected argument");
+	return SC_EBADVALUE;
+}
+
+int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value, char **errmsg)
+{
+	const struct sc_opt *row = option_row(opt);
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (!f || !row)
+		return SC_EINVAL;
+	if (f->engine)
+		return SC_EBUSY;
+	if (!row->arg) {
+		if (value && strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+			if (errmsg)
+				*errmsg =
+				        sc_api_error("--%s: '%s' is not 0 or 1", row->name, value);
+			return SC_EBADVALUE;
+		}
+		set_flag(f, row, !value || strcmp(value, "1") == 0);
+		return SC_OK;
+	}
+	if (!value)
+		return SC_EINVAL;
+	return parse_value(f, row, value, errmsg);
+}
+
+int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, long value, char **errmsg)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", value);
+	return sc_fetcher_setopt(f, opt, value != 0 && !option_has_arg(opt) ? "1" : text, errmsg);
+}
+
+int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double value, char **errmsg)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.17g", value);
+	return sc_fetcher_setopt(f, opt, value != 0 && !option_has_arg(opt) ? "1" : text, errmsg);
+}
+
+int sc_fetcher_set_metrics(sc_fetcher *f, sc_metrics_fn fn, void *ctx)
+{
+	if (!f)
+		return SC_EINVAL;
+	if (f->engine)
+		return SC_EBUSY;
+	f->metrics_fn = fn;
+	f->metrics_ctx = ctx;
+	return SC_OK;
+}
+
+/* The metrics stream's writes (fopencookie): whole lines to metrics_fn,
+ * the rest kept for the next write. */
+static ssize_t metrics_write(void *cookie, const char *buf, size_t size)
+{
+	struct sc_fetcher *f = cookie;
+	const char *end = buf + size, *nl;
+
+	while (buf < end && (nl = memchr(buf, '\n', (size_t)(end - buf)))) {
+		if (f->partial.len > 0) {
+			sc_buf_add(&f->partial, buf, (size_t)(nl - buf));
+			if (f->metrics_fn)
+				f->metrics_fn(f->partial.p, f->partial.len, f->metrics_ctx);
+			sc_buf_reset(&f->partial);
+		} else if (f->metrics_fn) {
+			f->metrics_fn(buf, (size_t)(nl - buf), f->metrics_ctx);
+		}
+		buf = nl + 1;
+	}
+	if (buf < end)
+		sc_buf_add(&f->partial, buf, (size_t)(end - buf));
+	return (ssize_t)size;
+}
+
+/* The engine's record hook: done, once per submit. */
+static void record_done(void *ctx, void *user, const char *line, size_t len, bool failed)
+{
+	struct sc_fetcher *f = ctx;
+	struct sc_result r;
+
+	(void)failed;
+	f->pending--;
+	if (f->dropping)
+		return;
+	sc_result_init(&r, line, len, user);
+	f->done(f, &r, user);
+	sc_result_clear(&r);
+}
+
+/* The engine's pull: the oldest submit not taken yet, as one line of
+ * sc-fetch's input. */
+static int pull_item(struct sc_fetch_engine *e, void *ctx)
+{
+	struct sc_fetcher *f = ctx;
+	struct item *it = f->head;
+	char why[256];
+
+	if (!it)
+		return 1;
+	f->head = it->next;
+	if (!f->head)
+		f->tail = NULL;
+	struct sc_line line = { .text = it->text,
+		                .len = it->len,
+		                .number = it->number,
+		                .too_long = it->len > SC_LINE_MAX };
+	sc_fetch_set_next_user(e, it->user);
+	/* sc_fetcher_submit let only items through: the rule cannot skip. */
+	if (sc_fetch_submit_line(e, &line, SC_LINE_MAX, why) < 0)
+		sc_fetch_submit_final(
+		        e, sc_record_bad_input(it->number, it->text, it->len, "no item"), true);
+	sc_fetch_set_next_user(e, NULL);
+	free(it->text);
+	free(it);
+	return 0;
+}
+
+/* The engine, made at the first submit with the options as they are. */
+static int start(struct sc_fetcher *f, char **errmsg)
+{
+	static const cookie_io_functions_t io = { .write = metrics_write };
+	char err[256];
+
+	if (sc_fetch_options_check(&f->opts, err) != 0) {
+		if (errmsg)
+			*errmsg = sc_strdup(err);
+		return SC_EBADVALUE;
+	}
+	f->metrics = fopencookie(f, "w", io);
+	if (!f->metrics)
+		sc_die(1, "out of memory");
+	struct sc_fetch_streams streams = { .metrics = f->metrics, .progname = "sc_fetcher" };
+	f->engine = sc_fetch_engine_new(&f->opts, &streams, err);
+	if (!f->engine) {
+		(void)fclose(f->metrics); /* nothing was written to it */
+		f->metrics = NULL;
+		if (errmsg)
+			*errmsg = sc_strdup(err);
+		return SC_ESYSTEM;
+	}
+	sc_fetch_set_record_hook(f->engine, record_done, f);
+	sc_fetch_start(f->engine, pull_item, f);
+	return SC_OK;
+}
+
+int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user, char **errmsg)
+{
+	struct item *it;
+	const char *s;
+	size_t n;
+	int rc;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (!f || !url_or_record || f->finished)
+		return SC_EINVAL;
+	/* Every call is a line of the input: it numbers bad_input records as
+	 * sc-fetch numbers a file's lines, skipped ones included. */
+	struct sc_line line = { .text = (char *)url_or_record,
+		                .len = strlen(url_or_record),
+		                .number = ++f->submits };
+	if (sc_input_url_line(&line, &s, &n) == SC_URL_LINE_SKIP) {
+		if (errmsg)
+			*errmsg = sc_strdup("a blank line or a '#' comment is no item");
+		return SC_EBADVALUE;
+	}
+	if (!f->engine && (rc = start(f, errmsg)) != SC_OK)
+		return rc;
+	it = sc_calloc(1, sizeof(*it));
+	it->text = sc_strdup(url_or_record);
+	it->len = line.len;
+	it->number = line.number;
+	it->user = user;
+	if (f->tail)
+		f->tail->next = it;
+	else
+		f->head = it;
+	f->tail = it;
+	f->pending++;
+	return SC_OK;
+}
+
+int sc_fetcher_run(sc_fetcher *f, long timeout_ms)
+{
+	double deadline;
+
+	if (!f)
+		return SC_EINVAL;
+	if (!f->engine)
+		return SC_OK;
+	deadline = timeout_ms < 0 ? INFINITY : sc_now_ms() + (double)timeout_ms;
+	for (;;) {
+		double left = deadline - sc_now_ms();
+		if (left <= 0)
+			return f->pending ? SC_ETIMEOUT : SC_OK;
+		if (!sc_fetch_step(f->engine, left))
+			return SC_OK;
+	}
+}
+
+int sc_fetcher_fd(const sc_fetcher *f)
+{
+	return f && f->engine ? sc_fetch_fd(f->engine) : -1;
+}
+
+long sc_fetcher_timeout(sc_fetcher *f)
+{
+	double wait;
+
+	if (!f || !f->engine)
+		return -1;
+	wait = sc_fetch_wait(f->engine);
+	return isinf(wait) ? -1 : (long)ceil(wait);
+}
+
+size_t sc_fetcher_perform(sc_fetcher *f)
+{
+	if (!f)
+		return 0;
+	if (f->engine)
+		sc_fetch_step(f->engine, 0);
+	return f->pending;
+}
+
+size_t sc_fetcher_pending(const sc_fetcher *f)
+{
+	return f ? f->pending : 0;
+}
+
+void sc_fetcher_finish(sc_fetcher *f)
+{
+	if (!f || f->finished)
+		return;
+	f->finished = true;
+	if (f->engine) {
+		sc_fetch_finish(f->engine);
+		fflush(f->metrics);
+	}
+}

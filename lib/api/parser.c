@@ -1,0 +1,302 @@
+/* parser: sc.h's parser (sc_parser_*): sc-parse's command-line specs (-f
+ * NAME=SELECTOR, --each, --require) checked and compiled into the
+ * configuration of lib/parse, and one of its workers (handle.c) that
+ * applies it to records.  sc-parse is a client of these functions; its
+ * words for a bad spec are theirs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+
+#include "api/api.h"
+#include "core/util.h"
+#include "parse/parse.h"
+#include "record/lines.h"
+#include "sc.h"
+
+struct sc_parser {
+	struct config cfg;
+	struct worker w;
+	/* The specs as given, kept for sc_parser_dup (owned copies). */
+	char **fields;
+	size_t nfields;
+	char *each;
+	unsigned flags;
+	size_t calls; /* sc_parser_apply's line numbers */
+	/* The last apply's diagnostic (owned) and count of records made not ok. */
+	char *warning;
+	size_t failed;
+};
+
+/* Members of a fetch record (sc-record(5)) and --each's index: a field by
+ * one of these names would overwrite data, so it is refused. */
+static const char *const reserved_names[] = {
+	"url",        "final_url",  "status", "ok",          "content_type", "bytes",   "attempts",
+	"elapsed_ms", "fetched_at", "body",   "body_base64", "error",        "history", "index",
+};
+
+static bool is_reserved(const char *name)
+{
+	for (size_t i = 0; i < sizeof(reserved_names) / sizeof(reserved_names[0]); i++)
+		if (strcmp(name, reserved_names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a -f field is named name. */
+static bool field_exists_in(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->nfields; i++)
+		if (strcmp(cfg->fields[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the fields asked for (the default ones when no -f was given)
+ * include name. */
+static bool field_exists(const struct config *cfg, const char *name)
+{
+	if (cfg->nfields == 0) {
+		for (size_t i = 0; i < default_field_count; i++)
+			if (strcmp(default_field_names[i], name) == 0)
+				return true;
+		return false;
+	}
+	return field_exists_in(cfg, name);
+}
+
+/* -f NAME=SELECTOR, or NAME[]=SELECTOR for every match, added to cfg
+ * (spec is borrowed and must outlive cfg).  NULL, or the error text. */
+static char *add_field(struct config *cfg, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	size_t column, n;
+	char msg[256], *err = NULL;
+	struct field f = { 0 };
+
+	if (!eq || eq == spec)
+		return sc_api_error("-f: '%s' is not NAME=SELECTOR", spec);
+	n = (size_t)(eq - spec);
+	f.many = n > 2 && strncmp(eq - 2, "[]", 2) == 0;
+	f.name = sc_strndup(spec, f.many ? n - 2 : n);
+	if (is_reserved(f.name))
+		err = sc_api_error(
+		        "-f %s: '%s' is a member of the fetch record; choose another name", f.name,
+		        f.name);
+	else if (field_exists_in(cfg, f.name))
+		err = sc_api_error("-f %s: field named twice", f.name);
+	else if (eq[1] == '\0')
+		err = sc_api_error("-f %s: empty selector", f.name);
+	else if (selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
+		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column,
+		                   msg);
+	else {
+		cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
+		cfg->fields[cfg->nfields++] = f;
+		return NULL;
+	}
+	free(f.name);
+	return err;
+}
+
+static void free_config(struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->nfields; i++) {
+		free(cfg->fields[i].name);
+		selector_free(&cfg->fields[i].sel);
+	}
+	free(cfg->fields);
+	if (cfg->has_each)
+		selector_free(&cfg->each);
+	for (size_t i = 0; i < cfg->nrequire; i++)
+		free((char *)cfg->require[i]);
+	free(cfg->require);
+}
+
+/* The specs into p->cfg, in sc-parse's order of checks: the fields, then
+ * --each's need of a field, then --require's names, then --each compiled.
+ * NULL, or the error text. */
+static char *compile_specs(struct sc_parser *p, const char *const *require, size_t nrequire)
+{
+	struct config *cfg = &p->cfg;
+	char msg[256], *err;
+	size_t column;
+
+	for (size_t i = 0; i < p->nfields; i++)
+		if ((err = add_field(cfg, p->fields[i])))
+			return err;
+	if (p->each && cfg->nfields == 0)
+		return sc_api_error("--each needs at least one -f to say what to extract per item");
+	for (size_t i = 0; i < nrequire; i++) {
+		if (!field_exists(cfg, require[i]))
+			return sc_api_error("--require: no field named '%s'", require[i]);
+		cfg->require =
+		        sc_realloc(cfg->require, (cfg->nrequire + 1) * sizeof(*cfg->require));
+		cfg->require[cfg->nrequire++] = sc_strdup(require[i]);
+	}
+	if (p->each) {
+		if (selector_compile(p->each, &cfg->each, &column, msg, sizeof(msg)) != 0)
+			return sc_api_error("--each: invalid selector at column %zu: %s", column,
+			                    msg);
+		cfg->has_each = true;
+	}
+	return NULL;
+}
+
+sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *each,
+                         const char *const *require, size_t nrequire, unsigned flags, char **errmsg)
+{
+	struct sc_parser *p;
+	char *err;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if ((nfields && !fields) || (nrequire && !require)) {
+		if (errmsg)
+			*errmsg = sc_api_error("%s", sc_strerror(SC_EINVAL));
+		return NULL;
+	}
+	/* Idempotent; sc_global_init's part for threaded programs. */
+	xmlInitParser();
+	p = sc_calloc(1, sizeof(*p));
+	p->fields = sc_calloc(nfields ? nfields : 1, sizeof(*p->fields));
+	for (size_t i = 0; i < nfields; i++)
+		p->fields[p->nfields++] = sc_strdup(fields[i]);
+	p->each = each ? sc_strdup(each) : NULL;
+	p->flags = flags;
+	p->cfg.keep_body = flags & SC_PARSER_KEEP_BODY;
+	p->cfg.max_line = SC_LINE_MAX;
+	if ((err = compile_specs(p, require, nrequire))) {
+		if (errmsg)
+			*errmsg = err;
+		else
+			free(err);
+		free_config(&p->cfg);
+		for (size_t i = 0; i < p->nfields; i++)
+			free(p->fields[i]);
+		free(p->fields);
+		free(p->each);
+		free(p);
+		return NULL;
+	}
+	quiet_libxml2();
+	worker_init(&p->w, &p->cfg);
+	return p;
+}
+
+sc_parser *sc_parser_dup(const sc_parser *p)
+{
+	struct sc_parser *copy;
+
+	if (!p)
+		return NULL;
+	copy = sc_parser_new((const char *const *)p->fields, p->nfields, p->each, p->cfg.require,
+	                     p->cfg.nrequire, p->flags, NULL);
+	if (copy) {
+		copy->cfg.max_line = p->cfg.max_line;
+		copy->cfg.tree_only = p->cfg.tree_only;
+	}
+	return copy;
+}
+
+void sc_parser_free(sc_parser *p)
+{
+	if (!p)
+		return;
+	worker_destroy(&p->w);
+	free_config(&p->cfg);
+	for (size_t i = 0; i < p->nfields; i++)
+		free(p->fields[i]);
+	free(p->fields);
+	free(p->each);
+	free(p->warning);
+	free(p);
+}
+
+int sc_parser_setopt(sc_parser *p, enum sc_parser_option opt, long value)
+{
+	if (!p)
+		return SC_EINVAL;
+	switch (opt) {
+	case SC_PARSEROPT_LINE_MAX:
+		if (value < 64)
+			return SC_EINVAL;
+		p->cfg.max_line = (size_t)value;
+		return SC_OK;
+	case SC_PARSEROPT_TREE:
+		p->cfg.tree_only = value != 0;
+		return SC_OK;
+	}
+	return SC_EINVAL;
+}
+
+int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t len, size_t lineno,
+                         unsigned flags, char **out_json, size_t *out_len)
+{
+	struct output out;
+
+	if (!p || !record_json || !out_json)
+		return SC_EINVAL;
+	/* libxml2's error handlers are per thread: this one's silenced too. */
+	quiet_libxml2();
+	worker_process(&p->w, record_json, len, lineno, flags & SC_APPLY_TRUNCATED, &out);
+	free(p->warning);
+	p->warning = out.warning;
+	p->failed = out.not_ok;
+	if (out.text.len > 0) {
+		out.text.max = (size_t)-1;
+		if (sc_buf_addc(&out.text, '\n') != 0)
+			sc_die(1, "out of memory");
+	}
+	if (out_len)
+		*out_len = out.text.len;
+	if (!out.text.p)
+		out.text.p = sc_strdup("");
+	/* The buffer is the caller's now. */
+	*out_json = out.text.p;
+	return out.bad_input ? SC_EBADRECORD : SC_OK;
+}
+
+int sc_parser_apply(sc_parser *p, const char *record_json, size_t len, char **out_json,
+                    size_t *out_len)
+{
+	if (!p)
+		return SC_EINVAL;
+	return sc_parser_apply_line(p, record_json, len, ++p->calls, 0, out_json, out_len);
+}
+
+size_t sc_parser_failed(const sc_parser *p)
+{
+	return p ? p->failed : 0;
+}
+
+const char *sc_parser_warning(const sc_parser *p)
+{
+	return p ? p->warning : NULL;
+}
+
+char *sc_selector_explain(const char *selector, char **errmsg)
+{
+	struct selector sel;
+	char msg[256], *xpath;
+	size_t column;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (!selector) {
+		if (errmsg)
+			*errmsg = sc_api_error("%s", sc_strerror(SC_EINVAL));
+		return NULL;
+	}
+	xmlInitParser();
+	if (selector_compile(selector, &sel, &column, msg, sizeof(msg)) != 0) {
+		if (errmsg)
+			*errmsg = sc_api_error("invalid selector at column %zu: %s", column, msg);
+		return NULL;
+	}
+	xpath = sel.xpath;
+	sel.xpath = NULL;
+	selector_free(&sel);
+	return xpath;
+}

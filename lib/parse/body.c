@@ -1,0 +1,145 @@
+/* body: which bytes of a record libxml2 parses (body or body_base64
+ * decoded, NUL bytes blanked), and how it parses them (body.h). */
+#include "parse/body.h"
+#include "parse/bytes.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+#include "parse/parse.h"
+#include "record/record.h"
+
+#define PARSE_OPTIONS                                                                        \
+	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \
+	 HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE)
+
+/* How many interned names make a parser context worn (parser_worn). */
+#define DICT_RENEW_SIZE 50000
+
+static int b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* Decodes base64 (padding optional, whitespace ignored).  Returns a
+ * malloced buffer and its length, or NULL if s is not base64. */
+unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
+{
+	unsigned char *out = sc_malloc(len / 4 * 3 + 4);
+	size_t o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	bool padding = false;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int v;
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		if (c == '=') {
+			padding = true;
+			continue;
+		}
+		v = b64_value(c);
+		if (v < 0 || padding) {
+			free(out);
+			return NULL;
+		}
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	if (bits >= 6) { /* a lone sixth of a byte: truncated */
+		free(out);
+		return NULL;
+	}
+	*outlen = o;
+	return out;
+}
+
+void body_free(struct body *b)
+{
+	free(b->copy);
+	free(b->decoded);
+	b->copy = b->decoded = NULL;
+}
+
+int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
+{
+	const json_t *body = json_object_get(rec, "body");
+	const json_t *body64 = json_object_get(rec, "body_base64");
+	const char *content_type = record_string(rec, "content_type");
+	const unsigned char *bytes;
+	size_t n;
+
+	memset(b, 0, sizeof(*b));
+	b->encoding = "UTF-8";
+	if (sc_record_failed(rec))
+		return 0;
+	if (body && !json_is_null(body)) {
+		if (!json_is_string(body)) {
+			snprintf(why, whysize, "body is not a string");
+			return -1;
+		}
+		bytes = (const unsigned char *)json_string_value(body);
+		n = json_string_length(body);
+		if (has_prefix(bytes, n, "\xef\xbb\xbf", 3))
+			b->skip = 3;
+	} else if (body64 && !json_is_null(body64)) {
+		if (!json_is_string(body64) ||
+		    !(b->decoded = b64_decode(json_string_value(body64), json_string_length(body64),
+		                              &n))) {
+			snprintf(why, whysize, "body_base64 is not base64");
+			return -1;
+		}
+		bytes = b->decoded;
+	} else {
+		return 0;
+	}
+	if (n > INT_MAX || !looks_like_html(content_type, bytes, n)) {
+		body_free(b);
+		return 0;
+	}
+	if (b->decoded)
+		b->encoding = choose_encoding(content_type, bytes, n, &b->skip);
+	/* libxml2 2.9 takes a NUL byte for the end of its input in places and
+	 * drops the rest of the page; the HTML standard makes it a parse
+	 * error and goes on.  Blank them out, except in UTF-16 where zero
+	 * bytes are half of every ASCII character. */
+	if (strncmp(b->encoding, "UTF-16", 6) != 0 && memchr(bytes, '\0', n)) {
+		b->copy = sc_malloc(n);
+		for (size_t i = 0; i < n; i++)
+			b->copy[i] = bytes[i] ? bytes[i] : ' ';
+		bytes = b->copy;
+	}
+	b->bytes = bytes;
+	b->n = n;
+	return 1;
+}
+
+htmlDocPtr body_parse(htmlParserCtxtPtr ctxt, const struct body *b)
+{
+	return htmlCtxtReadMemory(ctxt, (const char *)b->bytes + b->skip, (int)(b->n - b->skip),
+	                          NULL, b->encoding, PARSE_OPTIONS);
+}
+
+bool parser_worn(htmlParserCtxtPtr ctxt)
+{
+	return xmlDictSize(ctxt->dict) > DICT_RENEW_SIZE;
+}

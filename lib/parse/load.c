@@ -1,0 +1,101 @@
+/* load: a record's page as a libxml2 tree (page_load), its base URL set
+ * from the record and the first <base href>. */
+#include "parse/parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "parse/body.h"
+
+struct page_parser {
+	htmlParserCtxtPtr ctxt; /* owned */
+};
+
+struct page_parser *page_parser_new(void)
+{
+	struct page_parser *pp = sc_calloc(1, sizeof(*pp));
+
+	pp->ctxt = htmlNewParserCtxt();
+	if (!pp->ctxt)
+		sc_die(1, "out of memory");
+	return pp;
+}
+
+void page_parser_free(struct page_parser *pp)
+{
+	if (!pp)
+		return;
+	htmlFreeParserCtxt(pp->ctxt);
+	free(pp);
+}
+
+/* The href of the first <base href> (xmlFree it), or NULL. */
+static xmlChar *first_base_href(xmlDocPtr doc)
+{
+	xmlNode *node = xmlDocGetRootElement(doc);
+
+	while (node) {
+		if (node->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)node->name, "base") == 0) {
+			xmlChar *href = xmlGetProp(node, (const xmlChar *)"href");
+			if (href)
+				return href;
+		}
+		/* Pre-order walk without recursion: pages can nest deep. */
+		if (node->type == XML_ELEMENT_NODE && node->children) {
+			node = node->children;
+			continue;
+		}
+		while (node && !node->next)
+			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent
+			                                                              : NULL;
+		if (node)
+			node = node->next;
+	}
+	return NULL;
+}
+
+/* The context, renewed when its dictionary has grown too big. */
+static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
+{
+	if (parser_worn(*ctxt)) {
+		htmlFreeParserCtxt(*ctxt);
+		if (!(*ctxt = htmlNewParserCtxt()))
+			sc_die(1, "out of memory");
+	}
+	return *ctxt;
+}
+
+int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
+              size_t whysize)
+{
+	struct body b;
+	xmlChar *base_href;
+	int rc;
+
+	page->doc = NULL;
+	page->base = NULL;
+	page->origin = NULL;
+	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
+		return rc;
+	page->doc = body_parse(fresh_context(&pp->ctxt), &b);
+	body_free(&b);
+
+	base_href = page->doc ? first_base_href(page->doc) : NULL;
+	page_locate(page, rec, (const char *)base_href);
+	if (base_href)
+		xmlFree(base_href);
+	return 0;
+}
+
+void page_free(struct page *page)
+{
+	if (page->doc)
+		xmlFreeDoc(page->doc);
+	curl_url_cleanup(page->base);
+	free(page->origin);
+	page->doc = NULL;
+	page->base = NULL;
+	page->origin = NULL;
+}

@@ -1,0 +1,185 @@
+/* resolve: a page's base URL (its own, or the one its first <base href>
+ * names), its origin, and references made absolute against them, spelled
+ * as sc-fetch requests them. */
+#include "parse/parse.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "web/url.h"
+
+static void set_base(struct page *page, const char *url)
+{
+	CURLU *h = curl_url();
+
+	if (h && curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK) {
+		page->base = h;
+		return;
+	}
+	curl_url_cleanup(h);
+}
+
+/* A <base href>: it replaces the base URL, resolved against the document's
+ * own. */
+static void rebase(struct page *page, const char *href)
+{
+	char *abs = page_resolve(page, href, false);
+
+	if (abs) {
+		curl_url_cleanup(page->base);
+		page->base = NULL;
+		set_base(page, abs);
+		free(abs);
+	}
+}
+
+/* The page's origin for root-relative links, as libcurl spells it: "/"
+ * resolved against the base, less that "/".  Only for http(s) bases, where
+ * what follows the authority is the path as given. */
+static void set_origin(struct page *page)
+{
+	char *root = page_resolve(page, "/", false);
+	size_t n = root ? strlen(root) : 0;
+
+	if (n > 0 && root[n - 1] == '/' && !strpbrk(root, "?#") &&
+	    (strncmp(root, "http://", 7) == 0 || strncmp(root, "https://", 8) == 0) &&
+	    strchr(root + 8, '/') == root + n - 1) {
+		root[n - 1] = '\0';
+		page->origin = root;
+		return;
+	}
+	free(root);
+}
+
+void page_locate(struct page *page, const json_t *rec, const char *base_href)
+{
+	const char *url = record_string(rec, "final_url");
+
+	if (!url)
+		url = record_string(rec, "url");
+	if (url)
+		set_base(page, url);
+	if (base_href)
+		rebase(page, base_href);
+	if (page->base)
+		set_origin(page);
+}
+
+bool is_plain_root_relative(const char *ref)
+{
+	/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits
+	 * of ASCII 0-63 and 64-127:
+	 * "A-Za-z0-9-._~!$&'()*+,;=:@/?". */
+	static const uint64_t allowed[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
+	const char *query = NULL;
+
+	if (ref[0] != '/' || ref[1] == '/')
+		return false;
+	for (const unsigned char *p = (const unsigned char *)ref; *p; p++) {
+		if (*p >= 128 || !(allowed[*p >> 6] >> (*p & 63) & 1))
+			return false;
+		if (*p == '/' && p[1] == '.')
+			return false; /* a dot segment, perhaps */
+		if (*p == '?') {
+			if (query || p[1] == '\0')
+				return false; /* a second '?', or an empty query */
+			query = (const char *)p;
+		}
+	}
+	return true;
+}
+
+/* origin followed by ref, malloced. */
+static char *origin_joined(const char *origin, const char *ref)
+{
+	size_t o = strlen(origin), r = strlen(ref);
+	char *result = sc_malloc(o + r + 1);
+
+	memcpy(mempcpy(result, origin, o), ref, r + 1);
+	return result;
+}
+
+/* ref as the URL standard reads it (C0 controls and spaces trimmed, tabs
+ * and newlines dropped anywhere), spelled as sc-fetch requests it, less
+ * its fragment if strip_fragment.  Malloced. */
+static char *clean_reference(const char *ref, bool strip_fragment)
+{
+	char *clean;
+	size_t n = 0;
+
+	while (*ref && (unsigned char)*ref <= ' ')
+		ref++;
+	clean = sc_malloc(strlen(ref) + 1);
+	for (const char *p = ref; *p; p++)
+		if (*p != '\t' && *p != '\n' && *p != '\r')
+			clean[n++] = *p;
+	while (n > 0 && (unsigned char)clean[n - 1] <= ' ')
+		n--;
+	clean[n] = '\0';
+	/* Non-ASCII and spaces as sc-fetch requests them (UTF-8
+	 * percent-encoded, %20, an IDN host in punycode), so that a link and
+	 * the URL fetched for it are the same string. */
+	char *pasted = sc_url_from_pasted(clean, n);
+	if (pasted) {
+		free(clean);
+		clean = pasted;
+	}
+
+	/* Without its fragment the reference resolves to the same URL minus
+	 * the fragment, one libcurl call cheaper. */
+	if (strip_fragment) {
+		char *hash = strchr(clean, '#');
+		if (hash)
+			*hash = '\0';
+	}
+	return clean;
+}
+
+/* clean (from clean_reference) resolved by libcurl against the page's
+ * base: malloced, or NULL. */
+static char *curl_resolve(const struct page *page, const char *clean, bool strip_fragment)
+{
+	const unsigned flags = CURLU_NON_SUPPORT_SCHEME | CURLU_URLENCODE;
+	CURLU *h = page->base ? curl_url_dup(page->base) : curl_url();
+	char *out = NULL, *result = NULL;
+	CURLUcode rc;
+
+	if (!h)
+		return NULL;
+	if (page->base && (clean[0] == '\0' || clean[0] == '#')) {
+		/* A reference to the page itself.  libcurl would drop the
+		 * base's last path segment and query here; the URL standard
+		 * keeps both and only replaces the fragment. */
+		rc = curl_url_set(h, CURLUPART_FRAGMENT,
+		                  clean[0] == '#' && clean[1] ? clean + 1 : NULL, CURLU_URLENCODE);
+	} else {
+		rc = curl_url_set(h, CURLUPART_URL, clean, flags);
+	}
+	if (rc == CURLUE_OK && strip_fragment && clean[0] == '\0')
+		rc = curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0); /* the base's own */
+	if (rc == CURLUE_OK && curl_url_get(h, CURLUPART_URL, &out, 0) == CURLUE_OK && out) {
+		result = sc_strdup(out);
+		curl_free(out);
+	}
+	curl_url_cleanup(h);
+	return result;
+}
+
+char *page_resolve(const struct page *page, const char *ref, bool strip_fragment)
+{
+	char *clean, *result;
+
+	/* The common case first: nothing to trim, drop or strip (the allowed
+	 * characters exclude spaces, controls and '#'). */
+	if (page->origin && is_plain_root_relative(ref))
+		return origin_joined(page->origin, ref);
+	clean = clean_reference(ref, strip_fragment);
+	if (page->origin && is_plain_root_relative(clean))
+		result = origin_joined(page->origin, clean);
+	else
+		result = curl_resolve(page, clean, strip_fragment);
+	free(clean);
+	return result;
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env bats
+# libsc, the public C API (include/sc.h, sc(3)), against the programs: the
+# fetcher's records byte for byte sc-fetch's for the same input, the done
+# callback exactly once per submit, the parser's output byte for byte
+# sc-parse's on the suite's corpora; the shared library exports exactly
+# lib/api/symbols; make install gives a header, libraries and sc.pc that
+# pkg-config and a compiler can use; examples/crawler.c crawls the demo
+# site.  The test programs (test/libsc/*.c) include sc.h alone.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	sc_server_start --root "$SC_REPO_ROOT/share/demo/site"
+	export API="$SC_OUT/libsc-test" EXAMPLES="$SC_OUT/examples" LIBSC="$SC_OUT/libsc"
+	# The demo crawl's URLs, and lines sc-fetch makes bad_input records of
+	# (or skips: a comment, a blank line), mixed in.
+	{
+		grep -v '^#' "$SC_REPO_ROOT/share/demo/urls.txt" | sed "s|^/|$SC_BASE/|"
+		printf 'not a url\n# a comment\n{"url":"ftp://x/"}\n\n{"bad json\n'
+		printf '{"url":"%s/echo","request":{"method":"POST","body":"b"}}\n' "$SC_BASE"
+		printf '{"url":"%s/x","request":{"method":"NO SUCH"}}\n' "$SC_BASE"
+	} >"$BATS_FILE_TMPDIR/urls.txt"
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	[[ -x $API/fetch-records && -x $API/parse-records && -x $EXAMPLES/crawler ]] ||
+		fail "the libsc test programs are not built (make test builds them)"
+	cd "$BATS_TEST_TMPDIR" || return 1
+	cp "$BATS_FILE_TMPDIR/urls.txt" .
+}
+
+# What differs from run to run, out (as test/golden.bats does it, on the
+# raw lines so that every other byte is compared).
+normalize() {
+	sed -E \
+		-e 's/"(elapsed_ms|latency_ms|queue_ms|dns_ms|connect_ms|tls_ms|ttfb_ms|redirect_ms|total_ms)":[0-9.e+-]+/"\1":0/g' \
+		-e 's/"(fetched_at|ts)":"[^"]*"/"\1":"T"/g' \
+		-e 's/"wait_ms":[1-9][0-9]*/"wait_ms":1/g'
+}
+
+@test "fetcher: done once per submit, records byte-identical to sc-fetch's (--keep-order)" {
+	run -3 --separate-stderr bash -c 'sc-fetch --keep-order <urls.txt >cli.jsonl'
+	run -0 --separate-stderr "$API/fetch-records" -k <urls.txt
+	printf '%s\n' "$output" >lib.jsonl
+	[ -z "$stderr" ] || fail "fetch-records: $stderr"
+	# Two lines of urls.txt are no item (a comment, a blank line).
+	assert_equal "$(wc -l <lib.jsonl)" "$(($(wc -l <urls.txt) - 2))"
+	cmp <(normalize <cli.jsonl) <(normalize <lib.jsonl) || {
+		diff <(normalize <cli.jsonl) <(normalize <lib.jsonl) | head -5
+		fail "libsc's records differ from sc-fetch's"
+	}
+	# The bad lines are numbered as sc-fetch numbers them.
+	assert_equal "$(jq -c 'select(.line) | .line' lib.jsonl | tr '\n' ' ')" \
+		"$(jq -c 'select(.line) | .line' cli.jsonl | tr '\n' ' ')"
+}
+
+@test "fetcher: driven from the caller's poll loop (fd, timeout, perform), the same records" {
+	run -3 --separate-stderr bash -c 'sc-fetch <urls.txt >cli.jsonl'
+	run -0 --separate-stderr "$API/fetch-records" -e -c 4 <urls.txt
+	[ -z "$stderr" ] || fail "fetch-records: $stderr"
+	printf '%s\n' "$output" >lib.jsonl
+	cmp <(normalize <cli.jsonl | sort) <(normalize <lib.jsonl | sort) ||
+		fail "the event-loop run's records differ from sc-fetch's"
+}
+
+@test "fetcher: metrics lines to the callback, one per request and the summary, as sc-fetch's" {
+	run -3 --separate-stderr bash -c 'sc-fetch --keep-order <urls.txt >/dev/null 2>cli.metrics'
+	run -0 --separate-stderr "$API/fetch-records" -k -m lib.metrics <urls.txt
+	assert_equal "$(jq -r .event lib.metrics | sort | uniq -c)" \
+		"$(grep '^{' cli.metrics | jq -r .event | sort | uniq -c)"
+	assert_equal "$(tail -1 lib.metrics | jq -c '[.final, .records, .ok, .not_ok, .requests]')" \
+		"$(grep '^{' cli.metrics | tail -1 | jq -c '[.final, .records, .ok, .not_ok, .requests]')"
+}
+
+@test "fetcher: an option's bad value is refused in sc-fetch's words" {
+	run -2 --separate-stderr "$API/fetch-records" -c x </dev/null
+	assert_equal "$stderr" "fetch-records: value refused: --concurrency: 'x' is not a whole number"
+	run -2 --separate-stderr "$API/fetch-records" -c 0 </dev/null
+	assert_equal "$stderr" "fetch-records: value refused: --concurrency: '0' is out of range (1..100000)"
+}
+
+# The parser's corpus: the demo site's records, the fuzz seeds' malformed
+# HTML as records, and lines that are no records.
+parse_corpus() {
+	sc-fetch -q <urls.txt 2>/dev/null || true # 3: some are not ok
+	for f in "$SC_REPO_ROOT"/test/fuzz/seeds-html/*; do
+		jq -Rsc '{url: "http://x.example/a/", ok: true, content_type: "text/html", body: .}' <"$f"
+	done
+	printf 'not json\n\n[1]\n{"url":"http://x/","body_base64":"@@@"}\n'
+}
+
+@test "parser: output, diagnostics and status byte-identical to sc-parse's, for each kind of spec" {
+	parse_corpus >corpus.jsonl
+	local specs
+	for specs in "" "-f t=title -f links[]=a::attr(href)" "-f t=title -f h=h1 --each li --require t" \
+		"--keep-body -f t=title" "--require title" "-f x=xpath://meta/@content"; do
+		# shellcheck disable=SC2086 # the specs are words
+		run --separate-stderr sc-parse -j 1 $specs <corpus.jsonl
+		local want=$output want_status=$status want_err=${stderr//sc-parse: /}
+		# shellcheck disable=SC2086
+		run --separate-stderr "$API/parse-records" $specs <corpus.jsonl
+		assert_equal "$status" "$want_status"
+		[ "$output" = "$want" ] || fail "parse-records $specs: output differs from sc-parse's"
+		assert_equal "${stderr//parse-records: /}" "$want_err"
+	done
+	# sc-parse's own worker threads (sc_parser_dup) write the same.
+	run -0 --separate-stderr bash -c 'sc-parse -j 3 <corpus.jsonl | cmp - <("$API/parse-records" <corpus.jsonl)'
+}
+
+@test "parser: a bad spec is refused with sc-parse's usage error's words" {
+	local spec
+	for spec in "-f url=title" "-f t=title -f t=h1" "-f t=" "-f t=p[" "--each li" \
+		"-f t=title --require x"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr sc-parse $spec </dev/null
+		local want=${stderr_lines[0]#sc-parse: }
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$API/parse-records" $spec </dev/null
+		assert_equal "${stderr#parse-records: }" "$want"
+	done
+}
+
+@test "the API's contract: version, codes' words, setters' codes, no-items, refusals, NULLs" {
+	run -0 "$API/api-contract"
+	assert_output ""
+}
+
+@test "sc_selector_explain gives the XPath of sc-parse --explain, and its refusal's words" {
+	local sel
+	for sel in 'h1' 'ul > li:nth-child(2n+1) a[href^="/x"]' 'a::attr(href)' 'p:not(.x) ~ span' \
+		'xpath://meta/@content' 'div::html'; do
+		run -0 sc-parse --explain "$sel"
+		local want=$output
+		run -0 "$API/api-contract" "$sel"
+		assert_equal "$output" "$want"
+	done
+	run -2 --separate-stderr sc-parse --explain 'p['
+	local want=${stderr_lines[0]#sc-parse: --explain: }
+	run -2 "$API/api-contract" 'p['
+	assert_equal "$output" "$want"
+}
+
+@test "libsc.so.0: its SONAME, and it exports exactly lib/api/symbols (all sc_), the static one too" {
+	run -0 readelf -d "$LIBSC/libsc.so.0"
+	assert_output --partial "Library soname: [libsc.so.0]"
+	# Every defined dynamic symbol but the version node (SC_0, type A).
+	nm -D --defined-only "$LIBSC/libsc.so.0" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}' |
+		sort >exported
+	grep -v '^#' "$SC_REPO_ROOT/lib/api/symbols" | awk '{print $1}' | sort >listed
+	diff listed exported || fail "libsc.so.0 exports other symbols than lib/api/symbols lists"
+	[ "$(wc -l <exported)" -gt 30 ] || fail "too few symbols: $(wc -l <exported)"
+	run -1 grep -v '^sc_' exported
+	# The static archive's global symbols are the same.
+	nm -g --defined-only "$LIBSC/libsc.a" | awk 'NF == 3 {print $3}' | sort >static
+	diff listed static || fail "libsc.a's global symbols are not exactly the public ones"
+	# Every public function is in sc.h, and documented in a section-3 page.
+	local s
+	while read -r s; do
+		grep -q "^SC_EXPORT .*[ *]$s(" "$SC_REPO_ROOT/include/sc.h" || fail "$s is not in sc.h"
+		grep -qx "\.Fn $s.*" "$SC_REPO_ROOT"/man/*.3 || grep -q "^\.Fo $s$" "$SC_REPO_ROOT"/man/*.3 ||
+			fail "$s has no .Fn or .Fo in man/*.3"
+	done <listed
+}
+
+@test "make install: header, libraries, sc.pc and man pages; pkg-config compiles the example against them" {
+	command -v pkg-config >/dev/null || fail "pkg-config is not installed (make deps installs it)"
+	local dest=$BATS_TEST_TMPDIR/dest prefix=/opt/sc san=
+	# Under make asan the library is the sanitized one: so is its user.
+	[ "${SANITIZE:-}" != 1 ] || san="-fsanitize=address,undefined"
+	run -0 make -s -C "$SC_REPO_ROOT" install DESTDIR="$dest" PREFIX="$prefix" SANITIZE="${SANITIZE:-}"
+	[ -f "$dest$prefix/include/sc.h" ] && [ -f "$dest$prefix/lib/libsc.a" ] &&
+		[ -L "$dest$prefix/lib/libsc.so" ] && [ -f "$dest$prefix/lib/libsc.so.0.1.0" ] &&
+		[ -f "$dest$prefix/share/man/man3/sc_fetcher.3" ] || fail "a file is not installed"
+	assert_equal "$(readlink "$dest$prefix/lib/libsc.so.0")" "libsc.so.0.1.0"
+	export PKG_CONFIG_PATH="$dest$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest"
+	run -0 pkg-config --cflags --libs sc
+	assert_output --partial "-I$dest$prefix/include"
+	assert_output --partial "-lsc"
+	# shellcheck disable=SC2046,SC2086 # pkg-config's words
+	run -0 cc -std=c17 -Wall -Wextra -Werror $san -o crawler "$SC_REPO_ROOT/examples/crawler.c" \
+		$(pkg-config --cflags --libs sc jansson) -Wl,-rpath,"$dest$prefix/lib"
+	run -0 bash -c "echo '$SC_BASE/books/1.html' | ./crawler 3"
+	assert_equal "${#lines[@]}" 3
+	# Statically: the archive, and the libraries sc.pc requires (their
+	# shared forms: what matters here is that libsc.a links alone).
+	# shellcheck disable=SC2046,SC2086 # pkg-config's words
+	run -0 cc -std=c17 $san -o crawler-static "$SC_REPO_ROOT/examples/crawler.c" \
+		$(pkg-config --cflags sc jansson) "$dest$prefix/lib/libsc.a" \
+		$(pkg-config --libs jansson $(pkg-config --print-requires-private sc)) -lpthread -lm
+	run -1 bash -c "ldd crawler-static | grep libsc"
+	run -0 bash -c "echo '$SC_BASE/books/2.html' | ./crawler-static 1"
+	assert_output --partial "Small Tools"
+	run -0 make -s -C "$SC_REPO_ROOT" uninstall DESTDIR="$dest" PREFIX="$prefix" SANITIZE="${SANITIZE:-}"
+	[ -z "$(find "$dest$prefix" -type f -o -type l)" ] || fail "uninstall left: $(find "$dest$prefix" -type f -o -type l)"
+}
+
+@test "fetcher: freed in mid-run (sc_fetcher_run's timeout), it drops what it holds, no callback after" {
+	for i in $(seq 30); do echo "$SC_BASE/delay/$((1000 + i))"; done >slow.txt
+	run -0 --separate-stderr "$API/fetch-records" -c 4 -t 300 <slow.txt
+	assert_equal "$stderr" "fetch-records: timed out, 30 pending"
+	assert_equal "$output" ""
+	if [ "${SANITIZE:-}" != 1 ]; then
+		command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
+		run -0 valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 "$API/fetch-records" -c 4 -t 300 <slow.txt
+	fi
+}
+
+@test "fetcher and parser under valgrind: no error, nothing lost (run, poll loop, --each)" {
+	command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
+	[ "${SANITIZE:-}" != 1 ] || skip "valgrind does not run sanitized programs (make test runs this)"
+	local vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99)
+	head -12 urls.txt >u.txt
+	printf 'not a url\n{"url":"ftp://x/"}\n' >>u.txt
+	run -0 "${vg[@]}" "$API/fetch-records" -k -m /dev/null <u.txt
+	run -0 "${vg[@]}" "$API/fetch-records" -e <u.txt
+	parse_corpus >corpus.jsonl # malformed lines included: both runs end 3
+	run -3 "${vg[@]}" "$API/parse-records" -f t=title -f h=h1 --each li --require t <corpus.jsonl
+	run -3 "${vg[@]}" "$API/parse-records" <corpus.jsonl
+}
+
+@test "examples/crawler.c: crawls the demo site politely (robots.txt first), each page once, with its title" {
+	run -0 --separate-stderr bash -c "echo '$SC_BASE/index.html' | '$EXAMPLES/crawler' 100"
+	# Every page of the demo shop the index reaches, once.
+	assert_equal "$(printf '%s\n' "$output" | cut -f2 | sort | uniq -d)" ""
+	printf '%s\n' "$output" | grep -q "^200	$SC_BASE/books/24.html	Signals in the Pipeline | sc demo shop$" ||
+		fail "no title for books/24.html: $output"
+	[ "${#lines[@]}" -ge 27 ] || fail "only ${#lines[@]} pages"
+	sc_server_log | grep -q '/robots.txt' || fail "robots.txt was not asked for"
+	# MAX bounds the pages.
+	run -0 --separate-stderr bash -c "echo '$SC_BASE/index.html' | '$EXAMPLES/crawler' 5"
+	assert_equal "${#lines[@]}" 5
+}

@@ -1,0 +1,126 @@
+/* api-contract: what sc.h promises beyond the records, for test/libsc.bats:
+ * the version check, the codes' words, the option setters' codes (an
+ * unknown option, a flag's words, after the first submit), a submit that
+ * is no item, the parser's refusals and NULL arguments.  Prints each
+ * broken promise and exits 1; with an argument, prints what
+ * sc_selector_explain makes of it instead (for comparing with sc-parse
+ * --explain).  It includes sc.h only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sc.h"
+
+static int failures;
+
+static void expect(int ok, const char *what)
+{
+	if (!ok) {
+		printf("broken: %s\n", what);
+		failures++;
+	}
+}
+
+static void on_done(sc_fetcher *f, const sc_result *r, void *user)
+{
+	(void)f, (void)r, (void)user;
+}
+
+static int explain(const char *selector)
+{
+	char *err = NULL, *xpath = sc_selector_explain(selector, &err);
+
+	printf("%s\n", xpath ? xpath : err);
+	sc_free(xpath);
+	sc_free(err);
+	return xpath ? 0 : 2;
+}
+
+static void fetcher_contract(void)
+{
+	sc_fetcher *f = sc_fetcher_new(on_done);
+	char *err = NULL;
+
+	expect(sc_fetcher_new(NULL) == NULL, "sc_fetcher_new(NULL) is NULL");
+	expect(sc_fetcher_setopt(f, (enum sc_fetcher_option)999, "1", &err) == SC_EINVAL,
+	       "an unknown option is SC_EINVAL");
+	expect(sc_fetcher_setopt(f, SC_FETCHOPT_ROBOTS, NULL, &err) == SC_OK, "a flag on (NULL)");
+	expect(sc_fetcher_setopt(f, SC_FETCHOPT_ROBOTS, "0", &err) == SC_OK, "a flag off (\"0\")");
+	expect(sc_fetcher_setopt(f, SC_FETCHOPT_ROBOTS, "yes", &err) == SC_EBADVALUE && err,
+	       "a flag's value other than 0 or 1 is refused, with a reason");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_setopt_long(f, SC_FETCHOPT_ADAPTIVE, 0, NULL) == SC_OK, "--no-adaptive");
+	expect(sc_fetcher_setopt_double(f, SC_FETCHOPT_TIMEOUT, 2.5, NULL) == SC_OK, "-m 2.5");
+	expect(sc_fetcher_setopt(f, SC_FETCHOPT_TIMEOUT, NULL, NULL) == SC_EINVAL,
+	       "an option that takes a value, without one, is SC_EINVAL");
+	expect(sc_fetcher_setopt(f, SC_FETCHOPT_HEADER, "no colon", &err) == SC_EBADVALUE && err &&
+	               strstr(err, "--header"),
+	       "a bad -H is refused in sc-fetch's words");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_fd(f) == -1 && sc_fetcher_timeout(f) == -1,
+	       "no descriptor before a submit");
+	expect(sc_fetcher_submit(f, "   ", NULL, &err) == SC_EBADVALUE && err,
+	       "a blank line is no item");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_submit(f, "# note", NULL, NULL) == SC_EBADVALUE, "a comment is no item");
+	expect(sc_fetcher_pending(f) == 0, "nothing pending after no item");
+	expect(sc_fetcher_submit(f, "not a url", NULL, NULL) == SC_OK, "a bad URL is an item");
+	expect(sc_fetcher_setopt_long(f, SC_FETCHOPT_CONCURRENCY, 2, NULL) == SC_EBUSY,
+	       "options are fixed at the first submit");
+	expect(sc_fetcher_fd(f) >= 0, "a descriptor after the first submit");
+	expect(sc_fetcher_run(f, 5000) == SC_OK && sc_fetcher_pending(f) == 0, "run until idle");
+	expect(sc_fetcher_timeout(f) == -1, "no timeout when idle");
+	sc_fetcher_finish(f);
+	expect(sc_fetcher_submit(f, "http://127.0.0.1/", NULL, NULL) == SC_EINVAL,
+	       "no submit after finish");
+	sc_fetcher_free(f);
+	sc_fetcher_free(NULL);
+}
+
+static void parser_contract(void)
+{
+	const char *bad[] = { "t=title", "t=h1" }, *good[] = { "t=title" };
+	char *err = NULL, *out = NULL;
+	size_t len = 1;
+	sc_parser *p = sc_parser_new(bad, 2, NULL, NULL, 0, 0, &err);
+
+	expect(!p && err && strcmp(err, "-f t: field named twice") == 0, "-f named twice");
+	sc_free(err);
+	err = NULL;
+	expect(!sc_parser_new(NULL, 1, NULL, NULL, 0, 0, NULL), "fields NULL with a count");
+	p = sc_parser_new(good, 1, NULL, NULL, 0, 0, &err);
+	expect(p && !err, "a good spec");
+	expect(sc_parser_apply(p, NULL, 0, &out, &len) == SC_EINVAL && !out,
+	       "NULL input is SC_EINVAL, nothing output");
+	expect(sc_parser_apply(p, "[1]", 3, &out, &len) == SC_EBADRECORD && out &&
+	               strlen(out) == len && out[len - 1] == '\n' && sc_parser_failed(p) == 1 &&
+	               sc_parser_warning(p) &&
+	               strcmp(sc_parser_warning(p), "not a JSON object") == 0,
+	       "a line that is no record: its bad_input record, counted, with its warning");
+	sc_free(out);
+	expect(sc_parser_setopt(p, (enum sc_parser_option)99, 1) == SC_EINVAL,
+	       "an unknown parser option");
+	expect(sc_parser_setopt(p, SC_PARSEROPT_LINE_MAX, 1) == SC_EINVAL, "a line maximum of 1");
+	sc_parser_free(p);
+	sc_parser_free(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		return explain(argv[1]);
+	expect(sc_version_num() == SC_VERSION_NUM, "the library is this header's version");
+	expect(strcmp(sc_version(), "0.1.0") == 0 || sc_version()[0] != '\0', "sc_version");
+	expect(strcmp(sc_strerror(SC_OK), "success") == 0, "SC_OK's words");
+	expect(strcmp(sc_strerror(SC_ETIMEOUT), "timed out") == 0, "SC_ETIMEOUT's words");
+	expect(strcmp(sc_strerror(-1), "unknown error") == 0 &&
+	               strcmp(sc_strerror(1000), "unknown error") == 0,
+	       "an unknown code's words");
+	expect(sc_global_init() == SC_OK, "sc_global_init");
+	fetcher_contract();
+	parser_contract();
+	sc_global_cleanup();
+	return failures ? 1 : 0;
+}
