@@ -180,6 +180,11 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_HEADERS = 30,         /* --headers: flag */
 	SC_FETCHOPT_ADAPTIVE = 31,        /* --adaptive (1, the default) or --no-adaptive (0) */
 	SC_FETCHOPT_ORIGIN_STATE = 32,    /* --origin-state file */
+	SC_FETCHOPT_WARC = 33,            /* --warc file (a .warc.gz) */
+	SC_FETCHOPT_WARC_MAX_SIZE = 34,   /* --warc-max-size N (0: one file) */
+	SC_FETCHOPT_WARC_LEVEL = 35,      /* --warc-level N (1) */
+	SC_FETCHOPT_WARC_CDX = 36,        /* --warc-cdx: flag */
+	SC_FETCHOPT_WARC_DEDUPE = 37,     /* --warc-dedupe file */
 };
 
 /* Called once per submit, when its record is made (in submission order

@@ -80,6 +80,11 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_HEADERS] = "headers",
 	[SC_FETCHOPT_ADAPTIVE] = "adaptive",
 	[SC_FETCHOPT_ORIGIN_STATE] = "origin-state",
+	[SC_FETCHOPT_WARC] = "warc",
+	[SC_FETCHOPT_WARC_MAX_SIZE] = "warc-max-size",
+	[SC_FETCHOPT_WARC_LEVEL] = "warc-level",
+	[SC_FETCHOPT_WARC_CDX] = "warc-cdx",
+	[SC_FETCHOPT_WARC_DEDUPE] = "warc-dedupe",
 };
 
 /* The option parser runs getopt_long, whose state is the process's. */

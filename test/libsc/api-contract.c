@@ -50,6 +50,22 @@ static void fetcher_contract(void)
 	sc_free(err);
 	err = NULL;
 	expect(sc_fetcher_setopt_long(f, SC_FETCHOPT_ADAPTIVE, 0, NULL) == SC_OK, "--no-adaptive");
+	/* Every option of the enum names a row of sc-fetch's table (a
+	 * fetcher of its own: the values are nonsense). */
+	sc_fetcher *every = sc_fetcher_new(on_done);
+	int unknown = 0;
+	for (int opt = SC_FETCHOPT_INSECURE; opt <= SC_FETCHOPT_WARC_DEDUPE; opt++)
+		unknown += sc_fetcher_setopt(every, (enum sc_fetcher_option)opt, "1", NULL) ==
+		           SC_EINVAL;
+	expect(unknown == 0, "every option of the enum is known");
+	sc_fetcher_free(every);
+	expect(sc_fetcher_setopt_long(f, SC_FETCHOPT_WARC_LEVEL, 10, &err) == SC_EBADVALUE && err &&
+	               strstr(err, "--warc-level"),
+	       "--warc-level 10 is refused in sc-fetch's words");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_setopt_long(f, SC_FETCHOPT_WARC_LEVEL, 6, NULL) == SC_OK,
+	       "--warc-level 6");
 	expect(sc_fetcher_setopt_double(f, SC_FETCHOPT_TIMEOUT, 2.5, NULL) == SC_OK, "-m 2.5");
 	expect(sc_fetcher_setopt(f, SC_FETCHOPT_TIMEOUT, NULL, NULL) == SC_EINVAL,
 	       "an option that takes a value, without one, is SC_EINVAL");
