@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # The Debian packages (issue 23, README "Debian packages"): `make deb`
 # builds them from debian/ with dpkg-buildpackage and lintian passes them;
-# dpkg installs sc-tools on this machine; the installed programs, man pages
-# and crawl.mk work from their Debian paths; dpkg --purge leaves nothing.
+# dpkg installs sc-tools, libsc0 and libsc0-dev on this machine; the
+# installed programs, man pages and crawl.mk work from their Debian paths,
+# the example crawler compiles against the installed library with
+# pkg-config and runs; dpkg --purge leaves nothing.
 #
 # The build and the install are done once, in setup_file (about half a
 # minute: the build is the slow part).  Installing needs root (or sudo
@@ -22,6 +24,7 @@ load 'lib/crawl'
 bats_require_minimum_version 1.5.0
 
 PKG=sc-tools
+PKGS=(sc-tools libsc0 libsc0-dev)
 LOCK=${TMPDIR:-/tmp}/sc-deb.bats.lock
 INSTALLED_PATH=/usr/bin:/bin
 
@@ -41,9 +44,23 @@ check_root() {
 	return 1
 }
 
-# dpkg's status of the package: installed, config-files, not-installed...
+# dpkg's status of a package (sc-tools unless named): installed,
+# config-files, not-installed...
 pkg_status() {
-	dpkg-query -W -f='${db:Status-Status}' "$PKG" 2>/dev/null || echo not-installed
+	dpkg-query -W -f='${db:Status-Status}' "${1:-$PKG}" 2>/dev/null || echo not-installed
+}
+
+# not-installed when none of PKGS is on the machine, else the first one's
+# name and status.
+pkgs_status() {
+	local p
+	for p in "${PKGS[@]}"; do
+		[ "$(pkg_status "$p")" = not-installed ] || {
+			echo "$p $(pkg_status "$p")"
+			return
+		}
+	done
+	echo not-installed
 }
 
 # dpkg ARGS..., waiting (at most 2 minutes) while another dpkg or apt
@@ -73,16 +90,17 @@ setup_file() {
 		echo "another test/deb.bats held $LOCK for 15 minutes" >&2
 		return 1
 	}
-	if [ "$(pkg_status)" != not-installed ]; then
-		echo "$PKG is already on this machine ($(pkg_status)); this suite installs and purges it." >&2
-		echo "Remove it first: dpkg --purge $PKG" >&2
+	if [ "$(pkgs_status)" != not-installed ]; then
+		echo "$(pkgs_status) is already on this machine; this suite installs and purges ${PKGS[*]}." >&2
+		echo "Remove them first: dpkg --purge ${PKGS[*]}" >&2
 		return 1
 	fi
 
 	DEB_DIR=$BATS_FILE_TMPDIR/deb
 	VERSION=$(make -s -C "$SC_REPO_ROOT" --no-print-directory print-version)
 	DEB=$DEB_DIR/${PKG}_${VERSION}_$(dpkg --print-architecture).deb
-	export DEB_DIR VERSION DEB
+	LIB_DEBS="$DEB_DIR/libsc0_${VERSION}_$(dpkg --print-architecture).deb $DEB_DIR/libsc0-dev_${VERSION}_$(dpkg --print-architecture).deb"
+	export DEB_DIR VERSION DEB LIB_DEBS
 	local start=$SECONDS
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$SC_REPO_ROOT" --no-print-directory deb \
 		DEB_OUT="$DEB_DIR" >"$BATS_FILE_TMPDIR/make-deb.out" 2>&1
@@ -95,8 +113,10 @@ setup_file() {
 	[ -f "$DEB" ] || return 0
 	# From here on the package on the machine is this suite's to purge.
 	touch "$BATS_FILE_TMPDIR/ours"
-	dpkg_waiting -i "$DEB" || return 1
-	dpkg-query -L "$PKG" >"$BATS_FILE_TMPDIR/files"
+	# shellcheck disable=SC2086 # two file names
+	dpkg_waiting -i "$DEB" $LIB_DEBS || return 1
+	# (a blank line between one package's files and the next's)
+	dpkg-query -L "${PKGS[@]}" | grep -v '^$' >"$BATS_FILE_TMPDIR/files"
 }
 
 teardown_file() {
@@ -105,7 +125,7 @@ teardown_file() {
 	# package on the machine; one this suite did not install (setup_file
 	# refused to run) is not its to remove.
 	[ -e "$BATS_FILE_TMPDIR/ours" ] || return 0
-	[ "$(pkg_status)" = not-installed ] || dpkg_waiting --purge "$PKG"
+	[ "$(pkgs_status)" = not-installed ] || dpkg_waiting --purge "${PKGS[@]}"
 }
 
 setup() {
@@ -190,10 +210,34 @@ setup() {
 	[ "$(jq -s 'map(select(.ok != true)) | length' c/pages.jsonl)" = 0 ]
 }
 
-@test "dpkg --purge removes every file the package installed" {
-	[ -s "$BATS_FILE_TMPDIR/files" ] || fail "no file list: $PKG was not installed"
-	dpkg_waiting --purge "$PKG"
-	[ "$(pkg_status)" = not-installed ]
+@test "the example crawler compiles against the installed libsc0-dev with pkg-config, and crawls" {
+	[ "$(pkg_status libsc0-dev)" = installed ] || fail "libsc0-dev is not installed"
+	[ -f /usr/include/sc.h ] && [ -f "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libsc.so.0" ]
+	# Not the checkout's build: only what the packages installed.
+	run -0 env PKG_CONFIG_PATH= pkg-config --cflags --libs sc
+	assert_output --partial "-lsc"
+	# shellcheck disable=SC2046 # pkg-config's words
+	run -0 cc -std=c17 -Wall -Wextra -Werror -o crawler "$SC_REPO_ROOT/examples/crawler.c" \
+		$(PKG_CONFIG_PATH='' pkg-config --cflags --libs sc jansson)
+	# The packaged library (ldd may name it by /lib, merged into /usr/lib).
+	local linked
+	linked=$(ldd ./crawler | awk '$1 == "libsc.so.0" { print $3 }')
+	[ -n "$linked" ] || fail "crawler is not linked to libsc.so.0: $(ldd ./crawler)"
+	dpkg-query -S "$(readlink -f "$linked")" | grep -q '^libsc0:' ||
+		fail "$linked is not libsc0's"
+	dpkg-query -S "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/$(basename "$(readlink -f "$linked")")" >/dev/null
+	run -0 --separate-stderr bash -c "echo '$SC_BASE/page/1' | ./crawler 1"
+	assert_output --regexp "^200	$SC_BASE/page/1	.+"
+	sc_server_log | grep -q '"/page/1"' || fail "the crawler did not fetch /page/1"
+
+	MANPATH=/usr/share/man run -0 man -w 3 sc_fetcher
+	assert_output --partial /usr/share/man/man3/sc_fetcher.3
+}
+
+@test "dpkg --purge removes every file the packages installed" {
+	[ -s "$BATS_FILE_TMPDIR/files" ] || fail "no file list: ${PKGS[*]} were not installed"
+	dpkg_waiting --purge "${PKGS[@]}"
+	[ "$(pkgs_status)" = not-installed ]
 	local f left=
 	# Folders such as /usr/bin stay (other packages own them too); every
 	# file and link of the package is gone, and its own folders.
