@@ -504,10 +504,10 @@ static void step(struct sc_warc_cdx *c, struct seen *e)
 
 	bool same = a->set && e && same_uri(a, e);
 
-	if (same && e->request && a->response) {
+	if (e && same && e->request && a->response) {
 		emit(c, a, e);
 		e = NULL;
-	} else if (same && e->response && a->request) {
+	} else if (e && same && e->response && a->request) {
 		emit(c, e, a);
 		e = NULL;
 	} else if (a->set) {
