@@ -9,12 +9,11 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/warc'
 load 'lib/crawl'
 
 bats_require_minimum_version 1.5.0
 
-WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
-DIGESTS="$BATS_TEST_DIRNAME/lib/warc-digests.mjs"
 FIELDS="-f heading=h1 -f 'links[]=a::attr(href)'"
 
 setup_file() {
@@ -26,8 +25,7 @@ teardown_file() {
 }
 
 setup() {
-	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
-	command -v node >/dev/null || fail "node is not installed (make deps)"
+	warc_readers_present
 	sc_server_reset
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
@@ -38,21 +36,17 @@ setup() {
 # DEST/warc/index.cdxj is warcio's lines of all of them, sorted (and
 # sc-warc cdx's).
 archive_ok() {
-	local f status files=("$1"/warc/*.warc.gz)
+	local f files=("$1"/warc/*.warc.gz)
 	((${#files[@]} > 0)) || fail "no WARC in $1/warc"
 	: >warcio.all
 	for f in "${files[@]}"; do
 		run -0 sc-warc check "$f"
-		status=0
-		"$WARCIO" cdx-index "$f" >warcio.out 2>warcio.err || status=$?
-		[[ $status -eq 0 ]] || fail "warcio exited $status on $f: $(cat warcio.err)"
-		[[ ! -s warcio.err ]] || fail "warcio wrote on stderr for $f: $(cat warcio.err)"
-		cat warcio.out >>warcio.all
+		warcio_cdx "$f" >>warcio.all
 		[ "$(stat -c %h "$f")" -ge 2 ] || fail "$f is not a hard link"
 	done
-	sort warcio.all >warcio.sorted
+	LC_ALL=C sort warcio.all >warcio.sorted
 	diff -u warcio.sorted "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ, sorted"
-	sc-warc cdx "${files[@]}" | sort | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not sc-warc cdx's"
+	sc-warc cdx "${files[@]}" | LC_ALL=C sort | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not sc-warc cdx's"
 	run -0 node "$DIGESTS" "${files[@]}"
 	assert_output --regexp ' 0 bad$'
 	if compgen -G "$1/round-*/*.open" >/dev/null; then fail "an .open file is left"; fi

@@ -10,11 +10,9 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/warc'
 
 bats_require_minimum_version 1.5.0
-
-WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
-DIGESTS="$BATS_TEST_DIRNAME/lib/warc-digests.mjs"
 
 setup_file() {
 	sc_server_start
@@ -28,19 +26,8 @@ teardown_file() {
 }
 
 setup() {
-	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
+	warc_readers_present
 	cd "$BATS_TEST_TMPDIR" || return 1
-}
-
-# warcio's CDXJ of the files, sorted bytewise as sc-warc cdx sorts; fails
-# the test if warcio exits non-zero or writes anything on stderr.
-warcio_cdx() {
-	local status
-	"$WARCIO" cdx-index "$@" >warcio.out 2>warcio.err
-	status=$?
-	[[ $status -eq 0 ]] || fail "warcio exited $status: $(cat warcio.err)"
-	[[ ! -s warcio.err ]] || fail "warcio wrote on stderr: $(cat warcio.err)"
-	LC_ALL=C sort warcio.out
 }
 
 # One plain WARC record: record TYPE BLOCK [EXTRA-FIELD-LINES]

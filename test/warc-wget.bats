@@ -11,11 +11,10 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/warc'
 
 bats_require_minimum_version 1.5.0
 
-WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
-RESPONSES="$BATS_TEST_DIRNAME/lib/warc-responses.mjs"
 
 setup_file() {
 	sc_server_start
@@ -27,8 +26,7 @@ teardown_file() {
 
 setup() {
 	command -v wget >/dev/null || fail "wget is not installed (make deps installs it)"
-	command -v node >/dev/null || fail "node is not installed (make deps)"
-	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
+	warc_readers_present
 	cd "$BATS_TEST_TMPDIR" || return 1
 	PAGES=("$SC_BASE/page/1" "$SC_BASE/big/3000?chunked=1" "$SC_BASE/gzip"
 		"$SC_BASE/redirect/1" "$SC_BASE/status/404")

@@ -1,0 +1,28 @@
+# Shared by the WARC suites (sc-warc, sc-fetch-warc, crawl-warc,
+# warc-wget): the independent readers every archive the tests write goes
+# through, none of them sc's code.  warcio is npm's (pinned in test/npm,
+# installed by make deps); the Node scripts use warcio's parser and
+# node:crypto only.
+
+WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
+# test/lib/warc-digests.mjs FILE...: recomputes both digests of every
+# record ("... N bad" last); warc-responses.mjs: each response's URL,
+# status and payload SHA-1.
+DIGESTS="$BATS_TEST_DIRNAME/lib/warc-digests.mjs"
+RESPONSES="$BATS_TEST_DIRNAME/lib/warc-responses.mjs"
+
+# Fails the test (it never skips) when a reader is missing.
+warc_readers_present() {
+	[[ -x $WARCIO ]] || fail "warcio is not installed (make deps installs it under test/npm)"
+	command -v node >/dev/null || fail "node is not installed (make deps)"
+}
+
+# warcio's CDXJ of the files, sorted bytewise as sc-warc cdx sorts; fails
+# the test if warcio exits non-zero or writes anything on stderr.
+warcio_cdx() {
+	local status=0
+	"$WARCIO" cdx-index "$@" >warcio.out 2>warcio.err || status=$?
+	[[ $status -eq 0 ]] || fail "warcio exited $status on $*: $(cat warcio.err)"
+	[[ ! -s warcio.err ]] || fail "warcio wrote on stderr for $*: $(cat warcio.err)"
+	LC_ALL=C sort warcio.out
+}
