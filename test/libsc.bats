@@ -170,6 +170,33 @@ parse_corpus() {
 	done <listed
 }
 
+@test "abi-check: the library keeps lib/api/libsc.abi; a removed or changed function fails, a new SONAME passes" {
+	command -v abidiff >/dev/null || fail "abidiff is not installed (make deps installs abigail-tools)"
+	local check="$SC_REPO_ROOT/mk/abi-check.sh" base="$SC_REPO_ROOT/lib/api/libsc.abi"
+	local lib="$LIBSC/libsc.so.0"
+	run -0 sh "$check" "$base" "$lib"
+	assert_output --partial "keeps the ABI"
+	# An older ABI that had one more function: this library removed it.
+	sed "s|<elf-function-symbols>|&\n    <elf-symbol name='sc_gone' version='SC_0' is-default-version='yes' type='func-type' binding='global-binding' visibility='default-visibility' is-defined='yes'/>|" \
+		"$base" >removed.abi
+	run -1 --separate-stderr sh "$check" removed.abi "$lib"
+	assert_output --partial "sc_gone"
+	[[ $stderr == *"bump the SONAME"* ]] || fail "no advice: $stderr"
+	# An older ABI in which sc_version_num returned a pointer (the type of
+	# sc_version's return): the same name, another signature.
+	local ptr
+	ptr=$(awk "/name='sc_version' mangled-name/ { getline; print; exit }" "$base" | sed -n "s/.*type-id='\([^']*\)'.*/\1/p")
+	[ -n "$ptr" ] || fail "no return type of sc_version in the baseline"
+	sed "/name='sc_version_num' mangled-name/{n;s/type-id='[^']*'/type-id='$ptr'/}" "$base" >changed.abi
+	! cmp -s "$base" changed.abi || fail "the baseline was not changed"
+	run -1 --separate-stderr sh "$check" changed.abi "$lib"
+	assert_output --partial "sc_version_num"
+	# The same change under another SONAME is the bump made on purpose.
+	sed "s/soname='libsc.so.0'/soname='libsc.so.9'/" removed.abi >bumped.abi
+	run -0 sh "$check" bumped.abi "$lib"
+	assert_output --partial "make abi-baseline"
+}
+
 @test "make install: header, libraries, sc.pc and man pages; pkg-config compiles the example against them" {
 	command -v pkg-config >/dev/null || fail "pkg-config is not installed (make deps installs it)"
 	local dest=$BATS_TEST_TMPDIR/dest prefix=/opt/sc san=
