@@ -163,10 +163,10 @@ demo: deps
 	@$(MAKE) --no-print-directory all testserver
 	@sh share/demo/run
 
-bench: deps all testserver $(BENCH_BINS)
+bench: deps all testserver $(BENCH_BINS) $(EXAMPLE_BINS)
 	@SC_BENCH_C=$(abspath $(OUT)/bench) sh test/bench/run
 
-bench-smoke: deps all testserver $(BENCH_BINS)
+bench-smoke: deps all testserver $(BENCH_BINS) $(EXAMPLE_BINS)
 	@SC_BENCH_C=$(abspath $(OUT)/bench) SC_BENCH_SMOKE=1 sh test/bench/run
 
 install: all
