@@ -8,7 +8,9 @@ WARCIO="$BATS_TEST_DIRNAME/npm/node_modules/.bin/warcio"
 # test/lib/warc-digests.mjs FILE...: recomputes both digests of every
 # record ("... N bad" last); warc-responses.mjs: each response's URL,
 # status and payload SHA-1.
+# shellcheck disable=SC2034 # read by the suites
 DIGESTS="$BATS_TEST_DIRNAME/lib/warc-digests.mjs"
+# shellcheck disable=SC2034 # read by the suites
 RESPONSES="$BATS_TEST_DIRNAME/lib/warc-responses.mjs"
 
 # Fails the test (it never skips) when a reader is missing.
