@@ -242,7 +242,8 @@ fi
 #   recrawl MAKE           every page again into DIR/RECRAWL
 #   recrawl-chunk N ID [COUNT]  one chunk of it
 #   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (below)
-#   worker-job             prints the shell command a worker runs per chunk
+#   worker-job [N ID]      prints the shell command a worker runs per chunk
+#                          (N ID, the chunk, with WARC=1)
 #
 # Every file is written under a temporary name and renamed into place
 # last, so a file that exists is finished (sc-crawl(7), "Order of writes").
@@ -301,7 +302,14 @@ fi
 # GNU parallel, in one of the worker's job slots (N of N/host, else 1):
 # chunk SHARD-K takes slot K mod N, a lock file in DIR held with flock
 # while it runs, so that a worker never runs more chunks at once than its
-# slots, whatever make's -j.
+# slots, whatever make's -j.  With WARC=1 the job runs in a folder of its
+# own on the worker (parallel --wd ...), where the worker's sc-fetch writes
+# the chunk's archive under its local name; --return brings it and its
+# CDXJ back beside the chunk (the /./ in the path: what follows is
+# relative to that folder; rsync) and --cleanup removes the folder.
+# warc_returned then fails the chunk unless both came back, every gzip
+# member whole (rsync renames a file only once it is whole, but a job that
+# ended early leaves none).
 #
 # worker_job: the job a worker runs for a chunk, URLs on stdin, records
 # on stdout, is one POSIX shell command, since the worker has only the sc
