@@ -266,13 +266,44 @@ warc_crawl_ok() {
 	[ "${#warcs[@]}" = "${#chunks[@]}" ] || fail "${#warcs[@]} WARCs for ${#chunks[@]} chunks"
 	[ -e c/round-2/round-2-chunk-0-0000.warc.gz ] && [ -e c/round-2/round-2-chunk-1-0000.cdxj ]
 	warc_crawl_ok c
-	# The jobs' folders on the workers are removed.
-	[ -z "$(find "$SSHD_DIR/home/.parallel/tmp" -mindepth 1 2>/dev/null)" ] ||
-		fail "left on the workers: $(find "$SSHD_DIR/home/.parallel/tmp" -mindepth 1)"
 	# WARC_DEDUPE's local index cannot be shared by the workers: refused.
 	run -2 crawl_make "${ARGS[@]}" DIR=d WORKERS="w1 w2" WARC=1 WARC_DEDUPE=dedupe.db
 	assert_output --partial "WARC_DEDUPE cannot be used with WORKERS"
 	[ ! -e d ]
+}
+
+@test "WARC=1, a worker killed mid-round: make fails, make again gives whole archives, each page once" {
+	need_sshd
+	warc_readers_present
+	local args=("${ARGS[@]}" WORKERS="w1 w2" WARC=1 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
+	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
+		>make.log 2>&1 3>&- &
+	local pid=$! session= tries
+	for ((tries = 0; tries < 600; tries++)); do
+		if [[ -e c/round-1/chunks.mk && ! -e c/round-1/done ]] && session=$(session_of_worker w1) &&
+			kill -KILL "$session" 2>/dev/null; then
+			break
+		fi
+		session=
+		sleep 0.05
+	done
+	[ -n "$session" ] || fail "w1 never fetched round 1: $(cat make.log)"
+	local status=0
+	wait "$pid" || status=$?
+	[ "$status" -ne 0 ] || fail "make succeeded although a worker died: $(cat make.log)"
+	grep -q 'not finished' make.log
+	# The killed chunk left no archive: a committed chunk has its own.
+	local f c
+	for f in c/round-1/round-1-chunk-*; do
+		[[ -e $f ]] || continue
+		c=${f##*/round-1-}
+		[ -e "c/round-1/${c%%.*}.jsonl" ] || fail "$f without its chunk"
+	done
+	run -0 crawl_make -j 2 "${args[@]}"
+	check_worker_crawl again 2
+	local chunks=(c/round-*/chunk-*.jsonl) warcs=(c/warc/*.warc.gz)
+	[ "${#warcs[@]}" = "${#chunks[@]}" ] || fail "${#warcs[@]} WARCs for ${#chunks[@]} chunks"
+	warc_crawl_ok c
 }
 
 # Hadoop Streaming's KeyFieldBasedPartitioner on field 1: Java's
