@@ -243,6 +243,19 @@ tmp_chunk() {
 	grep -qx -- --no-adaptive fetch.args
 }
 
+@test "worker-job N ID with WARC=1: sc-fetch writes the chunk's archive under its local name, in the job's folder; N ID are needed" {
+	stand_ins
+	local job
+	job=$(WORKERS=w1 WARC=1 "$STEPS" worker-job 2 1-0003)
+	urls a:2 >in
+	run -0 env XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
+	assert_output "$(cat in)"
+	run -0 cat fetch.args
+	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --headers --warc round-2-chunk-1-0003.warc.gz --warc-cdx --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db")"
+	run -1 env WORKERS=w1 WARC=1 "$STEPS" worker-job
+	assert_output --partial "worker-job N ID with WARC=1"
+}
+
 @test "worker-job: it fails when sc-parse does, and succeeds on sc-parse's 3 (records not ok)" {
 	stand_ins
 	local job

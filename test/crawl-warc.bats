@@ -104,7 +104,7 @@ archived_once() {
 	diff -u crawled replayed
 }
 
-@test "WARC=0 (the default) writes no WARC; WARC=2 and WARC=1 with WORKERS are refused before anything runs" {
+@test "WARC=0 (the default) writes no WARC; WARC=2 and WARC_DEDUPE with WORKERS are refused before anything runs" {
 	seeds_for 127.0.0.1 >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c
 	if compgen -G 'c/round-*/*.warc.gz*' >/dev/null || [ -e c/warc ]; then fail "a WARC without WARC=1"; fi
@@ -112,8 +112,8 @@ archived_once() {
 	assert_output false
 	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=2
 	assert_output --partial "WARC=2 is not 0 or 1"
-	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=1 WORKERS=w1
-	assert_output --partial "WARC=1 cannot be used with WORKERS"
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=1 WARC_DEDUPE=d.db WORKERS=w1
+	assert_output --partial "WARC_DEDUPE cannot be used with WORKERS"
 	[ ! -e d ]
 	# make warc of a crawl that had no WARC=1 says so.
 	run -2 crawl_make warc SEEDS=seeds.txt DEPTH=1 DIR=c

@@ -12,6 +12,7 @@ load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
 load 'lib/crawl'
 load 'lib/sshd'
+load 'lib/warc'
 
 bats_require_minimum_version 1.5.0
 
@@ -230,6 +231,79 @@ session_of_worker() {
 	# What was asked for twice is all in w1's (shard 0) round-1 chunk.
 	sort log.urls | uniq -d | join - chunk-of | awk '{ print $2 }' | sort -u >twice
 	[ ! -s twice ] || [ "$(cat twice)" = "$(ls c/round-1/chunk-0-*.jsonl)" ] || fail "$(cat twice)"
+}
+
+# warc_crawl_ok DIR: every file of DIR/warc/ passes sc-warc check and
+# warcio (DIR/warc/index.cdxj is warcio's lines of all of them), no .open
+# file is left, and each page of DIR/pages.jsonl has exactly one response
+# record there (robots.txt's left out), which its warc member points at.
+warc_crawl_ok() {
+	local f files=("$1"/warc/*.warc.gz) url o l
+	[[ -e ${files[0]} ]] || fail "no WARC in $1/warc"
+	: >warcio.all
+	for f in "${files[@]}"; do
+		run -0 sc-warc check "$f"
+		warcio_cdx "$f" >>warcio.all
+	done
+	LC_ALL=C sort warcio.all | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ"
+	if compgen -G "$1/round-*/*.open" >/dev/null; then fail "an .open file is left"; fi
+	sc-warc records "${files[@]}" 2>/dev/null | jq -r .url | grep -v '/robots.txt$' | sort >archived
+	jq -r .url "$1/pages.jsonl" | sort >pages.urls
+	diff -u pages.urls archived || fail "not every page archived exactly once"
+	while read -r url f o l; do
+		[[ $f != null && -e $1/warc/$f ]] || fail "$url: its warc member names $f, not a file of $1/warc"
+		[ "$(tail -c +$((o + 1)) "$1/warc/$f" | head -c "$l" | gunzip | sed -n 's/^WARC-Target-URI: //p' | tr -d '\r')" = "$url" ] ||
+			fail "$url: its warc member $f $o $l is not its response"
+	done < <(jq -r '"\(.url) \(.warc.filename) \(.warc.offset) \(.warc.length)"' "$1/pages.jsonl")
+}
+
+@test "WARC=1 with 2 workers: each chunk's archive comes back beside it, whole; each page archived once" {
+	need_sshd
+	warc_readers_present
+	run -0 crawl_make -j 2 "${ARGS[@]}" WORKERS="w1 w2" WARC=1
+	check_worker_crawl once 2
+	local chunks=(c/round-*/chunk-*.jsonl) warcs=(c/warc/*.warc.gz)
+	[ "${#warcs[@]}" = "${#chunks[@]}" ] || fail "${#warcs[@]} WARCs for ${#chunks[@]} chunks"
+	[ -e c/round-2/round-2-chunk-0-0000.warc.gz ] && [ -e c/round-2/round-2-chunk-1-0000.cdxj ]
+	warc_crawl_ok c
+	# WARC_DEDUPE's local index cannot be shared by the workers: refused.
+	run -2 crawl_make "${ARGS[@]}" DIR=d WORKERS="w1 w2" WARC=1 WARC_DEDUPE=dedupe.db
+	assert_output --partial "WARC_DEDUPE cannot be used with WORKERS"
+	[ ! -e d ]
+}
+
+@test "WARC=1, a worker killed mid-round: make fails, make again gives whole archives, each page once" {
+	need_sshd
+	warc_readers_present
+	local args=("${ARGS[@]}" WORKERS="w1 w2" WARC=1 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
+	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
+		>make.log 2>&1 3>&- &
+	local pid=$! session= tries
+	for ((tries = 0; tries < 600; tries++)); do
+		if [[ -e c/round-1/chunks.mk && ! -e c/round-1/done ]] && session=$(session_of_worker w1) &&
+			kill -KILL "$session" 2>/dev/null; then
+			break
+		fi
+		session=
+		sleep 0.05
+	done
+	[ -n "$session" ] || fail "w1 never fetched round 1: $(cat make.log)"
+	local status=0
+	wait "$pid" || status=$?
+	[ "$status" -ne 0 ] || fail "make succeeded although a worker died: $(cat make.log)"
+	grep -q 'not finished' make.log
+	# The killed chunk left no archive: a committed chunk has its own.
+	local f c
+	for f in c/round-1/round-1-chunk-*; do
+		[[ -e $f ]] || continue
+		c=${f##*/round-1-}
+		[ -e "c/round-1/${c%%.*}.jsonl" ] || fail "$f without its chunk"
+	done
+	run -0 crawl_make -j 2 "${args[@]}"
+	check_worker_crawl again 2
+	local chunks=(c/round-*/chunk-*.jsonl) warcs=(c/warc/*.warc.gz)
+	[ "${#warcs[@]}" = "${#chunks[@]}" ] || fail "${#warcs[@]} WARCs for ${#chunks[@]} chunks"
+	warc_crawl_ok c
 }
 
 # Hadoop Streaming's KeyFieldBasedPartitioner on field 1: Java's

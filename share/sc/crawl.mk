@@ -59,9 +59,9 @@ $(foreach v,CHUNK PROGRESS_EVERY,$(if $(filter 0,$($(v))),$(error $(v) must be a
 # of the file system.
 $(foreach v,DIR SEEDS,$(if $(strip $($(v))),,$(error $(v) is empty)))
 $(if $(filter-out 0 1,$(WARC)),$(error WARC=$(WARC) is not 0 or 1))
-# A worker's WARC would stay on the worker: the job's only way back is its
-# records on stdout (sc-crawl(7), WARC).
-$(if $(and $(filter 1,$(WARC)),$(strip $(WORKERS))),$(error WARC=1 cannot be used with WORKERS: a chunk's WARC would be written on its worker and not brought back))
+# WARC_DEDUPE's index is one local SQLite file, which the workers cannot
+# share (sc-crawl(7), WARC).
+$(if $(and $(filter 1,$(WARC)),$(strip $(WARC_DEDUPE)),$(strip $(WORKERS))),$(error WARC_DEDUPE cannot be used with WORKERS: its index is a local file that the workers cannot share))
 bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(if $(findstring %,$(1)),a '%'))
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 

@@ -17,7 +17,7 @@ here=.
 : "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
 : "${WARC=0}" "${WARC_DEDUPE=}"
 # A chunk's WARC options and files (warc_for); none without WARC=1.
-warc=() made=()
+warc=() made=() warc_name=
 
 die() {
 	echo "crawl.sh: $*" >&2
@@ -94,8 +94,18 @@ fetch_parse_sink() {
 		set +e
 		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
 		st=("${PIPESTATUS[@]}")
+		warc_returned
+		st+=($?)
 		set -e
 	fi
+}
+
+# warc_returned: with WARC=1, fails unless the worker's archive came back
+# whole: the WARC (every gzip member whole) and its CDXJ.
+warc_returned() {
+	[[ $WARC == 1 ]] || return 0
+	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
+	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
 }
 
 # commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT, or
@@ -120,6 +130,7 @@ commit_or_remove() {
 warc_for() {
 	[[ $WARC == 1 ]] || return 0
 	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
+	warc_name=$1/$2
 	stale+=("$1/$2".warc.gz* "$1/$2".cdx[j])
 	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
@@ -148,13 +159,22 @@ remove() {
 
 # on_worker ID: sets job, the command that runs chunk ID on its worker.
 on_worker() {
-	local shard=${1%%-*} k=${1##*-} workers w slots text
+	local shard=${1%%-*} k=${1##*-} workers w slots text back=() at
 	read -ra workers <<<"$WORKERS"
 	w=$((10#$shard % ${#workers[@]}))
 	slots_of "${workers[w]}"
 	worker_job text
+	if [[ $WARC == 1 ]]; then
+		# The job's own folder on the worker (--wd ...), whose archive
+		# comes back beside the chunk (/./: the rest is relative to that
+		# folder) and is removed there after.
+		at=$warc_name
+		[[ $at == /* ]] || at=$PWD/$at
+		at=${at%/*}/./${at##*/}
+		back=(--wd ... --cleanup --return "$at.warc.gz" --return "$at.cdxj")
+	fi
 	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
-		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "$text")
+		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "${back[@]}" "$text")
 }
 
 # slots_of SSHLOGIN: sets slots, its job slots (N of N/host, else 1).
@@ -169,7 +189,10 @@ slots_of() {
 worker_job() {
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	local cache='' files='--origin-state "$d/origins.db"' fetch
-	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}"
+	local archive=()
+	# WARC=1: the chunk's archive, in the job's folder (on_worker).
+	[[ $WARC != 1 ]] || archive=(--warc "${warc_name##*/}.warc.gz" --warc-cdx)
+	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}" "${archive[@]}"
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	[[ $ROBOTS != 1 ]] || files='--robots-cache "$d/robots.cache" '$files
 	# The worker's own robots.txt answers and origin state, in its cache.
@@ -219,7 +242,8 @@ fi
 #   recrawl MAKE           every page again into DIR/RECRAWL
 #   recrawl-chunk N ID [COUNT]  one chunk of it
 #   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (below)
-#   worker-job             prints the shell command a worker runs per chunk
+#   worker-job [N ID]      prints the shell command a worker runs per chunk
+#                          (N ID, the chunk, with WARC=1)
 #
 # Every file is written under a temporary name and renamed into place
 # last, so a file that exists is finished (sc-crawl(7), "Order of writes").
@@ -278,7 +302,14 @@ fi
 # GNU parallel, in one of the worker's job slots (N of N/host, else 1):
 # chunk SHARD-K takes slot K mod N, a lock file in DIR held with flock
 # while it runs, so that a worker never runs more chunks at once than its
-# slots, whatever make's -j.
+# slots, whatever make's -j.  With WARC=1 the job runs in a folder of its
+# own on the worker (parallel --wd ...), where the worker's sc-fetch writes
+# the chunk's archive under its local name; --return brings it and its
+# CDXJ back beside the chunk (the /./ in the path: what follows is
+# relative to that folder; rsync) and --cleanup removes the folder.
+# warc_returned then fails the chunk unless both came back, every gzip
+# member whole (rsync renames a file only once it is whole, but a job that
+# ended early leaves none).
 #
 # worker_job: the job a worker runs for a chunk, URLs on stdin, records
 # on stdout, is one POSIX shell command, since the worker has only the sc
@@ -915,6 +946,7 @@ retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 worker-job)
 	options worker
+	[[ $WARC != 1 ]] || warc_for "$DIR/round-${1:?worker-job N ID with WARC=1}" "round-$1-chunk-${2:?worker-job N ID with WARC=1}"
 	worker_job text
 	printf '%s\n' "$text"
 	;;
