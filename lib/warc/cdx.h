@@ -37,10 +37,6 @@ struct sc_warc_cdx *sc_warc_cdx_new(const char *filename, struct sc_buf *out);
 void sc_warc_cdx_add(struct sc_warc_cdx *c, const struct sc_warc_rec *rec);
 void sc_warc_cdx_end(struct sc_warc_cdx *c);
 
-/* A JSON string of text as JavaScript's JSON.stringify writes it (bytes
- * that are not UTF-8 as U+FFFD), appended to out. */
-void sc_warc_json_string(const char *text, struct sc_buf *out);
-
 /* Writes the sorted CDXJ of the WARC file at warc_path to cdx_path
  * (under cdx_path.tmp, then renamed), the lines sc-warc cdx would write.
  * Returns 0, or -1 with the reason in err. */

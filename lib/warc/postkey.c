@@ -8,7 +8,7 @@
 
 #include "core/utf8.h"
 #include "core/util.h"
-#include "warc/cdx.h"
+#include "warc/json.h"
 
 /* warcio keeps this many UTF-16 units of the body. */
 #define POST_KEY_MAX_UNITS 4096
