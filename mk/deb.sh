@@ -45,8 +45,11 @@ trap 'exit 143' TERM
 sh mk/dist.sh "$version" "$tmp" >/dev/null || fail "packing the tracked files (mk/dist.sh)"
 tar -xzf "$tmp/sc-$version.tar.gz" -C "$tmp"
 
-# This make's settings are not the package build's business.
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+# This make's settings are not the package build's business; nor is the
+# suite's SANITIZE=1 (make asan runs test/deb.bats too): a package is built
+# as Debian builds it, and ASan's programs would not even run under
+# dpkg-buildpackage's fakeroot.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SANITIZE
 case " ${DEB_BUILD_OPTIONS:-} " in
 *" parallel="*) ;;
 *) DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }parallel=2" ;;
