@@ -656,7 +656,7 @@ def scenario_parse():
             continue
         rate[r["name"]] = r["n"] / m["wall"]
         rows.append([r["name"], f(r["n"]), f(m["wall"], 2), f(rate[r["name"]]), f(r["mb"] / m["wall"], 1),
-                     f(r["n"] / m["cpu"]), f(m["rss"], 1)])
+                     f(ratio(r["n"], m["cpu"])), f(m["rss"], 1)])
     for row in rows:
         name = row[0]
         tag = name.split(", ", 1)[1]

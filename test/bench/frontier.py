@@ -58,6 +58,12 @@ def url(i):
 out_lines = []
 
 
+def times(a, b):
+    """a / b as "N.NNx"; a dash where b is 0 (GNU time's CPU seconds are
+    0.00 for runs shorter than its 10 ms resolution, as in smoke runs)."""
+    return f"{a / b:.2f}x" if b else "—"
+
+
 def say(line=""):
     print(line, flush=True)
     out_lines.append(line)
@@ -159,10 +165,10 @@ def scenario():
                 f"{med['sc-frontier'][1]:.2f} | {med['sc-frontier'][2]:.0f} |")
             say(f"| {kind} | `sc-frontier --seen seen.db` (commits; once) | {commit[0]:.2f} | "
                 f"{commit[1]:.2f} | {commit[2]:.0f} |")
-            ratios.append((kind, med["shell"][0] / med["sc-frontier"][0], med["shell"][1] / med["sc-frontier"][1]))
+            ratios.append((kind, med["shell"][0] / med["sc-frontier"][0], times(med["shell"][1], med["sc-frontier"][1])))
         say()
         for kind, wall, cpu in ratios:
-            say(f"- {kind}: shell / sc-frontier = **{wall:.2f}x** wall, {cpu:.2f}x CPU (target >= 2x)")
+            say(f"- {kind}: shell / sc-frontier = **{wall:.2f}x** wall, {cpu} CPU (target >= 2x)")
         say(f"- Building the {N_SEEN:,}-URL seen set with `sc-frontier --commit`: {build[0]:.1f} s wall, "
             f"{build[1]:.1f} CPU s, {build[2]:.0f} MiB peak RSS.")
         say()

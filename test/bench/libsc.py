@@ -215,7 +215,7 @@ def api_scenario(www, base):
             continue
         x = am["wall"] / bm["wall"]
         rows.append([key, what, f"{bm['wall']:.2f} / {bm['cpu']:.2f}", f"{am['wall']:.2f} / {am['cpu']:.2f}",
-                     b.fr(x), b.fr(am["cpu"] / bm["cpu"]), b.fr(am["wall_min"] / bm["wall_min"])])
+                     b.fr(x), b.fr(b.ratio(am["cpu"], bm["cpu"])), b.fr(b.ratio(am["wall_min"], bm["wall_min"]))])
         b.target("libsc-api", f"scenario {key} ({what.split(',')[0]}): after ÷ before wall ≤ {SLACK}", x,
                  f"≤ {SLACK}x", x <= SLACK)
     b.table(["#", "Run", "before wall s / CPU s", "after wall s / CPU s", "after ÷ before (wall)",

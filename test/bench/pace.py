@@ -418,8 +418,8 @@ def scenario_cost(nbase, tbase):
                      "failed")
             continue
         x = a["wall"] / c["wall"]
-        rows.append([what, b.f(a["wall"], 2), b.f(c["wall"], 2), b.fr(x), b.fr(a["wall_min"] / c["wall_min"]),
-                     b.f(a["cpu"], 2), b.f(c["cpu"], 2), b.fr(a["cpu"] / c["cpu"])])
+        rows.append([what, b.f(a["wall"], 2), b.f(c["wall"], 2), b.fr(x), b.fr(b.ratio(a["wall_min"], c["wall_min"])),
+                     b.f(a["cpu"], 2), b.f(c["cpu"], 2), b.fr(b.ratio(a["cpu"], c["cpu"]))])
         b.target("pace-cost", f"{what}: adaptive wall ≤ 1.05 × --no-adaptive", x, "≤ 1.05x", x <= 1.05)
     b.table(["Scenario", "adaptive wall s", "--no-adaptive wall s", "ratio", "ratio of the fastest runs",
              "adaptive CPU s", "--no-adaptive CPU s", "CPU ratio"], rows)

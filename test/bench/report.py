@@ -40,6 +40,12 @@ PERC = "datamash perc:50 1 perc:95 1 perc:99 1"
 out_lines = []
 
 
+def times(a, b):
+    """a / b as "N.NNx"; a dash where b is 0 (GNU time's CPU seconds are
+    0.00 for runs shorter than its 10 ms resolution, as in smoke runs)."""
+    return f"{a / b:.2f}x" if b else "—"
+
+
 def say(line=""):
     print(line, flush=True)
     out_lines.append(line)
@@ -122,8 +128,8 @@ def scenario():
         say()
         ours_wall, ours_cpu, ours_rss = med["sc-report --json"]
         for k, goal in (("grep | cut | datamash", 2), ("jq | datamash", 5)):
-            ratio = med[k][0] / ours_wall
-            say(f"- {k} / sc-report = **{ratio:.2f}x** wall, {med[k][1] / ours_cpu:.2f}x CPU "
+            ratio = med[k][0] / ours_wall if ours_wall else 0
+            say(f"- {k} / sc-report = **{ratio:.2f}x** wall, {times(med[k][1], ours_cpu)} CPU "
                 f"(target >= {goal}x: {'met' if ratio >= goal else 'NOT met'})")
         say(f"- sc-report: {ours_wall:.2f} s wall, {ours_cpu:.2f} CPU s, {ours_rss:.0f} MiB "
             f"(targets for 1,000,000 lines: <= 2 s, < 64 MiB)")

@@ -174,9 +174,9 @@ def capture_scenario(www, base):
           f"not in the floor's one stream). sc-fetch compresses and hashes on its one thread, the fetch "
           f"thread: one core for the fetch and the archive, the second core left to nginx.")
     b.say()
-    b.say(f"--warc over the floor: **{x:.2f}x** wall ({m['warc']['wall_min'] / floor['wall_min']:.2f}x on "
-          f"the best runs), {m['warc']['cpu'] / floor['cpu']:.2f}x CPU; --warc over no --warc: "
-          f"{m['warc']['wall'] / m['plain']['wall']:.2f}x wall, {m['warc']['cpu'] / m['plain']['cpu']:.2f}x "
+    b.say(f"--warc over the floor: **{x:.2f}x** wall ({b.fr(b.ratio(m['warc']['wall_min'], floor['wall_min']))} on "
+          f"the best runs), {b.fr(b.ratio(m['warc']['cpu'], floor['cpu']))} CPU; --warc over no --warc: "
+          f"{m['warc']['wall'] / m['plain']['wall']:.2f}x wall, {b.fr(b.ratio(m['warc']['cpu'], m['plain']['cpu']))} "
           f"CPU; level 0 over no --warc: {m['warc0']['wall'] / m['plain']['wall']:.2f}x wall.")
     b.say()
     b.target("warc-capture", f"sc-fetch --warc (level {LEVEL}) wall ≤ 1.2 × floor", x, "≤ 1.2x", x <= 1.2)
