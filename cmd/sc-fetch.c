@@ -1,100 +1,151 @@
 /* sc-fetch: fetch URLs concurrently, one NDJSON record per input line.
- * The engine is lib/fetch*.c, which sc-retry shares; this is the command:
- * its main, and its input rules (on_line), the engine's line handler. */
+ *
+ * A client of libsc's public API (sc.h, sc_fetcher(3)), so that the
+ * library and the command cannot drift: the fetcher takes the command
+ * line (sc_fetcher_setopt_argv) and reads standard input itself, only as
+ * it wants more work (sc_fetcher_run_fd).  This file is the program
+ * around it: each record written whole to standard output, the metrics
+ * lines to standard error, the warnings, the signals, the exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <sc.h>
 
 #include "core/signals.h"
 #include "core/util.h"
-#include "engine/fetch.h"
 #include "kit/cli.h"
-#include "kit/opt.h"
-#include "record/lines.h"
 
-/* sc-fetch's own rows: the help and version options, on a line of their
- * own in the usage. */
-static const struct sc_opt own_rows[] = {
-	SC_OPT_ROW_HELP(""),
-	SC_OPT_ROW_VERSION(""),
-	{ 0 },
-};
+static sc_fetcher *fetcher; /* the signal hook's */
+static int out_errno;       /* the first error writing standard output, or 0 */
 
-/* Reads the command line into opts, or ends the run: --help, --version, a
- * usage error (exit 2). */
-static void parse_options(struct sc_fetch_options *opts, int argc, char **argv)
+/* SIGINT or SIGTERM: the fetcher drains (async-signal-safe). */
+static void on_stop(void)
 {
-	const struct sc_opt_set sets[] = { { sc_fetch_opts, opts }, { own_rows, NULL } };
-	char err[256];
-	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
+	sc_fetcher_drain(fetcher);
+}
 
-	if (first == SC_OPT_PARSE_HELP)
-		sc_print_help(sc_opt_usage(sets, 2, "< urls",
-		                           "       sc-fetch -h | --help | -V | --version\n"));
-	if (first == SC_OPT_PARSE_VERSION)
+/* Writes text and a newline to fd in one writev (more only when the
+ * kernel takes part of it), whole: a second signal does not cut it
+ * (sc_signals_write_begin).  Returns 0, or -1 with errno set. */
+static int write_line(int fd, const char *text, size_t len)
+{
+	struct iovec iov[2] = { { (void *)text, len }, { (void *)"\n", 1 } }, *v = iov;
+	int left = 2, rc = 0, saved;
+
+	sc_signals_write_begin();
+	while (left > 0) {
+		ssize_t n = writev(fd, v, left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -1;
+			break;
+		}
+		for (; left > 0 && (size_t)n >= v->iov_len; left--, v++)
+			n -= (ssize_t)v->iov_len;
+		if (left > 0) {
+			v->iov_base = (char *)v->iov_base + n;
+			v->iov_len -= (size_t)n;
+		}
+	}
+	saved = errno;
+	sc_signals_write_end();
+	errno = saved;
+	return rc;
+}
+
+/* A record, once per item: to standard output.  After a write fails the
+ * run ends at once (the rest become cancelled records, not written). */
+static void on_record(sc_fetcher *f, const sc_result *r, void *user)
+{
+	size_t len;
+	const char *json = sc_result_json(r, &len);
+
+	(void)user;
+	if (out_errno)
+		return;
+	if (write_line(STDOUT_FILENO, json, len) != 0) {
+		out_errno = errno;
+		sc_fetcher_cancel(f);
+	}
+}
+
+/* A metrics line: to standard error, best effort (the records count). */
+static void on_metrics(const char *line, size_t len, void *ctx)
+{
+	(void)ctx;
+	(void)write_line(STDERR_FILENO, line, len);
+}
+
+/* A malformed input line ("sc-fetch: <stdin>:LINE: why"); its bad_input
+ * record follows. */
+static void on_warning(size_t lineno, const char *why, void *ctx)
+{
+	(void)ctx;
+	sc_warn("<stdin>:%zu: %s", lineno, why);
+}
+
+static _Noreturn void print_help(void)
+{
+	static const char more[] = "       %s -h | --help | -V | --version\n";
+	char *options = sc_fetcher_usage(sc_progname, "< urls");
+	size_t size = strlen(options) + sizeof(more) + strlen(sc_progname);
+	char *text = sc_malloc(size);
+
+	snprintf(text, size, "%s", options);
+	snprintf(text + strlen(options), size - strlen(options), more, sc_progname);
+	sc_free(options);
+	sc_print_help(text);
+}
+
+/* Sets the fetcher's options from the command line, or ends the run:
+ * --help, --version, a usage error (exit 2). */
+static void parse_options(int argc, char **argv)
+{
+	char *err = NULL;
+	unsigned asked;
+	int first;
+
+	if (sc_fetcher_setopt_argv(fetcher, argc, argv, &first, &asked, &err) != SC_OK)
+		sc_usage_error("%s", err ? err : "bad arguments");
+	if (asked == SC_ARGV_HELP)
+		print_help();
+	if (asked == SC_ARGV_VERSION)
 		sc_print_version();
-	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(opts, err) != 0)
-		sc_usage_error("%s", err);
 	if (first < argc)
 		sc_usage_error("unexpected operand '%s': URLs are read from standard input",
 		               argv[first]);
 }
 
-/* Warns about input line `line` of in ("sc-fetch: <stdin>:LINE: why"). */
-static void warn_line(const struct sc_lines *in, const struct sc_line *line, const char *why)
-{
-	sc_warn("%s:%zu: %s", sc_lines_name(in), line->number, why);
-}
-
-/* sc-fetch's input rules (lib/engine/fetch_line.c, which libsc's fetcher
- * shares), the engine's line handler; a malformed line becomes a
- * bad_input record, with a warning. */
-static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
-                   void *ctx)
-{
-	char why[256];
-
-	(void)ctx;
-	if (sc_fetch_submit_line(e, line, sc_lines_max(in), why) > 0)
-		warn_line(in, line, why);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	struct sc_fetch_options opts;
-	struct sc_fetch_engine *engine;
-	struct sc_lines *in;
-	char err[256];
+	char *err = NULL;
 	int status;
 
 	sc_setprogname(argv[0]);
-	/* Each record and metrics line goes out whole, in one write: every
-	 * line is flushed on its own, so the buffers only need to hold one. */
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
-	setvbuf(stderr, NULL, _IOFBF, 1 << 16);
-	sc_fetch_options_init(&opts);
-	parse_options(&opts, argc, argv);
-	sc_fetch_options_set_command(&opts, argc, argv);
-
-	sc_signals_install(sc_fetch_signal_hook);
-	struct sc_fetch_streams io = {
-		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
-	};
-	engine = sc_fetch_engine_new(&opts, &io, err);
-	if (!engine)
-		sc_die(SC_EXIT_FAILURE, "%s", err);
-	in = sc_lines_open(STDIN_FILENO, "<stdin>");
-	if (!in)
+	fetcher = sc_fetcher_new(on_record);
+	if (!fetcher)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
+	parse_options(argc, argv);
+	sc_fetcher_set_metrics(fetcher, on_metrics, NULL);
+	sc_fetcher_set_warning(fetcher, on_warning, NULL);
+	sc_signals_install(on_stop);
 
-	status = sc_fetch_run(engine, in, on_line, NULL, err);
-	if (status == SC_EXIT_FAILURE && *err)
-		sc_warn("%s", err);
-
-	sc_fetch_engine_free(engine);
-	sc_lines_close(in);
-	sc_fetch_options_free(&opts);
+	if (sc_fetcher_run_fd(fetcher, STDIN_FILENO, "<stdin>", &err) != SC_OK) {
+		sc_warn("%s", err ? err : "cannot run");
+		status = SC_EXIT_FAILURE;
+	} else {
+		status = sc_fetcher_failed(fetcher) ? SC_EXIT_PARTIAL : SC_EXIT_OK;
+	}
+	sc_free(err);
+	sc_fetcher_free(fetcher);
+	if (out_errno) {
+		errno = out_errno;
+		sc_die_write("error writing standard output:");
+	}
 	return sc_exit_status(status);
 }

@@ -185,6 +185,8 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_WARC_LEVEL = 35,      /* --warc-level N (1) */
 	SC_FETCHOPT_WARC_CDX = 36,        /* --warc-cdx: flag */
 	SC_FETCHOPT_WARC_DEDUPE = 37,     /* --warc-dedupe file */
+	SC_FETCHOPT_PROGRESS = 38,        /* --progress: flag; the status line is drawn on
+	                                     standard error, when that is a terminal */
 };
 
 /* Called once per submit, when its record is made (in submission order
@@ -315,6 +317,69 @@ SC_EXPORT const char *sc_result_content_type(const sc_result *r);
  * attempts; -1 and 0 when the record has none (never fetched). */
 SC_EXPORT double sc_result_elapsed_ms(const sc_result *r);
 SC_EXPORT int sc_result_attempts(const sc_result *r);
+
+/* ---- sc-fetch's front end: sc_fetcher_argv(3) ------------------------- */
+
+/* A malformed item (a line that is no URL, a record without "url"): its
+ * number among the input's lines (or the submits) and why, as sc-fetch(1)
+ * warns "PROG: NAME:LINE: why".  Its bad_input record goes to done too. */
+typedef void (*sc_warning_fn)(size_t lineno, const char *why, void *ctx);
+/* Before the first submit.  Returns SC_OK, SC_EINVAL or SC_EBUSY. */
+SC_EXPORT int sc_fetcher_set_warning(sc_fetcher *f, sc_warning_fn fn, void *ctx);
+
+/* What sc_fetcher_setopt_argv found instead of options. */
+#define SC_ARGV_HELP 1u    /* -h or --help */
+#define SC_ARGV_VERSION 2u /* -V or --version */
+
+/* Sets f's options from a command line as sc-fetch(1) reads its own:
+ * argv[0] the program's name (the --progress line's prefix), then options
+ * in GNU style (operands may come between them: argv is permuted so that
+ * they come last).  The words are kept for SC_FETCHOPT_WARC's warcinfo
+ * record.  *first is the index of the first operand (argc when there is
+ * none).  -h/--help and -V/--version, which are the program's, stop the
+ * parse: SC_OK with *asked (if not NULL) SC_ARGV_HELP or SC_ARGV_VERSION,
+ * else 0.  Returns SC_OK, SC_EINVAL, SC_EBUSY, or SC_EBADVALUE with the
+ * usage error in *errmsg as sc-fetch words it ("--timeout: 'x' is not a
+ * number", "unrecognized option '--x'", "--robots-cache needs --robots");
+ * free it with sc_free.  One thread at a time per fetcher. */
+SC_EXPORT int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first,
+                                     unsigned *asked, char **errmsg);
+
+/* The options' usage, as sc-fetch --help shows it: "usage: PROGNAME
+ * [-kq] [-c N] ... OPERANDS\n", wrapped before 80 columns.  Free it with
+ * sc_free.  Thread-safe. */
+SC_EXPORT char *sc_fetcher_usage(const char *progname, const char *operands);
+
+/* Fetches the items read from descriptor fd, one per line as sc-fetch(1)
+ * reads its standard input (name names it in bad_input warnings: "<stdin>"),
+ * reading only when the fetcher wants more work, so that memory stays flat
+ * however long the input; done is called for each item, in input order
+ * under SC_FETCHOPT_KEEP_ORDER.  Runs until the input ends (or a drain or
+ * a cancel stops it) and every item is done; writes the summary metrics
+ * line (sc_fetcher_finish is then not needed).  fd is made non-blocking
+ * for the run, and restored.  f must be fresh: no submit before
+ * (SC_EBUSY).  Returns SC_OK, SC_ESYSTEM with *errmsg (the fetcher cannot
+ * start, a read error: "<stdin>: Input/output error"), SC_EBADVALUE with
+ * *errmsg (options that do not go together), or SC_EINVAL.  One thread at
+ * a time per fetcher. */
+SC_EXPORT int sc_fetcher_run_fd(sc_fetcher *f, int fd, const char *name, char **errmsg);
+
+/* Starts the drain sc-fetch(1) makes on SIGINT or SIGTERM: no more input
+ * is read and no more submits start (each is done as a cancelled record);
+ * transfers in flight get SC_FETCHOPT_GRACE seconds to end, then are
+ * cancelled.  Async-signal-safe: a signal handler may call it (on a
+ * fetcher that is not being freed). */
+SC_EXPORT void sc_fetcher_drain(sc_fetcher *f);
+
+/* Ends the run at once, as sc-fetch does when its output fails: no more
+ * input is read; every item not done, in flight included, is done as a
+ * cancelled record.  May be called from a done callback; takes effect
+ * when the callback returns.  One thread at a time per fetcher. */
+SC_EXPORT void sc_fetcher_cancel(sc_fetcher *f);
+
+/* How many done records were not ok so far (sc-fetch exits 3 when there
+ * is one).  One thread at a time per fetcher. */
+SC_EXPORT size_t sc_fetcher_failed(const sc_fetcher *f);
 
 /* Applies p to r's record, as sc_parser_apply would to sc_result_json. */
 SC_EXPORT int sc_parser_apply_result(sc_parser *p, const sc_result *r, char **out_json,

@@ -241,6 +241,53 @@ parse_corpus() {
 	fi
 }
 
+@test "fetcher: sc_fetcher_cancel from a done callback ends the run at once; every submit still done once" {
+	# The first answer comes at once, the others would take 2 s each, two
+	# at a time: 20 s.  Cancelled after the first, they are done at once.
+	{
+		echo "$SC_BASE/index.html"
+		for i in $(seq 19); do echo "$SC_BASE/delay/$((2000 + i))"; done
+	} >slow.txt
+	run -0 --separate-stderr timeout 10 "$API/fetch-records" -k -c 2 -x 1 <slow.txt
+	[ -z "$stderr" ] || fail "fetch-records: $stderr"
+	printf '%s\n' "$output" >lib.jsonl
+	assert_equal "$(wc -l <lib.jsonl)" 20
+	assert_equal "$(jq -c 'select(.ok) | .url' lib.jsonl)" "\"$SC_BASE/index.html\""
+	assert_equal "$(jq -r 'select(.ok | not) | .error.kind' lib.jsonl | sort | uniq -c | awk '{print $1, $2}')" \
+		"19 cancelled"
+}
+
+@test "fetcher: sc_fetcher_drain lets what is in flight end within the grace, the queued ones are cancelled" {
+	# Two in flight when the first is done (-c 2): the one in flight ends
+	# ok (300 ms, within the grace), the 17 queued are cancelled.
+	{
+		echo "$SC_BASE/index.html"
+		for i in $(seq 18); do echo "$SC_BASE/delay/$((300 + i))"; done
+	} >slow.txt
+	run -0 --separate-stderr timeout 10 "$API/fetch-records" -k -c 2 -d 1 -g 5 <slow.txt
+	[ -z "$stderr" ] || fail "fetch-records: $stderr"
+	printf '%s\n' "$output" >lib.jsonl
+	assert_equal "$(wc -l <lib.jsonl)" 19
+	local ok cancelled
+	ok=$(jq -c 'select(.ok)' lib.jsonl | wc -l)
+	cancelled=$(jq -c 'select(.error.kind == "cancelled")' lib.jsonl | wc -l)
+	[ "$ok" -ge 2 ] && [ "$ok" -le 3 ] || fail "$ok ok records, not the first and those in flight"
+	assert_equal "$((ok + cancelled))" 19
+	# A drain before the grace ran out: a transfer in flight is not cut.
+	run -0 --separate-stderr timeout 10 "$API/fetch-records" -k -c 2 -d 1 -g 0 <slow.txt
+	printf '%s\n' "$output" >cut.jsonl
+	assert_equal "$(wc -l <cut.jsonl)" 19
+	assert_equal "$(jq -c 'select(.ok)' cut.jsonl | wc -l)" 1
+}
+
+@test "fetcher: the warning callback says what sc-fetch warns, for the same lines" {
+	run -3 --separate-stderr bash -c 'sc-fetch <urls.txt >/dev/null 2>cli.err'
+	run -0 --separate-stderr "$API/fetch-records" -w <urls.txt
+	grep '^sc-fetch: <stdin>:' cli.err | sed 's/^sc-fetch: <stdin>://' >cli.warnings
+	[ -s cli.warnings ] || fail "sc-fetch warned about nothing"
+	assert_equal "$stderr" "$(cat cli.warnings)"
+}
+
 @test "fetcher and parser under valgrind: no error, nothing lost (run, poll loop, --each)" {
 	command -v valgrind >/dev/null || fail "valgrind is not installed (make deps installs it)"
 	[ "${SANITIZE:-}" != 1 ] || skip "valgrind does not run sanitized programs (make test runs this)"

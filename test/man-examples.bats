@@ -154,11 +154,11 @@ run_example() {
 	[ ! -e crawl.warc.gz.open ] || fail "mend left the .open file"
 }
 
-@test "sc(3), sc_fetcher(3), sc_result(3), sc_parser(3), sc_version(3) EXAMPLES compile and run" {
+@test "sc(3), sc_fetcher(3), sc_fetcher_argv(3), sc_result(3), sc_parser(3), sc_version(3) EXAMPLES compile and run" {
 	command -v cc >/dev/null || fail "cc is not installed"
 	[ -e "$SC_OUT/libsc/libsc.so.0" ] || fail "libsc.so.0 is not built (make test builds it)"
 	local page
-	for page in sc.3 sc_fetcher.3 sc_result.3 sc_parser.3 sc_version.3; do
+	for page in sc.3 sc_fetcher.3 sc_fetcher_argv.3 sc_result.3 sc_parser.3 sc_version.3; do
 		run_examples "$page"
 	done
 }

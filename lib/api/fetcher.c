@@ -8,6 +8,7 @@
  * record hook to the done callback, with the submit's user pointer. */
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "core/buf.h"
 #include "core/util.h"
 #include "engine/fetch.h"
+#include "kit/cli.h"
 #include "kit/opt.h"
 #include "record/input.h"
 #include "record/lines.h"
@@ -39,9 +41,14 @@ struct sc_fetcher {
 	void *metrics_ctx;
 	FILE *metrics;         /* the engine's metrics stream: lines to metrics_fn */
 	struct sc_buf partial; /* a metrics line not complete yet */
+	sc_warning_fn warning_fn;
+	void *warning_ctx;
+	char *progname; /* argv[0]'s last part, after sc_fetcher_setopt_argv (owned) */
 	struct item *head, *tail;
 	size_t submits; /* calls of sc_fetcher_submit so far: the last item's number */
 	size_t pending; /* submitted, done not called yet */
+	size_t failed;  /* records done that are not ok */
+	volatile sig_atomic_t drain_asked; /* sc_fetcher_drain before the engine was made */
 	bool finished;
 	bool dropping; /* sc_fetcher_free: records no longer go to done */
 };
@@ -85,9 +92,10 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_WARC_LEVEL] = "warc-level",
 	[SC_FETCHOPT_WARC_CDX] = "warc-cdx",
 	[SC_FETCHOPT_WARC_DEDUPE] = "warc-dedupe",
+	[SC_FETCHOPT_PROGRESS] = "progress",
 };
 
-/* The option parser runs getopt_long, whose state is the process's. */
+/* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */
 static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
 
 sc_fetcher *sc_fetcher_new(sc_done_fn done)
@@ -124,6 +132,7 @@ void sc_fetcher_free(sc_fetcher *f)
 	}
 	sc_buf_free(&f->partial);
 	sc_fetch_options_free(&f->opts);
+	free(f->progname);
 	free(f);
 }
 
@@ -156,24 +165,16 @@ static void set_flag(struct sc_fetcher *f, const struct sc_opt *row, bool on)
 }
 
 /* The option's argument read by the engine's table, as sc-fetch reads
- * "--NAME VALUE". */
+ * "--NAME VALUE" (without getopt: the caller may be in its own loop). */
 static int parse_value(struct sc_fetcher *f, const struct sc_opt *row, const char *value,
                        char **errmsg)
 {
-	const struct sc_opt_set sets[] = { { sc_fetch_opts, &f->opts } };
-	char prog[] = "sc_fetcher", name[64], *copy = sc_strdup(value), err[600];
-	char *argv[] = { prog, name, copy, NULL };
-	int first;
+	char err[600];
 
-	snprintf(name, sizeof(name), "--%s", row->name);
-	pthread_mutex_lock(&getopt_lock);
-	first = sc_opt_parse(sets, 1, 3, argv, err, sizeof(err));
-	pthread_mutex_unlock(&getopt_lock);
-	free(copy);
-	if (first == 3)
+	if (sc_opt_store(row, &f->opts, value, err, sizeof(err)) == 0)
 		return SC_OK;
 	if (errmsg)
-		*errmsg = sc_strdup(first < 0 ? err : "unexpected argument");
+		*errmsg = sc_strdup(err);
 	return SC_EBADVALUE;
 }
 
@@ -258,8 +259,8 @@ static void record_done(void *ctx, void *user, const char *line, size_t len, boo
 	struct sc_fetcher *f = ctx;
 	struct sc_result r;
 
-	(void)failed;
 	f->pending--;
+	f->failed += failed;
 	if (f->dropping)
 		return;
 	sc_result_init(&r, line, len, user);
@@ -286,17 +287,22 @@ static int pull_item(struct sc_fetch_engine *e, void *ctx)
 		                .too_long = it->len > SC_LINE_MAX };
 	sc_fetch_set_next_user(e, it->user);
 	/* sc_fetcher_submit let only items through: the rule cannot skip. */
-	if (sc_fetch_submit_line(e, &line, SC_LINE_MAX, why) < 0)
+	int rc = sc_fetch_submit_line(e, &line, SC_LINE_MAX, why);
+	if (rc < 0)
 		sc_fetch_submit_final(
 		        e, sc_record_bad_input(it->number, it->text, it->len, "no item"), true);
+	else if (rc > 0 && f->warning_fn)
+		f->warning_fn(it->number, why, f->warning_ctx);
 	sc_fetch_set_next_user(e, NULL);
 	free(it->text);
 	free(it);
 	return 0;
 }
 
-/* The engine, made at the first submit with the options as they are. */
-static int start(struct sc_fetcher *f, char **errmsg)
+/* The engine, made with the options as they are (fixed from now on):
+ * its records to done, its metrics lines to the callback, --progress on
+ * standard error. */
+static int make_engine(struct sc_fetcher *f, char **errmsg)
 {
 	static const cookie_io_functions_t io = { .write = metrics_write };
 	char err[256];
@@ -309,7 +315,13 @@ static int start(struct sc_fetcher *f, char **errmsg)
 	f->metrics = fopencookie(f, "w", io);
 	if (!f->metrics)
 		sc_die(1, "out of memory");
-	struct sc_fetch_streams streams = { .metrics = f->metrics, .progname = "sc_fetcher" };
+	/* The callback may write the metrics lines to the terminal that
+	 * shows --progress (sc-fetch does): the line is cleared before each. */
+	struct sc_fetch_streams streams = { .metrics = f->metrics,
+		                            .progress = f->opts.progress ? stderr : NULL,
+		                            .progname = f->progname ? f->progname : "sc_fetcher",
+		                            .metrics_on_progress =
+		                                    f->metrics_fn && !f->opts.metrics_path };
 	f->engine = sc_fetch_engine_new(&f->opts, &streams, err);
 	if (!f->engine) {
 		(void)fclose(f->metrics); /* nothing was written to it */
@@ -319,8 +331,19 @@ static int start(struct sc_fetcher *f, char **errmsg)
 		return SC_ESYSTEM;
 	}
 	sc_fetch_set_record_hook(f->engine, record_done, f);
-	sc_fetch_start(f->engine, pull_item, f);
+	if (f->drain_asked)
+		sc_fetch_request_drain(f->engine);
 	return SC_OK;
+}
+
+/* The engine, made at the first submit, pulling the submits. */
+static int start(struct sc_fetcher *f, char **errmsg)
+{
+	int rc = make_engine(f, errmsg);
+
+	if (rc == SC_OK)
+		sc_fetch_start(f->engine, pull_item, f);
+	return rc;
 }
 
 int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user, char **errmsg)
@@ -416,4 +439,132 @@ void sc_fetcher_finish(sc_fetcher *f)
 		sc_fetch_finish(f->engine);
 		fflush(f->metrics);
 	}
+}
+
+size_t sc_fetcher_failed(const sc_fetcher *f)
+{
+	return f ? f->failed : 0;
+}
+
+int sc_fetcher_set_warning(sc_fetcher *f, sc_warning_fn fn, void *ctx)
+{
+	if (!f)
+		return SC_EINVAL;
+	if (f->engine)
+		return SC_EBUSY;
+	f->warning_fn = fn;
+	f->warning_ctx = ctx;
+	return SC_OK;
+}
+
+/* -h and -V, which sc_fetcher_setopt_argv reports rather than takes. */
+static const struct sc_opt asked_rows[] = {
+	SC_OPT_ROW_HELP(""),
+	SC_OPT_ROW_VERSION(""),
+	{ 0 },
+};
+
+int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first, unsigned *asked,
+                           char **errmsg)
+{
+	char err[600];
+	int at;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (asked)
+		*asked = 0;
+	if (!f || argc < 1 || !argv || !first)
+		return SC_EINVAL;
+	if (f->engine)
+		return SC_EBUSY;
+	const struct sc_opt_set sets[] = { { sc_fetch_opts, &f->opts }, { asked_rows, NULL } };
+	pthread_mutex_lock(&getopt_lock);
+	at = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
+	pthread_mutex_unlock(&getopt_lock);
+	if (at == SC_OPT_PARSE_HELP || at == SC_OPT_PARSE_VERSION) {
+		if (asked)
+			*asked = at == SC_OPT_PARSE_HELP ? SC_ARGV_HELP : SC_ARGV_VERSION;
+		*first = argc;
+		return SC_OK;
+	}
+	if (at == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&f->opts, err) != 0) {
+		if (errmsg)
+			*errmsg = sc_strdup(err);
+		return SC_EBADVALUE;
+	}
+	const char *base = strrchr(argv[0], '/');
+	free(f->progname);
+	f->progname = sc_strdup(base ? base + 1 : argv[0]);
+	sc_fetch_options_set_command(&f->opts, argc, argv);
+	*first = at;
+	return SC_OK;
+}
+
+char *sc_fetcher_usage(const char *progname, const char *operands)
+{
+	const struct sc_opt_set sets[] = { { sc_fetch_opts, NULL } };
+
+	return sc_opt_usage_of(progname ? progname : "sc-fetch", sets, 1, operands, NULL);
+}
+
+void sc_fetcher_drain(sc_fetcher *f)
+{
+	if (!f)
+		return;
+	f->drain_asked = 1;
+	if (f->engine)
+		sc_fetch_request_drain(f->engine);
+}
+
+void sc_fetcher_cancel(sc_fetcher *f)
+{
+	if (f && f->engine)
+		sc_fetch_request_cancel(f->engine);
+}
+
+/* sc_fetcher_run_fd's line handler: sc-fetch's rule for the line, and
+ * the warning for a malformed one. */
+static int on_input_line(struct sc_fetch_engine *e, const struct sc_lines *in,
+                         const struct sc_line *line, void *ctx)
+{
+	struct sc_fetcher *f = ctx;
+	char why[256];
+
+	f->pending++; /* an item, unless the rule skips the line: its record to done */
+	int rc = sc_fetch_submit_line(e, line, sc_lines_max(in), why);
+	if (rc < 0)
+		f->pending--;
+	if (rc > 0 && f->warning_fn)
+		f->warning_fn(line->number, why, f->warning_ctx);
+	return 0;
+}
+
+int sc_fetcher_run_fd(sc_fetcher *f, int fd, const char *name, char **errmsg)
+{
+	struct sc_lines *in;
+	char err[256] = "";
+	int rc;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (!f || fd < 0 || f->finished)
+		return SC_EINVAL;
+	if (f->engine)
+		return SC_EBUSY;
+	if ((rc = make_engine(f, errmsg)) != SC_OK)
+		return rc;
+	in = sc_lines_open(fd, name ? name : "<input>");
+	if (!in)
+		sc_die(1, "out of memory");
+	int status = sc_fetch_run(f->engine, in, on_input_line, f, err);
+	sc_lines_close(in);
+	f->finished = true;
+	fflush(f->metrics);
+	if (status == SC_EXIT_FAILURE && *err) {
+		if (errmsg)
+			*errmsg = sc_strdup(err);
+		return SC_ESYSTEM;
+	}
+	return SC_OK;
 }

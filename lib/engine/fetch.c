@@ -367,7 +367,10 @@ static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
 
 	if (e->input.eof || e->input.error || e->output.error)
 		return false;
-	if (e->loop.stopping && !e->opts->read_input_in_drain)
+	/* An input stream stops being read in a drain; a library's submits
+	 * are all pulled, to be cancelled records (one callback each). */
+	if ((e->loop.stopping || e->loop.cancel_asked) && !e->opts->read_input_in_drain &&
+	    !e->input.pull)
 		return false;
 	if (e->opts->keep_order && e->output.next_seq - e->output.next_out >= e->output.wsize)
 		return false;
@@ -568,9 +571,10 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 {
 	double now = sc_now_ms();
 
-	if ((sc_stop_signal || e->output.error || e->input.error) && !e->loop.stopping) {
+	bool fatal = e->output.error || e->input.error || e->loop.cancel_asked;
+	if ((sc_stop_signal || e->loop.drain_asked || fatal) && !e->loop.stopping) {
 		start_stopping(e);
-		if (e->output.error || e->input.error)
+		if (fatal)
 			e->loop.grace_deadline = now;
 	}
 	if (e->loop.stopping && !e->loop.aborted && now >= e->loop.grace_deadline) {
@@ -588,7 +592,7 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 	double wake = admit(e, now, &host_blocked);
 	e->loop.host_blocked = host_blocked;
 	bool input_done = e->input.eof || e->input.error || e->output.error ||
-	                  (e->loop.stopping && !e->opts->read_input_in_drain);
+	                  (e->loop.stopping && !e->opts->read_input_in_drain && !e->input.pull);
 	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
 		return -1;
 
@@ -684,6 +688,17 @@ void sc_fetch_cancel_all(struct sc_fetch_engine *e)
 		e->loop.aborted = true;
 		abort_inflight(e);
 	}
+}
+
+void sc_fetch_request_drain(struct sc_fetch_engine *e)
+{
+	e->loop.drain_asked = 1;
+	sc_fetch_signal_hook();
+}
+
+void sc_fetch_request_cancel(struct sc_fetch_engine *e)
+{
+	e->loop.cancel_asked = true;
 }
 
 void sc_fetch_finish(struct sc_fetch_engine *e)

@@ -132,10 +132,12 @@ struct sc_fetch_engine;
 /* Where an engine writes: the program's streams, borrowed (they must
  * outlive the engine).  The engine names no stream of its own. */
 struct sc_fetch_streams {
-	FILE *out;            /* the records */
-	FILE *metrics;        /* the metrics stream, unless --metrics FILE */
-	FILE *progress;       /* --progress's line, drawn only if it is a terminal; or NULL */
-	const char *progname; /* the progress line's prefix ("sc-fetch") */
+	FILE *out;                /* the records */
+	FILE *metrics;            /* the metrics stream, unless --metrics FILE */
+	FILE *progress;           /* --progress's line, drawn only if it is a terminal; or NULL */
+	const char *progname;     /* the progress line's prefix ("sc-fetch") */
+	bool metrics_on_progress; /* metrics end on progress's terminal all the same
+	                             (a library's callback writes them there) */
 };
 
 /* Makes an engine: opts is borrowed and must outlive the engine.  Returns
@@ -250,6 +252,16 @@ double sc_fetch_wait(struct sc_fetch_engine *e);
  * nothing starts afterwards.  For a caller that stops before the engine
  * is idle (then sc_fetch_engine_free). */
 void sc_fetch_cancel_all(struct sc_fetch_engine *e);
+
+/* Asks the engine to drain as a stop signal does: no more input, what is
+ * in flight given --grace, the rest cancelled.  Async-signal-safe (a
+ * handler may call it); the running loop wakes at once. */
+void sc_fetch_request_drain(struct sc_fetch_engine *e);
+
+/* Asks the engine to end at once, as after an output error: no more
+ * input, every item not done a cancelled record (through the record
+ * hook).  From the record hook too; takes effect at the loop's next turn. */
+void sc_fetch_request_cancel(struct sc_fetch_engine *e);
 
 /* Ends a run that sc_fetch_start began: the summary line. */
 void sc_fetch_finish(struct sc_fetch_engine *e);

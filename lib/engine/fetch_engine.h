@@ -36,6 +36,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -216,6 +217,8 @@ struct fetch_loop {
 	bool host_blocked; /* the last admission left free slots empty (want_input) */
 	char error[256];   /* the input's error that started the drain, if any */
 	double grace_deadline;
+	volatile sig_atomic_t drain_asked; /* sc_fetch_request_drain: as a signal */
+	bool cancel_asked;                 /* sc_fetch_request_cancel: as an output error */
 };
 
 /* Input lines, read on demand (fetch.c). */
@@ -293,6 +296,7 @@ struct fetch_metrics_state {
 	size_t nhosts;
 	FILE *progress;       /* the program's stream for --progress (borrowed), or NULL */
 	const char *progname; /* the progress line's prefix (borrowed) */
+	bool on_progress;     /* metrics end on the progress line's terminal (streams) */
 	bool progress_on;     /* --progress, and progress is a terminal */
 	bool progress_shown;
 	double last_progress;

@@ -23,6 +23,7 @@ bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams
 	m->total_lines = -1;
 	m->progress = streams->progress;
 	m->progname = streams->progname;
+	m->on_progress = streams->metrics_on_progress;
 	m->stream = streams->metrics;
 	if (e->opts->metrics_path) {
 		m->stream = fopen(e->opts->metrics_path, "a");
@@ -80,7 +81,7 @@ static void progress_clear(struct sc_fetch_engine *e)
  * clears that. */
 static void clear_for_line(struct sc_fetch_engine *e)
 {
-	if (e->metrics.stream == e->metrics.progress)
+	if (e->metrics.stream == e->metrics.progress || e->metrics.on_progress)
 		progress_clear(e);
 }
 

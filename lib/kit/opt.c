@@ -132,6 +132,13 @@ static int apply(const struct row_ref *ref, const char *arg, char *err, size_t e
 	return 0;
 }
 
+int sc_opt_store(const struct sc_opt *row, void *base, const char *arg, char *err, size_t errlen)
+{
+	const struct row_ref ref = { row, base };
+
+	return apply(&ref, arg, err, errlen);
+}
+
 /* getopt_long's long options and short option string, from the rows. */
 static struct option *getopt_tables(const struct rows *all, char **shorts)
 {
@@ -315,13 +322,19 @@ static void add_wrapped(struct sc_buf *out, size_t *column, size_t indent, struc
 
 char *sc_opt_usage(const struct sc_opt_set *sets, size_t n, const char *operands, const char *more)
 {
+	return sc_opt_usage_of(sc_progname, sets, n, operands, more);
+}
+
+char *sc_opt_usage_of(const char *progname, const struct sc_opt_set *sets, size_t n,
+                      const char *operands, const char *more)
+{
 	struct rows all = gather(sets, n);
 	struct sc_buf out, item;
 	size_t column, indent;
 
 	sc_buf_init(&out, SIZE_MAX / 2);
 	sc_buf_init(&item, SIZE_MAX / 2);
-	sc_buf_printf(&out, "usage: %s ", sc_progname);
+	sc_buf_printf(&out, "usage: %s ", progname);
 	indent = column = out.len;
 	add_flag_cluster(&item, &all);
 	add_wrapped(&out, &column, indent, &item);

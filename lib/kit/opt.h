@@ -157,11 +157,21 @@ struct sc_opt_set {
 int sc_opt_parse(const struct sc_opt_set *sets, size_t n, int argc, char **argv, char *err,
                  size_t errlen);
 
+/* Stores one row's value into base as sc_opt_parse does for "--NAME ARG"
+ * (arg NULL for a row without one), without getopt_long, whose state is
+ * the process's: a library's setter, called while its caller may be in
+ * the middle of its own getopt loop.  Returns 0, or -1 with the error in
+ * err ("--rate: 'x' is not a number"). */
+int sc_opt_store(const struct sc_opt *row, void *base, const char *arg, char *err, size_t errlen);
+
 /* The usage line of the n sets' rows, for --help: "usage: PROG [-hkqV]
  * [-c N] [--per-host N] ... OPERANDS\n", wrapped before 80 columns; the
  * flags with a letter together first, then each row in table order.  more
  * (NULL: none) follows as it is: the program's other forms.  Returns a
  * string the caller frees. */
 char *sc_opt_usage(const struct sc_opt_set *sets, size_t n, const char *operands, const char *more);
+/* The same for a program named progname (a library's caller). */
+char *sc_opt_usage_of(const char *progname, const struct sc_opt_set *sets, size_t n,
+                      const char *operands, const char *more);
 
 #endif

@@ -54,7 +54,7 @@ static void fetcher_contract(void)
 	 * fetcher of its own: the values are nonsense). */
 	sc_fetcher *every = sc_fetcher_new(on_done);
 	int unknown = 0;
-	for (int opt = SC_FETCHOPT_INSECURE; opt <= SC_FETCHOPT_WARC_DEDUPE; opt++)
+	for (int opt = SC_FETCHOPT_INSECURE; opt <= SC_FETCHOPT_PROGRESS; opt++)
 		unknown += sc_fetcher_setopt(every, (enum sc_fetcher_option)opt, "1", NULL) ==
 		           SC_EINVAL;
 	expect(unknown == 0, "every option of the enum is known");
@@ -93,6 +93,55 @@ static void fetcher_contract(void)
 	       "no submit after finish");
 	sc_fetcher_free(f);
 	sc_fetcher_free(NULL);
+}
+
+/* sc_fetcher_setopt_argv: sc-fetch's command line, its errors in
+ * sc-fetch's words, -h and -V reported, operands found; the usage text. */
+static void argv_contract(void)
+{
+	sc_fetcher *f = sc_fetcher_new(on_done);
+	char *err = NULL, *usage;
+	char prog[] = "/x/my-fetch", c[] = "-c", three[] = "3", op[] = "more",
+	     robots[] = "--robots", m[] = "-m", x[] = "x", h[] = "--help",
+	     rc[] = "--robots-cache=r.db";
+	char *good[] = { prog, c, three, op, robots, NULL };
+	char *bad[] = { prog, m, x, NULL };
+	char *help[] = { prog, c, three, h, NULL };
+	char *apart[] = { prog, rc, NULL };
+	unsigned asked = 9;
+	int first = -1;
+
+	expect(sc_fetcher_setopt_argv(f, 5, good, &first, &asked, &err) == SC_OK && !err &&
+	               asked == 0 && first == 4 && strcmp(good[4], "more") == 0,
+	       "argv: options around an operand, permuted, the operand's index");
+	expect(sc_fetcher_setopt_argv(f, 3, bad, &first, &asked, &err) == SC_EBADVALUE && err &&
+	               strcmp(err, "--timeout: 'x' is not a number") == 0,
+	       "argv: a bad value in sc-fetch's words");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_setopt_argv(f, 4, help, &first, &asked, NULL) == SC_OK &&
+	               asked == SC_ARGV_HELP,
+	       "argv: --help is reported");
+	sc_fetcher *g = sc_fetcher_new(on_done);
+	expect(sc_fetcher_setopt_argv(g, 2, apart, &first, NULL, &err) == SC_EBADVALUE && err &&
+	               strstr(err, "--robots-cache"),
+	       "argv: options checked together (--robots-cache needs --robots)");
+	sc_free(err);
+	err = NULL;
+	expect(sc_fetcher_setopt_argv(g, 0, apart, &first, NULL, NULL) == SC_EINVAL,
+	       "argv: argc 0 is SC_EINVAL");
+	sc_fetcher_free(g);
+	usage = sc_fetcher_usage("my-fetch", "< urls");
+	expect(usage && strncmp(usage, "usage: my-fetch [-kq] [-c N]", 28) == 0 &&
+	               strstr(usage, "--warc-dedupe file") && strstr(usage, "< urls\n"),
+	       "the usage names the program and every option");
+	sc_free(usage);
+	expect(sc_fetcher_set_warning(f, NULL, NULL) == SC_OK, "a warning callback before start");
+	expect(sc_fetcher_failed(f) == 0 && sc_fetcher_failed(NULL) == 0, "nothing failed yet");
+	expect(sc_fetcher_run_fd(f, -1, "x", NULL) == SC_EINVAL, "run_fd on no descriptor");
+	sc_fetcher_drain(NULL);
+	sc_fetcher_cancel(NULL);
+	sc_fetcher_free(f);
 }
 
 static void parser_contract(void)
@@ -136,6 +185,7 @@ int main(int argc, char **argv)
 	       "an unknown code's words");
 	expect(sc_global_init() == SC_OK, "sc_global_init");
 	fetcher_contract();
+	argv_contract();
 	parser_contract();
 	sc_global_cleanup();
 	return failures ? 1 : 0;

@@ -8,7 +8,9 @@
  * (metrics lines through the callback, to FILE), -e (drive the fetcher
  * from a poll(2) loop: sc_fetcher_fd, _timeout, _perform), -t MS (run
  * for MS milliseconds at most, then free the fetcher whatever is still
- * pending, and say how many were).
+ * pending, and say how many were), -x N (sc_fetcher_cancel from the Nth
+ * done callback), -d N (sc_fetcher_drain from the Nth), -w (warnings on
+ * standard error, "LINE: why"), -g SECS (the drain's grace).
  * It includes sc.h only: what a user of the installed library has. */
 #include <poll.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 
 static unsigned *seen; /* done calls per submit */
 static size_t **tags;  /* submit i's user pointer: a size_t holding i + 1 */
-static size_t nseen;
+static size_t nseen, ndone, cancel_at, drain_at;
 static int failures;
 
 static void check(int ok, const char *what, size_t n)
@@ -36,7 +38,10 @@ static void on_done(sc_fetcher *f, const sc_result *r, void *user)
 	size_t n = *(const size_t *)user, len;
 	const char *json = sc_result_json(r, &len);
 
-	(void)f;
+	if (++ndone == cancel_at)
+		sc_fetcher_cancel(f);
+	if (ndone == drain_at)
+		sc_fetcher_drain(f);
 	check(n >= 1 && n <= nseen, "a user pointer that no submit gave", n);
 	if (n >= 1 && n <= nseen)
 		seen[n - 1]++;
@@ -51,6 +56,12 @@ static void on_done(sc_fetcher *f, const sc_result *r, void *user)
 	check(!body || sc_result_outcome(r) != SC_OUTCOME_BAD_INPUT, "a bad_input with a body", n);
 	(void)fwrite(json, 1, len, stdout); /* checked at the end, by ferror */
 	putchar('\n');
+}
+
+static void warn(size_t lineno, const char *why, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "%zu: %s\n", lineno, why);
 }
 
 static void to_file(const char *line, size_t len, void *ctx)
@@ -82,7 +93,7 @@ int main(int argc, char **argv)
 
 	if (!f || sc_version_num() / 10000 != SC_VERSION_MAJOR || sc_version_num() < SC_VERSION_NUM)
 		return 2;
-	while ((opt = getopt(argc, argv, "c:km:et:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:km:et:x:d:wg:")) != -1) {
 		int rc = SC_OK;
 		if (opt == 'c')
 			rc = sc_fetcher_setopt(f, SC_FETCHOPT_CONCURRENCY, optarg, &err);
@@ -94,6 +105,14 @@ int main(int argc, char **argv)
 			event_loop = 1;
 		else if (opt == 't')
 			timeout_ms = strtol(optarg, NULL, 10);
+		else if (opt == 'x')
+			cancel_at = strtoul(optarg, NULL, 10);
+		else if (opt == 'd')
+			drain_at = strtoul(optarg, NULL, 10);
+		else if (opt == 'w')
+			rc = sc_fetcher_set_warning(f, warn, NULL);
+		else if (opt == 'g')
+			rc = sc_fetcher_setopt(f, SC_FETCHOPT_GRACE, optarg, &err);
 		else
 			return 2;
 		if (rc != SC_OK) {
