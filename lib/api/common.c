@@ -1,7 +1,6 @@
 /* common: what sc.h's parts share: the version, the return codes' words,
- * sc_free, and the process-wide set-up of libcurl and libxml2. */
-#include <curl/curl.h>
-#include <libxml/parser.h>
+ * sc_free.  (The process-wide set-up is global.c's: a program that only
+ * fetches, as sc-fetch, does not load libxml2 for it.) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +42,6 @@ const char *sc_strerror(int code)
 void sc_free(void *p)
 {
 	free(p);
-}
-
-/* libcurl counts its initialisations, and libxml2's is idempotent: each
- * call of sc_global_init is matched by sc_global_cleanup's. */
-int sc_global_init(void)
-{
-	xmlInitParser();
-	return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? SC_OK : SC_ESYSTEM;
-}
-
-void sc_global_cleanup(void)
-{
-	curl_global_cleanup();
 }
 
 char *sc_api_error(const char *fmt, ...)

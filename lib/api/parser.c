@@ -300,3 +300,10 @@ char *sc_selector_explain(const char *selector, char **errmsg)
 	selector_free(&sel);
 	return xpath;
 }
+
+int sc_parser_apply_result(sc_parser *p, const sc_result *r, char **out_json, size_t *out_len)
+{
+	if (!r)
+		return SC_EINVAL;
+	return sc_parser_apply(p, r->line, r->len, out_json, out_len);
+}

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "core/base64.h"
 #include "core/util.h"
-#include "parse/parse.h"
 #include "record/record.h"
 
 void sc_result_init(struct sc_result *r, const char *line, size_t len, void *user)
@@ -139,8 +139,8 @@ const char *sc_result_body(const sc_result *cr, size_t *len)
 	if (!json_is_string(b64))
 		return NULL;
 	if (!r->body_decoded) {
-		r->body = (char *)b64_decode(json_string_value(b64), json_string_length(b64),
-		                             &r->body_len);
+		r->body = (char *)sc_base64_decode(json_string_value(b64), json_string_length(b64),
+		                                   &r->body_len);
 		r->body_decoded = true;
 	}
 	if (len && r->body)
@@ -158,11 +158,4 @@ double sc_result_elapsed_ms(const sc_result *r)
 int sc_result_attempts(const sc_result *r)
 {
 	return r ? (int)json_integer_value(json_object_get(record(r), "attempts")) : 0;
-}
-
-int sc_parser_apply_result(sc_parser *p, const sc_result *r, char **out_json, size_t *out_len)
-{
-	if (!r)
-		return SC_EINVAL;
-	return sc_parser_apply(p, r->line, r->len, out_json, out_len);
 }

@@ -23,8 +23,9 @@
  *	fetch_warc.c      --warc: each exchange as WARC/1.1 records (lib/warc)
  *	fetch_line.c      sc-fetch's rule for one input line (libsc shares it)
  *
- * Typical use: a program is a main and a line handler (cmd/sc-fetch.c,
- * cmd/sc-retry.c); lib/ prints nothing, the program says what went wrong.
+ * Typical use: a program is a main and a line handler (cmd/sc-retry.c,
+ * and libsc's fetcher, lib/api/fetcher.c, which sc-fetch uses); lib/
+ * prints nothing, the program says what went wrong.
  *
  *	struct sc_fetch_options opts;
  *	char err[256];

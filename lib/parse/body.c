@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/base64.h"
 #include "core/util.h"
 #include "parse/parse.h"
 #include "record/record.h"
@@ -18,60 +19,6 @@
 
 /* How many interned names make a parser context worn (parser_worn). */
 #define DICT_RENEW_SIZE 50000
-
-static int b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
-/* Decodes base64 (padding optional, whitespace ignored).  Returns a
- * malloced buffer and its length, or NULL if s is not base64. */
-unsigned char *b64_decode(const char *s, size_t len, size_t *outlen)
-{
-	unsigned char *out = sc_malloc(len / 4 * 3 + 4);
-	size_t o = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-	bool padding = false;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		int v;
-		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-			continue;
-		if (c == '=') {
-			padding = true;
-			continue;
-		}
-		v = b64_value(c);
-		if (v < 0 || padding) {
-			free(out);
-			return NULL;
-		}
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[o++] = (unsigned char)(acc >> bits);
-		}
-	}
-	if (bits >= 6) { /* a lone sixth of a byte: truncated */
-		free(out);
-		return NULL;
-	}
-	*outlen = o;
-	return out;
-}
 
 void body_free(struct body *b)
 {
@@ -103,8 +50,8 @@ int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 			b->skip = 3;
 	} else if (body64 && !json_is_null(body64)) {
 		if (!json_is_string(body64) ||
-		    !(b->decoded = b64_decode(json_string_value(body64), json_string_length(body64),
-		                              &n))) {
+		    !(b->decoded = sc_base64_decode(json_string_value(body64),
+		                                    json_string_length(body64), &n))) {
 			snprintf(why, whysize, "body_base64 is not base64");
 			return -1;
 		}

@@ -161,12 +161,6 @@ static inline bool has_http_prefix(const char *url)
 	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
 
-/* body.c */
-
-/* Decodes base64 (padding optional, whitespace ignored): a malloced
- * buffer and its length, or NULL if s is not base64. */
-unsigned char *b64_decode(const char *s, size_t len, size_t *outlen);
-
 /* load.c */
 
 /* One per thread: libxml2's parser context is reused between pages. */

@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <zlib.h>
 
+#include "core/base64.h"
 #include "core/util.h"
 #include "record/record.h"
 
@@ -145,7 +146,7 @@ static const unsigned char *body_bytes(const json_t *rec, size_t limit, size_t *
 	size_t len = json_string_length(body64);
 	if (limit && len > limit)
 		len = limit;
-	*owned = b64_decode(json_string_value(body64), len, n);
+	*owned = sc_base64_decode(json_string_value(body64), len, n);
 	return *owned;
 }
 
