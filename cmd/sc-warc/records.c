@@ -52,32 +52,6 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static json_t *base64(const unsigned char *s, size_t n)
-{
-	static const char tab[] =
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = sc_malloc(4 * ((n + 2) / 3) + 1), *w = out;
-	size_t i = 0;
-
-	for (; i + 3 <= n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
-		*w++ = tab[v >> 18];
-		*w++ = tab[(v >> 12) & 63];
-		*w++ = tab[(v >> 6) & 63];
-		*w++ = tab[v & 63];
-	}
-	if (i < n) {
-		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
-		*w++ = tab[v >> 18];
-		*w++ = tab[(v >> 12) & 63];
-		*w++ = (char)(i + 1 < n ? tab[(v >> 6) & 63] : '=');
-		*w++ = '=';
-	}
-	json_t *str = json_stringn_nocheck(out, (size_t)(w - out));
-	free(out);
-	return str;
-}
-
 /* The target URI without angle brackets (WARC/1.0 files have them). */
 static char *target_uri(const struct sc_warc_rec *rec)
 {
@@ -258,7 +232,7 @@ static void write_record(struct records *r, json_t *obj, bool has_body)
 			rc = sc_record_write_raw(stdout, line->p, line->len);
 		} else {
 			json_object_set_new(obj, "body_base64",
-			                    base64((const unsigned char *)r->body, r->body_len));
+			                    sc_json_base64(r->body, r->body_len));
 			json_t *error = json_object_get(obj, "error");
 			if (error) {
 				json_incref(error);

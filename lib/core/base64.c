@@ -1,5 +1,6 @@
-/* base64: the decoder of body_base64 (sc-record(5)), which the parser and
- * the library's result accessors both read. */
+/* base64: body_base64 (sc-record(5)) written by sc-fetch and sc-warc, read
+ * by the parser and the library's result accessors; and the base64 of a
+ * WARC POST key. */
 #include "core/base64.h"
 
 #include <stdbool.h>
@@ -61,4 +62,28 @@ unsigned char *sc_base64_decode(const char *s, size_t len, size_t *outlen)
 	}
 	*outlen = o;
 	return out;
+}
+
+size_t sc_base64_encode(const unsigned char *s, size_t n, char *out)
+{
+	static const char tab[] =
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *w = out;
+	size_t i = 0;
+
+	for (; i + 3 <= n; i += 3) {
+		unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
+		*w++ = tab[v >> 18];
+		*w++ = tab[(v >> 12) & 63];
+		*w++ = tab[(v >> 6) & 63];
+		*w++ = tab[v & 63];
+	}
+	if (i < n) {
+		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
+		*w++ = tab[v >> 18];
+		*w++ = tab[(v >> 12) & 63];
+		*w++ = (char)(i + 1 < n ? tab[(v >> 6) & 63] : '=');
+		*w++ = '=';
+	}
+	return (size_t)(w - out);
 }

@@ -271,36 +271,6 @@ void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct trans
 	}
 }
 
-static json_t *base64(const unsigned char *s, size_t n)
-{
-	static const char tab[] =
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t outlen = 4 * ((n + 2) / 3);
-	char *out = sc_malloc(outlen + 1), *w = out;
-	size_t i = 0;
-
-	for (; i + 3 <= n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
-		*w++ = tab[v >> 18];
-		*w++ = tab[(v >> 12) & 63];
-		*w++ = tab[(v >> 6) & 63];
-		*w++ = tab[v & 63];
-	}
-	if (i < n) {
-		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
-		*w++ = tab[v >> 18];
-		*w++ = tab[(v >> 12) & 63];
-		if (i + 1 < n)
-			*w++ = tab[(v >> 6) & 63];
-		else
-			*w++ = '=';
-		*w++ = '=';
-	}
-	json_t *str = json_stringn_nocheck(out, outlen);
-	free(out);
-	return str;
-}
-
 /* Moves rec's member key (if any) to the end, keeping its value. */
 static void move_last(json_t *rec, const char *key)
 {
@@ -359,7 +329,7 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 	if (rc != 0 || sc_jsonstr_escape_checked(b, job->body, job->body_len, SC_JSONSTR_NO_NUL) !=
 	                       SC_JSONSTR_OK) {
 		json_object_set_new(job->rec, "body_base64",
-		                    base64((const unsigned char *)job->body, job->body_len));
+		                    sc_json_base64(job->body, job->body_len));
 		move_last(job->rec, "error");
 		move_last(job->rec, "history");
 		job->body = NULL;

@@ -1,10 +1,13 @@
 #include "record/record.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/signals.h"
 #include "core/utf8.h"
+#include "core/util.h"
 
 static const char *const kind_names[SC_ERR_KIND_COUNT] = {
 	[SC_ERR_BAD_INPUT] = "bad_input",
@@ -164,4 +167,15 @@ int sc_record_write(FILE *out, const json_t *rec)
 int sc_record_write_raw(FILE *out, const char *text, size_t len)
 {
 	return write_and_flush(out, text, len);
+}
+
+json_t *sc_json_base64(const void *bytes, size_t len)
+{
+	char *text = sc_malloc(SC_BASE64_LEN(len) + 1);
+	json_t *str = json_stringn_nocheck(text, sc_base64_encode(bytes, len, text));
+
+	if (!str)
+		sc_die(1, "out of memory");
+	free(text);
+	return str;
 }

@@ -68,6 +68,10 @@ bool sc_record_failed(const json_t *rec);
  * become U+FFFD.  Never NULL. */
 json_t *sc_json_string_lossy(const char *bytes, size_t len);
 
+/* A body that is not UTF-8, as body_base64 holds it: a JSON string of the
+ * bytes' base64 text (lib/core/base64).  Never NULL. */
+json_t *sc_json_base64(const void *bytes, size_t len);
+
 /* How records are encoded: compact, members in their order, and reals with
  * 15 significant digits, so a computed 0.1 reads 0.1 and not
  * 0.10000000000000001, while every number of up to 15 significant digits

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base64.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "warc/json.h"
@@ -590,24 +591,6 @@ static void json_to_query(const char *text, size_t n, struct sc_buf *out)
 	json_free(j);
 }
 
-static void base64(const unsigned char *b, size_t n, struct sc_buf *out)
-{
-	static const char digits[] =
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned long v = (unsigned long)b[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned long)b[i + 1] << 8;
-		if (i + 2 < n)
-			v |= b[i + 2];
-		sc_buf_addc(out, digits[(v >> 18) & 63]);
-		sc_buf_addc(out, digits[(v >> 12) & 63]);
-		sc_buf_addc(out, (char)(i + 1 < n ? digits[(v >> 6) & 63] : '='));
-		sc_buf_addc(out, (char)(i + 2 < n ? digits[v & 63] : '='));
-	}
-}
-
 /* The first POST_KEY_MAX_UNITS UTF-16 units of the (well-formed) UTF-8
  * text: its byte length, and in *half the high surrogate left alone when
  * the cut falls inside a pair (else 0). */
@@ -696,7 +679,9 @@ static void body_params(const char *content_type, const char *body, size_t len, 
 		json_to_query(text.p ? text.p : "", text.len, d);
 	} else {
 		sc_buf_adds(d, "__wb_post_data=");
-		base64((const unsigned char *)body, len, d);
+		char *b64 = sc_malloc(SC_BASE64_LEN(len) + 1);
+		sc_buf_add(d, b64, sc_base64_encode((const unsigned char *)body, len, b64));
+		free(b64);
 	}
 	sc_buf_free(&text);
 }
