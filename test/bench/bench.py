@@ -263,6 +263,31 @@ def heading(title):
 
 # ------------------------------------------------------------------ servers
 
+def finish(title, report_name, t_start):
+    """The end of a scenario file run on its own (libsc.py, warc.py,
+    pace.py): the targets table under title, the run's length and load,
+    the failed commands, the report written to OUTDIR/report_name.
+    Returns the exit status: 1 when a command failed."""
+    say(f"### {title}")
+    say()
+    if SMOKE:
+        say("Smoke run: counts too small for the verdicts to mean anything; this only shows every scenario runs.")
+        say()
+    table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in targets], "rlrll")
+    with open("/proc/loadavg") as fl:
+        load = " ".join(fl.read().split()[:3])
+    say(f"Whole run: {time.monotonic() - t_start:.0f} s; load average at the end {load}.")
+    if failures:
+        say()
+        say("Failed commands:")
+        for failed in failures:
+            say(f"- {failed}")
+    os.makedirs(OUTDIR, exist_ok=True)
+    with open(os.path.join(OUTDIR, report_name), "w") as fo:
+        fo.write("\n".join(out_lines) + "\n")
+    return 1 if failures else 0
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

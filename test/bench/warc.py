@@ -404,24 +404,7 @@ def main():
         read_scenario(warc, pages)
     if "warc-crawl" in wanted:
         crawl_scenario(www, base)
-    b.say("### Web archives: targets")
-    b.say()
-    if b.SMOKE:
-        b.say("Smoke run: counts too small for the verdicts to mean anything; this only shows every scenario runs.")
-        b.say()
-    b.table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in b.targets], "rlrll")
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    b.say(f"Whole run: {time.monotonic() - t_start:.0f} s; load average at the end {load}.")
-    if b.failures:
-        b.say()
-        b.say("Failed commands:")
-        for fl_ in b.failures:
-            b.say(f"- {fl_}")
-    os.makedirs(b.OUTDIR, exist_ok=True)
-    with open(os.path.join(b.OUTDIR, "warc.md"), "w") as fo:
-        fo.write("\n".join(b.out_lines) + "\n")
-    return 1 if b.failures else 0
+    return b.finish("Web archives: targets", "warc.md", t_start)
 
 
 if __name__ == "__main__":
