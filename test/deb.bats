@@ -160,7 +160,7 @@ setup() {
 		m=$(basename "$m")
 		grep -qx "/usr/share/man/man${m##*.}/$m.gz" "$BATS_FILE_TMPDIR/files" || fail "$m is not in $PKG"
 	done
-	for f in crawl.mk crawl.sh crawl-split.awk hadoop-map.sh hadoop-reduce.sh; do
+	for f in crawl.mk crawl.sh crawl-progress.sh crawl-split.awk hadoop-map.sh hadoop-reduce.sh; do
 		grep -qx "/usr/share/sc/$f" "$BATS_FILE_TMPDIR/files" || fail "/usr/share/sc/$f is not in $PKG"
 	done
 	[ -f /usr/share/doc/$PKG/copyright ]

@@ -8,23 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { WARCParser } from '../npm/node_modules/warcio/dist/index.js';
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function base32(bytes) {
-	let bits = 0, acc = 0, out = '';
-	for (const b of bytes) {
-		acc = (acc << 8) | b;
-		bits += 8;
-		while (bits >= 5) {
-			out += ALPHABET[(acc >>> (bits - 5)) & 31];
-			bits -= 5;
-		}
-		acc &= (1 << bits) - 1;
-	}
-	if (bits > 0) out += ALPHABET[(acc << (5 - bits)) & 31];
-	return out;
-}
+import { base32, dechunk } from './warc-common.mjs';
 
 function sha1(bytes) {
 	return 'sha1:' + base32(createHash('sha1').update(bytes).digest());
@@ -36,25 +20,6 @@ function indexOf(hay, needle) {
 		return i;
 	}
 	return -1;
-}
-
-function dechunk(bytes) {
-	const parts = [];
-	let i = 0;
-	// A body cut short (WARC-Truncated) ends inside a chunk or its size
-	// line: its payload is what came of the chunks' data.
-	for (;;) {
-		if (i >= bytes.length) break;
-		const nl = bytes.indexOf(10, i);
-		if (nl < 0) break;
-		const size = parseInt(Buffer.from(bytes.subarray(i, nl)).toString('latin1'), 16);
-		if (Number.isNaN(size)) throw new Error('bad chunk size');
-		i = nl + 1;
-		if (size === 0) break;
-		parts.push(bytes.subarray(i, i + size));
-		i += size + 2;
-	}
-	return Buffer.concat(parts);
 }
 
 let records = 0, checked = 0, bad = 0;

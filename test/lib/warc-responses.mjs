@@ -10,39 +10,7 @@
 import { createReadStream } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { WARCParser } from '../npm/node_modules/warcio/dist/index.js';
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-function base32(bytes) {
-	let bits = 0, acc = 0, out = '';
-	for (const b of bytes) {
-		acc = (acc << 8) | b;
-		bits += 8;
-		while (bits >= 5) {
-			out += ALPHABET[(acc >>> (bits - 5)) & 31];
-			bits -= 5;
-		}
-		acc &= (1 << bits) - 1;
-	}
-	if (bits > 0) out += ALPHABET[(acc << (5 - bits)) & 31];
-	return out;
-}
-
-function dechunk(bytes) {
-	const parts = [];
-	let i = 0;
-	while (i < bytes.length) {
-		const nl = bytes.indexOf(10, i);
-		if (nl < 0) break;
-		const size = parseInt(Buffer.from(bytes.subarray(i, nl)).toString('latin1'), 16);
-		if (Number.isNaN(size)) throw new Error('bad chunk size');
-		i = nl + 1;
-		if (size === 0) break;
-		parts.push(bytes.subarray(i, i + size));
-		i += size + 2;
-	}
-	return Buffer.concat(parts);
-}
+import { base32, dechunk } from './warc-common.mjs';
 
 for (const file of process.argv.slice(2)) {
 	const parser = new WARCParser(createReadStream(file), { parseHttp: false });
