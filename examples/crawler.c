@@ -5,13 +5,14 @@
  * obeying robots.txt and each site's pace, and prints one line per page:
  * its status, URL and title, tab-separated.
  *
- * Two kinds of thread, each with its own handle (a handle is used from one
- * thread at a time): the main thread drives the fetcher from its own poll
- * loop (sc_fetcher_fd, sc_fetcher_perform) and hands each fetched record's
- * JSON line to the parse threads, each with its own parser, which hand
- * back the parser's output (a record of sc-record(5), JSON text).  The
- * main thread reads it with jansson, prints, and submits the links, so
- * fetching goes on while pages are parsed.
+ * Parsing is most of the work, so it has threads of its own and fetching
+ * goes on meanwhile.  Each handle stays on one thread (sc(3)): the main
+ * thread drives the fetcher from its own poll loop (sc_fetcher_fd,
+ * sc_fetcher_timeout, sc_fetcher_perform) and hands a copy of each fetched
+ * record's JSON line to the parse threads, each with its own parser, which
+ * hand back the parser's output (a record of sc-record(5), JSON text).
+ * The main thread reads that with jansson, prints, and submits the links:
+ * only it submits, and it alone keeps the table of URLs seen.
  *
  *	cc -pthread crawler.c $(pkg-config --cflags --libs sc jansson) -o crawler
  *	echo https://example.com/ | ./crawler 50 */
@@ -31,7 +32,7 @@
 
 #include <sc.h>
 
-#define PARSE_THREADS 2 /* parsing is most of the work; fetching needs little */
+#define PARSE_THREADS 2 /* about one a core: parsing is most of the work */
 
 /* A page between the threads: its fetch record on the way to a parse
  * thread, the parser's output (or NULL) on the way back. */
