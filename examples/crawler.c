@@ -76,15 +76,18 @@ static struct page *dequeue(struct queue *q)
 	return pg;
 }
 
+/* A parse thread: parses pages until there are none and the main thread
+ * is finished. */
 static void *parse_pages(void *unused)
 {
 	sc_parser *parser = sc_parser_new(NULL, 0, NULL, NULL, 0, 0, NULL); /* the default fields */
 	struct page *pg;
-	char *out;
-	size_t len;
 
 	(void)unused;
 	for (;;) {
+		char *out = NULL; /* every page goes back, parsed or not */
+		size_t len = 0;
+
 		pthread_mutex_lock(&lock);
 		while (!to_parse.head && !finished)
 			pthread_cond_wait(&more_to_parse, &lock);
@@ -92,10 +95,10 @@ static void *parse_pages(void *unused)
 		pthread_mutex_unlock(&lock);
 		if (!pg)
 			break;
-		if (!parser || sc_parser_apply(parser, pg->json, pg->len, &out, &len) != SC_OK)
-			out = NULL, len = 0; /* every page goes back, parsed or not */
+		if (parser) /* one record (no --each); a bad_input record for a bad one */
+			sc_parser_apply(parser, pg->json, pg->len, &out, &len);
 		free(pg->json);
-		pg->json = out; /* one record: no --each */
+		pg->json = out;
 		pg->len = len;
 		pthread_mutex_lock(&lock);
 		enqueue(&parsed, pg);
