@@ -131,10 +131,11 @@ $(OUT)/libsc-test/%: test/libsc/%.c include/sc.h $(LIBSC_SO)
 	@mkdir -p $(@D)
 	$(CC) $(API_CFLAGS) -o $@ $< $(API_LDFLAGS) -lsc
 
-# The examples read the parser's JSON with jansson.
+# The examples read the parser's JSON with jansson; the crawler parses on
+# threads of its own.
 $(OUT)/examples/%: examples/%.c include/sc.h $(LIBSC_SO)
 	@mkdir -p $(@D)
-	$(CC) $(API_CFLAGS) -o $@ $< $(API_LDFLAGS) -lsc $(shell pkg-config --libs jansson)
+	$(CC) $(API_CFLAGS) -pthread -o $@ $< $(API_LDFLAGS) -lsc $(shell pkg-config --libs jansson)
 
 # Micro-benchmarks in C (test/bench/*.c), run by test/bench/run.
 $(OUT)/bench/%: $(OUT)/test/bench/%.o $(LIBSC)

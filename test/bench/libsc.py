@@ -2,7 +2,8 @@
 """The targets of issue 23 (libsc), each side by side in one run:
 
   libsc-crawler  examples/crawler (a short crawler on libsc: one process that
-                 fetches, parses and follows links) against
+                 fetches, parses and follows links; its main thread fetches,
+                 two threads parse, each with its own sc_parser) against
                  `sc-fetch | sc-parse` on the same pages: scenario 9a's
                  1,169 PostgreSQL 15 documentation pages (every page to depth
                  2 from /pg/index.html, served by the bench's nginx).  Both
@@ -124,8 +125,10 @@ def crawler_scenario(www, base):
           f"and the links it parses are all seen already or over the limit, so both sides fetch and parse the "
           f"same pages once. Same settings: robots.txt asked, {PER_HOST} per host, sc-fetch's default "
           f"concurrency; sc-parse with its default fields, which are the crawler's (sc_parser_new with no "
-          f"field: title, description, canonical, lang, h1, links). The crawler also reads each record back "
-          f"with jansson and prints a line (status, URL, title); the pipeline writes the records. "
+          f"field: title, description, canonical, lang, h1, links). The crawler parses on two threads beside "
+          f"its fetch thread, sc-parse on its default -j (the core count, {b.NPROC}). The crawler also reads "
+          f"each record back with jansson and prints a line (status, URL, title); the pipeline writes the "
+          f"records. "
           f"Outputs in {os.path.realpath(scratch)}" + (f": **{where}**" if where else " (tmpfs)")
           + "; nginx (1 worker) shares the cores.")
     b.say()
