@@ -256,24 +256,7 @@ def main():
         crawler_scenario(www, base)
     if "libsc-api" in wanted:
         api_scenario(www, base)
-    b.say("### libsc: targets")
-    b.say()
-    if b.SMOKE:
-        b.say("Smoke run: counts too small for the verdicts to mean anything; this only shows every scenario runs.")
-        b.say()
-    b.table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in b.targets], "rlrll")
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    b.say(f"Whole run: {time.monotonic() - t_start:.0f} s; load average at the end {load}.")
-    if b.failures:
-        b.say()
-        b.say("Failed commands:")
-        for fl_ in b.failures:
-            b.say(f"- {fl_}")
-    os.makedirs(b.OUTDIR, exist_ok=True)
-    with open(os.path.join(b.OUTDIR, "libsc.md"), "w") as fo:
-        fo.write("\n".join(b.out_lines) + "\n")
-    return 1 if b.failures else 0
+    return b.finish("libsc: targets", "libsc.md", t_start)
 
 
 if __name__ == "__main__":
