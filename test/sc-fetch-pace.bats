@@ -93,11 +93,11 @@ min_gap() {
 	run -0 sc-fetch -c 16 --metrics m.jsonl <in
 	# 20 ms alone, 320 ms at 16 in flight: the last 100 answers come near the
 	# floor.  (120 ms: six in flight, or four and a busy machine's scheduling;
-	# a run under load once saw 100.4 ms with the limit settled at 4.)
+	# a run under load once saw 100.4 ms.)
 	local p50
 	p50=$(jq -s '[.[] | select(.event == "request") | .latency_ms] | .[-100:] | sort | .[50]' m.jsonl)
 	echo "# median latency of the last 100: $p50 ms" >&3
-	jq -e -n "$p50 <= 120" >/dev/null || fail "median latency $p50 ms""
+	jq -e -n "$p50 <= 120" >/dev/null || fail "median latency $p50 ms"
 	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value.limit <= 4' m.jsonl
 	jq -e -s 'map(select(.event == "throttle" and .reason == "latency")) | length > 0' m.jsonl
 	# Without the controller the same run keeps all 16 in flight.
