@@ -127,6 +127,40 @@ setup() {
 	[ "$(jq -r .url c0/pages.jsonl)" = "$base/page/1" ]
 }
 
+@test "SITEMAPS=1 WARC=1: the sitemaps step's fetches are archived too, in DIR/warc/ and its index" {
+	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT
+	local ns='xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+	printf 'User-agent: *\nAllow: /\nSitemap: http://127.0.0.3:%s/robots.txt\n' "$SC_PORT" >"$robots/127.0.0.1"
+	printf '<?xml version="1.0"?>\n<sitemapindex %s><sitemap><loc>http://127.0.0.4:%s/robots.txt</loc></sitemap></sitemapindex>\n' \
+		"$ns" "$SC_PORT" >"$robots/127.0.0.3"
+	printf '<?xml version="1.0"?>\n<urlset %s><url><loc>%s/page/7</loc></url></urlset>\n' "$ns" "$base" >"$robots/127.0.0.4"
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c SITEMAPS=1 WARC=1
+	rm -f "$robots"/127.0.0.*
+	# The step's three fetches, each its own archive: the seeds' robots.txt,
+	# the sitemap index (level 0), the sitemap (level 1).
+	local f
+	for f in sitemaps-robots sitemaps-level-0 sitemaps-level-1; do
+		[ -e "c/sitemaps/$f.warc.gz" ] && [ -e "c/sitemaps/$f.cdxj" ] || fail "no $f archive"
+		[ "$(stat -c %h "c/warc/$f.warc.gz")" -ge 2 ] || fail "c/warc/$f.warc.gz is not a link to the step's"
+		run -0 sc-warc check "c/warc/$f.warc.gz"
+	done
+	# (Each robots.txt twice, as sc-fetch --robots exchanged it: once for its
+	# rules, once as the URL asked.  The fixture serves the sitemaps as
+	# robots.txt.)
+	sc-warc records c/warc/sitemaps-*.warc.gz 2>/dev/null | jq -r .url | sort -u >step.urls
+	printf '%s\n' "$base/robots.txt" "http://127.0.0.3:$SC_PORT/robots.txt" \
+		"http://127.0.0.4:$SC_PORT/robots.txt" | sort >expected
+	diff -u expected step.urls
+	# The index is every archive's, sorted: the sitemap's response is in it.
+	sc-warc cdx c/warc/*.warc.gz | LC_ALL=C sort | diff -u - c/warc/index.cdxj
+	grep -q "\"url\": \"http://127.0.0.4:$SC_PORT/robots.txt\"" c/warc/index.cdxj ||
+		grep -q "\"url\":\"http://127.0.0.4:$SC_PORT/robots.txt\"" c/warc/index.cdxj ||
+		fail "the sitemap's capture is not in index.cdxj"
+	# The pages are archived as always, each once.
+	[ "$(sc-warc records c/warc/round-0-*.warc.gz 2>/dev/null | jq -r .url | grep -c '/page/')" = 2 ]
+}
+
 @test "PER_HOST defaults to C: one host may use the whole concurrency of its chunk" {
 	for i in $(seq 1 8); do echo "http://127.0.0.1:$SC_PORT/delay/400?i=$i"; done >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c C=4

@@ -462,20 +462,26 @@ links_frontier() {
 # a sitemap's <loc> URLs as links; a sitemap index's links are sitemaps,
 # followed SITEMAP_LEVELS deep.  Needs jq(1).
 step_sitemaps() {
-	local sm=$DIR/sitemaps l status
+	local sm=$DIR/sitemaps l status stale=()
 	[[ ! -e $sm/seeds.txt ]] || return 0
 	mkdir -p "$sm"
 	rm -f "$sm/robots.metrics"
+	# WARC=1: what this step fetches is archived too; a step killed before
+	# starts again, its archives gone (with their payloads, WARC_DEDUPE).
+	warc_forget "$sm"/sitemaps-*.warc.gz*
+	rm -f "$sm"/sitemaps-*.warc.gz* "$sm"/sitemaps-*.cdxj
+	warc_for "$sm" sitemaps-robots
 	status=0
-	robots_urls <"$SEEDS" | sc-fetch -q --robots --metrics "$sm/robots.metrics" "${fetch_args[@]}" \
+	robots_urls <"$SEEDS" | sc-fetch -q --robots --metrics "$sm/robots.metrics" "${warc[@]}" "${fetch_args[@]}" \
 		>/dev/null 2>"$sm/robots.log" || status=$?
 	[[ $status == 0 || $status == 3 ]] || return "$status"
 	jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' "$sm/robots.metrics" | sort -u >"$sm/level-0.txt"
 	: >"$sm/.seeds.tmp"
 	for ((l = 0; l < SITEMAP_LEVELS; l++)); do
 		[[ -s $sm/level-$l.txt ]] || break
+		warc_for "$sm" "sitemaps-level-$l"
 		status=0
-		sc-fetch "${fetch_opts[@]}" "${fetch_args[@]}" <"$sm/level-$l.txt" 2>>"$sm/sitemaps.log" |
+		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$sm/level-$l.txt" 2>>"$sm/sitemaps.log" |
 			sc-parse 2>>"$sm/sitemaps.log" >"$sm/level-$l.jsonl" || status=$?
 		[[ $status == 0 || $status == 3 ]] || return "$status"
 		jq -r 'select(.sitemap == "urlset") | .links[]?' "$sm/level-$l.jsonl" >>"$sm/.seeds.tmp"
@@ -540,8 +546,9 @@ step_pages() {
 
 # warc_gather DEST PREFIX ROUNDDIR...: DEST/warc/, unless it exists: a hard
 # link (else a copy) to the WARC of every finished chunk of ROUNDDIR...
-# (PREFIX + round-N-chunk-ID.warc.gz) and to each retry's WARC the chunk's
-# records name, and index.cdxj, their CDXJs merged (each is sorted).
+# (PREFIX + round-N-chunk-ID.warc.gz), to each retry's WARC the chunk's
+# records name and, for the crawl itself (no PREFIX), to the sitemaps
+# step's, and index.cdxj, their CDXJs merged (each is sorted).
 # Written as DEST/.warc.tmp and renamed last.
 warc_gather() {
 	local dest=$1/warc tmp=$1/.warc.tmp pfx=$2 d c f w files=() cdx=()
@@ -558,6 +565,12 @@ warc_gather() {
 			done
 		done
 	done
+	# The sitemaps step's archives (SITEMAPS=1), the crawl's, not a recrawl's.
+	if [[ -z $pfx ]]; then
+		for f in "$DIR"/sitemaps/sitemaps-*.warc.gz; do
+			files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
+		done
+	fi
 	rm -rf "$tmp"
 	mkdir "$tmp"
 	if ((${#files[@]} > 0)) && ! ln -f "${files[@]}" "$tmp/" 2>/dev/null; then
