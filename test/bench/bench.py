@@ -263,6 +263,32 @@ def heading(title):
 
 # ------------------------------------------------------------------ servers
 
+def begin(group, keys, title, interleaved=True):
+    """The start of a scenario file run on its own (libsc.py, warc.py,
+    pace.py): which of keys SC_BENCH_ONLY wants (all when it is empty or
+    names group), a scratch TMP removed at exit, the children stopped on a
+    signal, the heading and the load.  Returns (wanted, t_start); wanted
+    is empty, and nothing else done, when none of keys is to run."""
+    global TMP
+    wanted = [k for k in keys if not ONLY or group in ONLY or k in ONLY]
+    if not wanted:
+        return wanted, None
+    TMP = tempfile.mkdtemp(prefix=f"sc-bench-{group}-")
+    atexit.register(lambda: shutil.rmtree(TMP, ignore_errors=True))
+    atexit.register(stop_children)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda s, _f: sys.exit(128 + s))
+    t_start = time.monotonic()
+    with open("/proc/loadavg") as fl:
+        load = " ".join(fl.read().split()[:3])
+    say(f"## {title}{' (smoke: tiny counts; not figures)' if SMOKE else ''}")
+    say()
+    runs = f"; median of {REPS} run{'s' if REPS > 1 else ''}, interleaved" if interleaved else ""
+    say(f"Load average at start {load}; {NPROC} cores{runs}.")
+    say()
+    return wanted, t_start
+
+
 def finish(title, report_name, t_start):
     """The end of a scenario file run on its own (libsc.py, warc.py,
     pace.py): the targets table under title, the run's length and load,

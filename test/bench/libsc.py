@@ -34,14 +34,10 @@ example crawler (default build/release/examples/crawler).
 Runs from test/bench/run or alone (/usr/bin/python3 test/bench/libsc.py).
 SC_BENCH_ONLY, when set, must name "libsc" or one of the two for any to
 run.  Writes markdown on stdout and to build/bench/libsc.md."""
-import atexit
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 
 import bench as b
 import corpus
@@ -231,24 +227,9 @@ def api_scenario(www, base):
 
 
 def main():
-    only = b.ONLY
-    keys = ("libsc-crawler", "libsc-api")
-    wanted = [k for k in keys if not only or "libsc" in only or k in only]
+    wanted, t_start = b.begin("libsc", ("libsc-crawler", "libsc-api"), "libsc (issue 23)")
     if not wanted:
         return 0
-    b.TMP = tempfile.mkdtemp(prefix="sc-bench-libsc-")
-    atexit.register(lambda: shutil.rmtree(b.TMP, ignore_errors=True))
-    atexit.register(b.stop_children)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda s, _f: sys.exit(128 + s))
-    t_start = time.monotonic()
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    b.say(f"## libsc (issue 23){' (smoke: tiny counts; not figures)' if b.SMOKE else ''}")
-    b.say()
-    b.say(f"Load average at start {load}; {b.NPROC} cores; median of {b.REPS} run{'s' if b.REPS > 1 else ''}, "
-          f"interleaved.")
-    b.say()
     www = os.path.join(b.TMP, "www")
     corpus.write_corpus(www, b.N["pages"])
     base = b.start_nginx(www)

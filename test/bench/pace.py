@@ -31,14 +31,11 @@ Runs from test/bench/run (make bench, make bench-smoke) or alone
 (/usr/bin/python3 test/bench/pace.py).  It uses bench.py's measuring and
 servers.  SC_BENCH_ONLY, when set, must name "pace" or one of the three
 for any to run.  Writes markdown on stdout and to build/bench/pace.md."""
-import atexit
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
@@ -429,23 +426,9 @@ def scenario_cost(nbase, tbase):
 
 
 def main():
-    only = b.ONLY
-    keys = ("pace-bucket", "pace-hosts", "pace-cost")
-    wanted = [k for k in keys if not only or "pace" in only or k in only]
+    wanted, t_start = b.begin("pace", ("pace-bucket", "pace-hosts", "pace-cost"), "Adaptive pace (issue 22)", interleaved=False)
     if not wanted:
         return 0
-    b.TMP = tempfile.mkdtemp(prefix="sc-bench-pace-")
-    atexit.register(lambda: shutil.rmtree(b.TMP, ignore_errors=True))
-    atexit.register(b.stop_children)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda s, _f: sys.exit(128 + s))
-    t_start = time.monotonic()
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    b.say(f"## Adaptive pace (issue 22){' (smoke: tiny counts; not figures)' if b.SMOKE else ''}")
-    b.say()
-    b.say(f"Load average at start {load}; {b.NPROC} cores.")
-    b.say()
     tbase = b.start_testserver()
     if not tbase:
         raise SystemExit("pace: build/test/sc-testserver is not built (make testserver)")

@@ -33,16 +33,12 @@ Runs from test/bench/run (make bench, make bench-smoke) or alone
 bench.py's measuring and servers.  SC_BENCH_ONLY, when set, must name
 "warc" or one of the three for any to run.  Writes markdown on stdout and
 to build/bench/warc.md."""
-import atexit
 import glob
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 
 import bench as b
 import crawl
@@ -376,24 +372,9 @@ def crawl_scenario(www, base):
 
 
 def main():
-    only = b.ONLY
-    keys = ("warc-capture", "warc-read", "warc-crawl")
-    wanted = [k for k in keys if not only or "warc" in only or k in only]
+    wanted, t_start = b.begin("warc", ("warc-capture", "warc-read", "warc-crawl"), "Web archives (issue 20)")
     if not wanted:
         return 0
-    b.TMP = tempfile.mkdtemp(prefix="sc-bench-warc-")
-    atexit.register(lambda: shutil.rmtree(b.TMP, ignore_errors=True))
-    atexit.register(b.stop_children)
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda s, _f: sys.exit(128 + s))
-    t_start = time.monotonic()
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    b.say(f"## Web archives (issue 20){' (smoke: tiny counts; not figures)' if b.SMOKE else ''}")
-    b.say()
-    b.say(f"Load average at start {load}; {b.NPROC} cores; median of {b.REPS} run{'s' if b.REPS > 1 else ''}, "
-          f"interleaved.")
-    b.say()
     www = os.path.join(b.TMP, "www")
     os.makedirs(www)
     base = b.start_nginx(www)
