@@ -17,14 +17,9 @@ bats_require_minimum_version 1.5.0
 GOLDEN="$BATS_TEST_DIRNAME/golden"
 
 setup_file() {
-	# The golden tests' site (test/golden.bats), control characters and all.
-	local root="$BATS_FILE_TMPDIR/site"
-	cp -R "$SC_REPO_ROOT/share/demo/site" "$root"
-	printf 'c0:\000|\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017|' >"$root/ctl.txt"
-	printf '\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037|' >>"$root/ctl.txt"
-	printf 'del:\177 q:" bs:\\ sl:/ u:\303\251\342\202\254\360\237\230\200 end\n' >>"$root/ctl.txt"
-	tr -d '\000' <"$root/ctl.txt" >"$root/ctl-nonul.txt"
-	sc_server_start --root "$root"
+	# The golden tests' site, control characters and all (lib/server.bash).
+	sc_golden_site "$BATS_FILE_TMPDIR/site"
+	sc_server_start --root "$BATS_FILE_TMPDIR/site"
 }
 
 teardown_file() {

@@ -15,6 +15,10 @@
 #                            share one server and look at /stats or /log).
 # sc_server_stats [FILTER]   /stats through jq (default filter: .).
 # sc_server_log [FILTER]     /log through jq (default filter: .).
+# sc_golden_site DIR         makes DIR the golden tests' site (test/golden.bats):
+#                            the demo site, ctl.txt (every control character
+#                            and DEL, quotes, a backslash, UTF-8) and
+#                            ctl-nonul.txt (the same without the NUL).
 #
 # Works from setup_file/teardown_file (one server per file) as well as from
 # setup/teardown (one per test).  One server at a time per shell.
@@ -59,6 +63,15 @@ sc_server_start() {
 	SC_PORT=$(<"$SC_SERVER_DIR/port")
 	SC_BASE="http://127.0.0.1:$SC_PORT"
 	export SC_PORT SC_BASE SC_SERVER_PID SC_SERVER_DIR
+}
+
+sc_golden_site() {
+	cp -R "$SC_REPO_ROOT/share/demo/site" "$1"
+	printf 'c0:\000|\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017|' >"$1/ctl.txt"
+	printf '\020\021\022\023\024\025\026\027\030\031\032\033\034\035\036\037|' >>"$1/ctl.txt"
+	printf 'del:\177 q:" bs:\\ sl:/ u:\303\251\342\202\254\360\237\230\200 end\n' >>"$1/ctl.txt"
+	# The same without the NUL: text that is UTF-8 (the NUL makes body_base64).
+	tr -d '\000' <"$1/ctl.txt" >"$1/ctl-nonul.txt"
 }
 
 sc_server_stop() {
