@@ -189,13 +189,13 @@ session_of_worker() {
 	return 1
 }
 
-@test "a worker killed mid-round: make fails, make again finishes with the same pages, only the killed chunk fetched again" {
-	need_sshd
-	local args=("${ARGS[@]}" WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
-	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
+# make_killing_w1 ARGS...: runs the crawl make with ARGS, kills worker w1's
+# ssh session while it fetches round 1 (waiting at most 30 s for that), and
+# checks that make then failed, saying a chunk is not finished.
+make_killing_w1() {
+	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "$@" \
 		>make.log 2>&1 3>&- &
 	local pid=$! session= tries
-	# Wait (bounded) for w1 to be fetching round 1, then drop its session.
 	for ((tries = 0; tries < 600; tries++)); do
 		if [[ -e c/round-1/chunks.mk && ! -e c/round-1/done ]] && session=$(session_of_worker w1) &&
 			kill -KILL "$session" 2>/dev/null; then
@@ -209,6 +209,12 @@ session_of_worker() {
 	wait "$pid" || status=$?
 	[ "$status" -ne 0 ] || fail "make succeeded although a worker died: $(cat make.log)"
 	grep -q 'not finished' make.log
+}
+
+@test "a worker killed mid-round: make fails, make again finishes with the same pages, only the killed chunk fetched again" {
+	need_sshd
+	local args=("${ARGS[@]}" WORKERS="w1 w2" 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
+	make_killing_w1 "${args[@]}"
 	local n
 	n=$(sc_server_log length)
 	ls c/round-*/chunk-*.jsonl >done-at-kill
@@ -276,22 +282,7 @@ warc_crawl_ok() {
 	need_sshd
 	warc_readers_present
 	local args=("${ARGS[@]}" WORKERS="w1 w2" WARC=1 'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300')
-	setsid env --default-signal=INT make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" \
-		>make.log 2>&1 3>&- &
-	local pid=$! session= tries
-	for ((tries = 0; tries < 600; tries++)); do
-		if [[ -e c/round-1/chunks.mk && ! -e c/round-1/done ]] && session=$(session_of_worker w1) &&
-			kill -KILL "$session" 2>/dev/null; then
-			break
-		fi
-		session=
-		sleep 0.05
-	done
-	[ -n "$session" ] || fail "w1 never fetched round 1: $(cat make.log)"
-	local status=0
-	wait "$pid" || status=$?
-	[ "$status" -ne 0 ] || fail "make succeeded although a worker died: $(cat make.log)"
-	grep -q 'not finished' make.log
+	make_killing_w1 "${args[@]}"
 	# The killed chunk left no archive: a committed chunk has its own.
 	local f c
 	for f in c/round-1/round-1-chunk-*; do
