@@ -127,6 +127,7 @@ int main(int argc, char **argv)
 	int status;
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	fetcher = sc_fetcher_new(on_record);
 	if (!fetcher)
 		sc_die(SC_EXIT_FAILURE, "out of memory");

@@ -189,6 +189,7 @@ int main(int argc, char **argv)
 	char err[256];
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	sc_fetch_options_init(&opts);
 	parse_options(&opts, argc, argv);
 	sc_fetch_options_set_command(&opts, argc, argv);

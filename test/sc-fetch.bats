@@ -96,6 +96,24 @@ Try 'sc-retry --help' for more information."
 	echo "$stderr" | grep '"event":"summary"' | jq -e '.records == 1' >/dev/null
 }
 
+@test "started with standard output, input or error closed: a clear error, and no record written anywhere else" {
+	# Closed, descriptor 1 would be the next one opened (a socket, the
+	# epoll set): the record must not go there.
+	run -1 --separate-stderr bash -c "sc-fetch <<<'$SC_BASE/echo' >&-"
+	[[ $stderr == *"sc-fetch: error writing standard output: Bad file descriptor"* ]] || fail "$stderr"
+	# (Before, the record went to whatever took descriptor 1, and the run
+	# exited 0.)  The server saw the one request.
+	assert_equal "$(sc_server_stats '.requests')" 1
+	run -1 --separate-stderr bash -c "sc-fetch <&-"
+	[[ $stderr == *"sc-fetch: <stdin>: read error: Bad file descriptor"* ]] || fail "$stderr"
+	# Without standard error the records are written all the same.
+	run -0 --separate-stderr bash -c "sc-fetch <<<'$SC_BASE/page/1' 2>&-"
+	jq -e 'select(.ok)' <<<"$output" >/dev/null
+	# sc-parse too (every program holds 0, 1 and 2 at its start).
+	run -1 --separate-stderr bash -c "sc-fetch <<<'$SC_BASE/page/1' 2>/dev/null | sc-parse >&-"
+	[[ $stderr == *"sc-parse: error writing standard output: Bad file descriptor"* ]] || fail "$stderr"
+}
+
 # ---- input ----
 
 @test "one record per URL; blank and # lines are no record" {

@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 	char err[600];
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	parse_options(&cli, argc, argv);
 
 	sc_signals_install(NULL);

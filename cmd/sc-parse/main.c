@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 	int status;
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	/* Before anything else, and before any thread: libxml2's and
 	 * libcurl's global state. */
 	if (sc_global_init() != SC_OK)

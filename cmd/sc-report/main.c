@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 	int status = SC_EXIT_OK;
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	parse_options(argc, argv, &o);
 	sc_signals_install(NULL);
 	agg_init(&r);

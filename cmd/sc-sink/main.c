@@ -488,6 +488,7 @@ int main(int argc, char **argv)
 	struct run *run = &cli.run;
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	parse_options(&cli, argc, argv);
 
 	sc_signals_install(NULL);

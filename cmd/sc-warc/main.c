@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 	int status;
 
 	sc_setprogname(argv[0]);
+	sc_stdio_hold();
 	int first = parse_options(argc, argv, &o);
 	const char *command = argv[first];
 	char **files = argv + first + 1;

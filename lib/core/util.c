@@ -1,11 +1,13 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *sc_progname = "sc";
 
@@ -106,4 +108,18 @@ void sc_rfc3339(int64_t wall_ms, char buf[SC_RFC3339_LEN])
 	size_t n = strftime(buf, SC_RFC3339_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
 	unsigned ms = (unsigned)(wall_ms % 1000) % 1000u;
 	snprintf(buf + n, SC_RFC3339_LEN - n, ".%03uZ", ms);
+}
+
+void sc_stdio_hold(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free number: fd itself, those below being open. */
+		int held = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+		if (held >= 0 && held != fd) {
+			dup2(held, fd);
+			close(held);
+		}
+	}
 }

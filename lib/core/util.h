@@ -14,6 +14,15 @@ extern const char *sc_progname;
 
 /* Diagnostics */
 void sc_setprogname(const char *argv0); /* basename of argv0 */
+
+/* Holds each of descriptors 0, 1 and 2 that the program was started
+ * without (`sc-fetch >&-`), so that nothing opened later takes its number:
+ * else the records written "to standard output" would go to whatever did
+ * (a server's socket, the epoll set).  Each is /dev/null opened the wrong
+ * way round, so that using it still fails with EBADF, as the closed one
+ * did ("error writing standard output: Bad file descriptor").  Every main
+ * calls it first. */
+void sc_stdio_hold(void);
 void sc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* sc_warn's va_list form, for other wrappers (sc_die_write). */
 void sc_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
