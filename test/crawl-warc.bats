@@ -89,6 +89,24 @@ archived_once() {
 	[ "$(stat -c %i c/warc/index.cdxj)" = "$before" ]
 }
 
+@test "WARC_PREFIX: every archive's name begins with it (the records, the CDXJ, DIR/warc/); a bad one is refused" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c CHUNK=4 WARC=1 WARC_PREFIX=docs-2026.12_a
+	local f
+	for f in c/warc/*.warc.gz c/round-*/*.warc.gz; do
+		[[ ${f##*/} == docs-2026.12_a-round-* ]] || fail "$f does not begin with the prefix"
+	done
+	[ -e c/warc/docs-2026.12_a-round-0-chunk-0-0000.warc.gz ]
+	archive_ok c
+	archived_once c
+	jq -e -s 'map(.warc.filename | startswith("docs-2026.12_a-round-")) | all' c/pages.jsonl
+	jq -e -s 'map(.filename | startswith("docs-2026.12_a-round-")) | all' \
+		< <(sed 's/^[^{]*//' c/warc/index.cdxj)
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=1 'WARC_PREFIX=a/b'
+	assert_output --partial "WARC_PREFIX=\"a/b\" may hold letters, digits"
+	[ ! -e d ]
+}
+
 @test "replay: sc-warc records of DIR/warc/ through sc-parse gives the crawl's own fields, without the network" {
 	seeds_for 127.0.0.1 >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=4 WARC=1 "FIELDS=$FIELDS"

@@ -47,6 +47,7 @@ PROGRESS_EVERY ?= 60
 REPORT_ARGS   ?=
 WARC          ?= 0
 WARC_DEDUPE   ?=
+WARC_PREFIX   ?=
 
 # Numbers are checked before anything runs, in make itself (no shell: this
 # makefile is read once per round).
@@ -62,6 +63,10 @@ $(if $(filter-out 0 1,$(WARC)),$(error WARC=$(WARC) is not 0 or 1))
 # WARC_DEDUPE's index is one local SQLite file, which the workers cannot
 # share (sc-crawl(7), WARC).
 $(if $(and $(filter 1,$(WARC)),$(strip $(WARC_DEDUPE)),$(strip $(WORKERS))),$(error WARC_DEDUPE cannot be used with WORKERS: its index is a local file that the workers cannot share))
+# WARC_PREFIX begins every archive's name: letters, digits, '.', '_', '-'.
+name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
+strip_chars = $(if $(2),$(call strip_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+$(if $(or $(word 2,$(WARC_PREFIX)),$(call strip_chars,$(WARC_PREFIX),$(name_chars))),$(error WARC_PREFIX="$(WARC_PREFIX)" may hold letters, digits, '.', '_' and '-' only: it begins file names))
 bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(if $(findstring %,$(1)),a '%'))
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
@@ -84,7 +89,7 @@ endif
 # make made them ('$$' is '$'); crawl.sh splits them into words, once.
 export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
     CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK \
-    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS WARC WARC_DEDUPE
+    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS WARC WARC_DEDUPE WARC_PREFIX
 export LC_ALL := C
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------

@@ -15,9 +15,10 @@ here=.
 : "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
 : "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
 : "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
-: "${WARC=0}" "${WARC_DEDUPE=}"
+: "${WARC=0}" "${WARC_DEDUPE=}" "${WARC_PREFIX=}"
 # A chunk's WARC options and files (warc_for); none without WARC=1.
-warc=() made=() warc_name=
+# Every archive's name begins with WARC_PREFIX and a '-' (when set).
+warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
 
 die() {
 	echo "crawl.sh: $*" >&2
@@ -69,7 +70,7 @@ options() {
 step_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
-	warc_for "$r" "round-$1-chunk-$id"
+	warc_for "$r" "${warc_pfx}round-$1-chunk-$id"
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
 	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
@@ -468,9 +469,9 @@ step_sitemaps() {
 	rm -f "$sm/robots.metrics"
 	# WARC=1: what this step fetches is archived too; a step killed before
 	# starts again, its archives gone (with their payloads, WARC_DEDUPE).
-	warc_forget "$sm"/sitemaps-*.warc.gz*
-	rm -f "$sm"/sitemaps-*.warc.gz* "$sm"/sitemaps-*.cdxj
-	warc_for "$sm" sitemaps-robots
+	warc_forget "$sm/$warc_pfx"sitemaps-*.warc.gz*
+	rm -f "$sm/$warc_pfx"sitemaps-*.warc.gz* "$sm/$warc_pfx"sitemaps-*.cdxj
+	warc_for "$sm" "${warc_pfx}sitemaps-robots"
 	status=0
 	robots_urls <"$SEEDS" | sc-fetch -q --robots --metrics "$sm/robots.metrics" "${warc[@]}" "${fetch_args[@]}" \
 		>/dev/null 2>"$sm/robots.log" || status=$?
@@ -479,7 +480,7 @@ step_sitemaps() {
 	: >"$sm/.seeds.tmp"
 	for ((l = 0; l < SITEMAP_LEVELS; l++)); do
 		[[ -s $sm/level-$l.txt ]] || break
-		warc_for "$sm" "sitemaps-level-$l"
+		warc_for "$sm" "${warc_pfx}sitemaps-level-$l"
 		status=0
 		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$sm/level-$l.txt" 2>>"$sm/sitemaps.log" |
 			sc-parse 2>>"$sm/sitemaps.log" >"$sm/level-$l.jsonl" || status=$?
@@ -556,7 +557,7 @@ warc_gather() {
 	shift 2
 	for d in "$@"; do
 		for c in "$d"/chunk-*.jsonl; do
-			w=$d/$pfx${d##*/}-${c##*/} w=${w%.jsonl}
+			w=$d/$warc_pfx$pfx${d##*/}-${c##*/} w=${w%.jsonl}
 			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
 			files+=("$w.warc.gz") cdx+=("$w.cdxj")
 			for f in "$w"-retry-*.warc.gz; do
@@ -567,7 +568,7 @@ warc_gather() {
 	done
 	# The sitemaps step's archives (SITEMAPS=1), the crawl's, not a recrawl's.
 	if [[ -z $pfx ]]; then
-		for f in "$DIR"/sitemaps/sitemaps-*.warc.gz; do
+		for f in "$DIR/sitemaps/$warc_pfx"sitemaps-*.warc.gz; do
 			files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
 		done
 	fi
@@ -646,7 +647,7 @@ step_retry_chunk() {
 	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
 	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
 	options here
-	[[ $WARC != 1 ]] || retry_warc "$r" "round-$1-chunk-$id" "$f"
+	[[ $WARC != 1 ]] || retry_warc "$r" "${warc_pfx}round-$1-chunk-$id" "$f"
 	want=$(wc -l <"$f")
 	set +e
 	{
@@ -704,7 +705,7 @@ CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "se
 step_recrawl_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
 	local d=$DIR/$RECRAWL/round-$1 stale=()
-	warc_for "$d" "${RECRAWL##*/}-round-$1-chunk-$id"
+	warc_for "$d" "$warc_pfx${RECRAWL##*/}-round-$1-chunk-$id"
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
 	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
@@ -734,7 +735,7 @@ retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 worker-job)
 	options worker
-	[[ $WARC != 1 ]] || warc_for "$DIR/round-${1:?worker-job N ID with WARC=1}" "round-$1-chunk-${2:?worker-job N ID with WARC=1}"
+	[[ $WARC != 1 ]] || warc_for "$DIR/round-${1:?worker-job N ID with WARC=1}" "${warc_pfx}round-$1-chunk-${2:?worker-job N ID with WARC=1}"
 	worker_job text
 	printf '%s\n' "$text"
 	;;
