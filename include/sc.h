@@ -7,7 +7,8 @@
  * and exits only when memory runs out: functions return an int code
  * (SC_OK, or one of enum sc_code, worded by sc_strerror) and, where there
  * is more to say, error text the caller frees.  See sc(3) for the overview,
- * sc_parser(3), sc_fetcher(3), sc_result(3) and sc_version(3).
+ * sc_parser(3), sc_fetcher(3), sc_fetcher_argv(3), sc_result(3) and
+ * sc_version(3).
  *
  * Threads: a handle is used from one thread at a time; different handles
  * may be used from different threads at once.  sc_global_init and
