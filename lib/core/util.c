@@ -117,9 +117,11 @@ void sc_stdio_hold(void)
 			continue;
 		/* The lowest free number: fd itself, those below being open. */
 		int held = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
-		if (held >= 0 && held != fd) {
-			dup2(held, fd);
-			close(held);
-		}
+		if (held < 0 || held == fd)
+			continue;
+		/* Should dup2 fail, fd stays closed: as the program was started. */
+		int dup_rc = dup2(held, fd);
+		(void)dup_rc;
+		close(held);
 	}
 }
