@@ -1,5 +1,7 @@
 #include "warc/gz.h"
 
+#include <libdeflate.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -70,4 +72,48 @@ enum sc_warc_gz_status sc_warc_gz_member(z_stream *z, const unsigned char *in, s
 	if (why)
 		*why = z->msg ? z->msg : "corrupt data";
 	return SC_WARC_GZ_BAD;
+}
+
+struct libdeflate_decompressor *sc_warc_gz_inflater(void)
+{
+	struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+
+	if (!d)
+		sc_die(1, "out of memory");
+	return d;
+}
+
+/* libdeflate is given at least this much room for a member, and at most
+ * this much: it needs the whole of it at once and says only that it was
+ * too little, so a larger member is inflated again in twice the room,
+ * and past the most by zlib, which streams it. */
+#define WHOLE_MIN ((size_t)1 << 20)
+#define WHOLE_MAX ((size_t)64 << 20)
+/* The header flag saying a CRC-16 of the header follows it: zlib checks
+ * it, libdeflate skips it unchecked. */
+#define FHCRC 0x02
+
+enum sc_warc_gz_status sc_warc_gz_whole(struct libdeflate_decompressor *d, z_stream *z,
+                                        const unsigned char *in, size_t n, struct sc_buf *out,
+                                        size_t *used, const char **why)
+{
+	size_t start = out->len;
+	size_t room = out->cap > start + WHOLE_MIN ? out->cap - start - 1 : WHOLE_MIN;
+	bool plain = n > 3 && sc_warc_gz_magic(in, n) && !(in[3] & FHCRC);
+
+	for (; plain && room <= WHOLE_MAX && room <= out->max - start; room *= 2) {
+		size_t in_used = 0, out_len = 0;
+		enum libdeflate_result rc = libdeflate_gzip_decompress_ex(
+		        d, in, n, sc_buf_space(out, room), room, &in_used, &out_len);
+		if (rc == LIBDEFLATE_SUCCESS) {
+			sc_buf_setlen(out, start + out_len);
+			*used = in_used;
+			if (why)
+				*why = NULL;
+			return SC_WARC_GZ_OK;
+		}
+		if (rc != LIBDEFLATE_INSUFFICIENT_SPACE)
+			break;
+	}
+	return sc_warc_gz_member(z, in, n, out, used, why);
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libdeflate.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct sc_warc_reader {
 	bool gzipped;
 	size_t pos; /* the next member (or plain record) */
 	z_stream z;
+	struct libdeflate_decompressor *inflater;
 	struct sc_buf content; /* the member being read, inflated */
 	size_t content_pos;    /* the next record in it */
 	uint64_t member_offset, member_length;
@@ -44,6 +46,7 @@ static struct sc_warc_reader *reader_new(const void *data, size_t len)
 	r->size = len;
 	r->gzipped = sc_warc_gz_magic(data, len);
 	sc_warc_gz_begin(&r->z);
+	r->inflater = sc_warc_gz_inflater();
 	sc_buf_init(&r->content, CONTENT_MAX);
 	sc_buf_init(&r->header, HEADER_MAX);
 	return r;
@@ -93,6 +96,7 @@ void sc_warc_reader_close(struct sc_warc_reader *r)
 	if (r->mapped)
 		munmap((void *)r->data, r->size);
 	sc_warc_gz_end(&r->z);
+	libdeflate_free_decompressor(r->inflater);
 	sc_buf_free(&r->content);
 	sc_buf_free(&r->header);
 	free(r->fields);
@@ -316,8 +320,8 @@ static enum sc_warc_next next_gzip(struct sc_warc_reader *r, struct sc_warc_rec 
 	const char *why;
 	sc_buf_shrink(&r->content, (size_t)16 << 20);
 	r->content_pos = 0;
-	switch (sc_warc_gz_member(&r->z, r->data + start, r->size - start, &r->content, &used,
-	                          &why)) {
+	switch (sc_warc_gz_whole(r->inflater, &r->z, r->data + start, r->size - start, &r->content,
+	                         &used, &why)) {
 	case SC_WARC_GZ_OK:
 		r->pos = start + used;
 		r->member_offset = start;
