@@ -290,8 +290,9 @@ def begin(group, keys, title, interleaved=True):
 
 
 def finish(title, report_name, t_start):
-    """The end of a scenario file run on its own (libsc.py, warc.py,
-    pace.py): the targets table under title, the run's length and load,
+    """The end of a run (bench.py's, and each scenario file's run on its
+    own: libsc.py, warc.py, pace.py): the targets table under title, the
+    run's length and load,
     the failed commands, the report written to OUTDIR/report_name.
     Returns the exit status: 1 when a command failed."""
     say(f"### {title}")
@@ -954,27 +955,12 @@ def main():
         fn()
         note(f"scenario {key} took {time.monotonic() - t0:.1f}s")
 
-    say("### Targets")
-    say()
-    if SMOKE:
-        say("Smoke run: counts too small for the verdicts to mean anything; this only shows every scenario runs.")
-        say()
-    table(["#", "Target", "Measured", "Goal", "Result"], [list(map(str, t)) for t in targets], "rlrll")
-    with open("/proc/loadavg") as fl:
-        load = " ".join(fl.read().split()[:3])
-    say(f"Whole run: {time.monotonic() - t_start:.0f} s; load average at the end {load}.")
-    if failures:
-        say()
-        say("Failed commands:")
-        for fl_ in failures:
-            say(f"- {fl_}")
-    with open(os.path.join(OUTDIR, "results.md"), "w") as fo:
-        fo.write("\n".join(out_lines) + "\n")
+    status = finish("Targets", "results.md", t_start)
     with open(os.path.join(OUTDIR, "targets.json"), "w") as fo:
         json.dump([dict(zip(("scenario", "target", "measured", "goal", "result"), t)) for t in targets], fo,
                   ensure_ascii=False, indent=1)
     note(f"wrote {os.path.join(OUTDIR, 'results.md')}")
-    return 1 if failures else 0
+    return status
 
 
 if __name__ == "__main__":
