@@ -106,16 +106,23 @@ setup() {
 	[ "$(requested_urls | wc -l)" = 0 ]
 }
 
-@test "SITEMAPS=1: the URLs of the sitemaps robots.txt names, through a sitemap index, are seeds too" {
-	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT
+# sitemaps PATH...: 127.0.0.1's robots.txt names a sitemap index, which
+# names a sitemap of PATH...  The fixture server serves files only as
+# robots.txt: 127.0.0.3's is the sitemap index, 127.0.0.4's the sitemap
+# (sc-parse goes by content).
+sitemaps() {
+	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT p urls=
 	local ns='xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-	# The fixture server serves files only as robots.txt: 127.0.0.3's is
-	# the sitemap index, 127.0.0.4's the sitemap (sc-parse goes by content).
 	printf 'User-agent: *\nAllow: /\nSitemap: http://127.0.0.3:%s/robots.txt\n' "$SC_PORT" >"$robots/127.0.0.1"
 	printf '<?xml version="1.0"?>\n<sitemapindex %s><sitemap><loc>http://127.0.0.4:%s/robots.txt</loc></sitemap></sitemapindex>\n' \
 		"$ns" "$SC_PORT" >"$robots/127.0.0.3"
-	printf '<?xml version="1.0"?>\n<urlset %s><url><loc>%s/page/7</loc></url><url><loc>%s/page/11</loc></url></urlset>\n' \
-		"$ns" "$base" "$base" >"$robots/127.0.0.4"
+	for p in "$@"; do urls+="<url><loc>$base$p</loc></url>"; done
+	printf '<?xml version="1.0"?>\n<urlset %s>%s</urlset>\n' "$ns" "$urls" >"$robots/127.0.0.4"
+}
+
+@test "SITEMAPS=1: the URLs of the sitemaps robots.txt names, through a sitemap index, are seeds too" {
+	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT
+	sitemaps /page/7 /page/11
 	seeds_for 127.0.0.1 >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c SITEMAPS=1
 	rm -f "$robots"/127.0.0.*
@@ -129,11 +136,7 @@ setup() {
 
 @test "SITEMAPS=1 WARC=1: the sitemaps step's fetches are archived too, in DIR/warc/ and its index" {
 	local robots=$BATS_FILE_TMPDIR/robots base=http://127.0.0.1:$SC_PORT
-	local ns='xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
-	printf 'User-agent: *\nAllow: /\nSitemap: http://127.0.0.3:%s/robots.txt\n' "$SC_PORT" >"$robots/127.0.0.1"
-	printf '<?xml version="1.0"?>\n<sitemapindex %s><sitemap><loc>http://127.0.0.4:%s/robots.txt</loc></sitemap></sitemapindex>\n' \
-		"$ns" "$SC_PORT" >"$robots/127.0.0.3"
-	printf '<?xml version="1.0"?>\n<urlset %s><url><loc>%s/page/7</loc></url></urlset>\n' "$ns" "$base" >"$robots/127.0.0.4"
+	sitemaps /page/7
 	seeds_for 127.0.0.1 >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c SITEMAPS=1 WARC=1
 	rm -f "$robots"/127.0.0.*
