@@ -1,6 +1,7 @@
-/* fetch_line: sc-fetch's input rule for one line, which sc-fetch and
- * libsc's fetcher share (so the two make the same record of the same
- * line): a URL list's line (lib/record/input's rule, as sc-frontier
+/* fetch_line: sc-fetch's input rule for one line, which libsc's fetcher
+ * applies to each submit and to each line of sc_fetcher_run_fd (the input
+ * of sc-fetch, a client of that API), so that both make the same record
+ * of the same line: a URL list's line (lib/record/input's rule, as sc-frontier
  * --seeds reads one: a URL, trimmed; '#' lines are no record), or a
  * record with a "url" and a "request" that can be sent; a malformed line
  * becomes a bad_input record, with the reason for a warning. */
