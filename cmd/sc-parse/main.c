@@ -50,16 +50,36 @@ static int add_field_or_require(void *base, const struct sc_opt *row, const char
 
 #define AT(member) SC_OPT_AT(struct cli, member)
 
-/* In the order of the usage line, which is the SYNOPSIS of sc-parse(1). */
+/* In the order of the usage line, which is the SYNOPSIS of sc-parse(1).
+ * A selector, and a field's name with it, may be written over several
+ * lines: they are read by sc alone, and a name goes into records as a
+ * JSON member (lines_ok; lib/kit/opt.h). */
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	SC_OPT_ROW_WHOLE("jobs", 'j', "N", AT(jobs), 1, MAX_JOBS),
 	SC_OPT_ROW_FLAG("keep-body", 0, AT(keep_body)),
-	SC_OPT_ROW_CALLS("field", 'f', "NAME=SELECTOR", add_field_or_require, 0),
-	SC_OPT_ROW_STRING("each", 0, "SELECTOR", AT(each)),
-	SC_OPT_ROW_CALLS("require", 0, "NAME", add_field_or_require, 1),
-	{ .name = "explain", .kind = SC_OPT_STRING, .arg = "SELECTOR", AT(explain), .usage = "" },
+	{ .name = "field",
+	  .letter = 'f',
+	  .kind = SC_OPT_CALL,
+	  .arg = "NAME=SELECTOR",
+	  .call = add_field_or_require,
+	  .many = true,
+	  .lines_ok = true },
+	{ .name = "each", .kind = SC_OPT_STRING, .arg = "SELECTOR", AT(each), .lines_ok = true },
+	{ .name = "require",
+	  .kind = SC_OPT_CALL,
+	  .arg = "NAME",
+	  .call = add_field_or_require,
+	  .tag = 1,
+	  .many = true,
+	  .lines_ok = true },
+	{ .name = "explain",
+	  .kind = SC_OPT_STRING,
+	  .arg = "SELECTOR",
+	  AT(explain),
+	  .usage = "",
+	  .lines_ok = true },
 	{ 0 },
 };
 

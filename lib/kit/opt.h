@@ -24,7 +24,15 @@
  * What no single row can judge (one option needs another, two exclude each
  * other) the program checks after parsing, by name, in one place.
  *
+ * No argument may hold a CR, LF or NUL (core/protocol.h): most go on a
+ * line of a protocol or of a file's header (a request header, a WARC
+ * field, a file name written in one), and a line break there would start
+ * a line of its own.  The parser refuses it before the row's kind or call
+ * sees it, for every row but one that says .lines_ok: text that only sc
+ * reads and that reaches no such line (sc-parse's selectors).
+ *
  * The errors, with the option's long name whichever way it was given:
+ *	--user-agent: a value may not hold a CR, LF or NUL
  *	--jobs: 'x' is not a whole number
  *	--jobs: '0' is out of range (1..256)
  *	--rate: 'x' is not a number
@@ -80,6 +88,9 @@ struct sc_opt {
 	sc_opt_call_fn call; /* SC_OPT_CALL's action */
 	int tag;             /* for call: which of the rows that share it */
 	bool many;           /* may be given more than once: "..." in the usage */
+	bool lines_ok;       /* the argument may hold CR and LF: text only sc reads,
+	                        which goes on no line of a protocol or a file's
+	                        header (a selector); else they are refused */
 	const char *usage;   /* the row's text in the usage instead of the one
 	                        made from it; "": none (another row shows it, or
 	                        a line of the program's own) */
