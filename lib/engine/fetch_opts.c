@@ -79,7 +79,9 @@ void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char 
 	opts->command_line = sc_buf_take(&b, NULL);
 }
 
-/* -H: "Name: value", or curl's "Name;" for a header with an empty value. */
+/* -H: "Name: value", or curl's "Name;" for a header with an empty value;
+ * a name and a value as a record's request.headers may send them (a CR,
+ * LF or NUL never comes here: the option table refuses it first). */
 static int add_header(void *base, const struct sc_opt *row, const char *arg, char *err,
                       size_t errlen)
 {
@@ -90,10 +92,12 @@ static int add_header(void *base, const struct sc_opt *row, const char *arg, cha
 	(void)row;
 	if (!colon && semi && semi[1] == '\0')
 		colon = semi;
-	if (!colon || colon == arg || strcspn(arg, " \t") < (size_t)(colon - arg))
+	if (!colon || !sc_fetch_header_name_ok(arg, (size_t)(colon - arg)))
 		return snprintf(err, errlen, "--header: '%.200s' is not 'Name: value'", arg), -1;
-	if (strpbrk(arg, "\r\n"))
-		return snprintf(err, errlen, "--header: a header may not contain a line break"), -1;
+	if (!sc_fetch_header_value_ok(colon + 1, strlen(colon + 1)))
+		return snprintf(err, errlen,
+		                "--header: a value may hold no control character but a tab"),
+		       -1;
 	struct curl_slist *l = curl_slist_append(opts->headers, arg);
 	if (!l)
 		sc_die(SC_EXIT_FAILURE, "out of memory");

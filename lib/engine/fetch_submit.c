@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/protocol.h"
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "web/url.h"
@@ -33,19 +34,40 @@ static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_e
 	fetch_job_finish(e, job);
 }
 
-/* Whether a JSON string holds a control character (U+0000-U+001F, DEL):
- * none can be in a URL, a method or a header name, and a NUL would cut the
- * C string curl is given, so a different request would go out.  tab_ok
- * allows HTAB, which a header value may hold (RFC 9110 5.5). */
-static bool has_control(const json_t *str, bool tab_ok)
+/* Whether n bytes can go on the request line or a header field as they
+ * are: the rule every value obeys (no CR, LF or NUL: core/protocol.h;
+ * a NUL would also cut the C string curl is given, so that another
+ * request would go out than the one checked), and no other control
+ * character either (U+0001-U+001F, DEL), which a URL, a method and a
+ * header's name cannot hold.  tab_ok allows HTAB, which a header's value
+ * may hold (RFC 9110 5.5). */
+static bool request_text_ok(const char *s, size_t n, bool tab_ok)
 {
-	const unsigned char *p = (const unsigned char *)json_string_value(str);
-	size_t n = json_string_length(str);
+	const unsigned char *p = (const unsigned char *)s;
 
+	if (!sc_protocol_value_ok(s, n))
+		return false;
 	for (size_t i = 0; i < n; i++)
 		if ((p[i] < 0x20 && !(tab_ok && p[i] == '\t')) || p[i] == 0x7f)
-			return true;
-	return false;
+			return false;
+	return true;
+}
+
+bool sc_fetch_header_name_ok(const char *name, size_t n)
+{
+	return n > 0 && !memchr(name, ':', n) && !memchr(name, ' ', n) &&
+	       request_text_ok(name, n, false);
+}
+
+bool sc_fetch_header_value_ok(const char *value, size_t n)
+{
+	return request_text_ok(value, n, true);
+}
+
+const char *sc_fetch_url_problem(const char *url, size_t n)
+{
+	return request_text_ok(url, n, false) ? NULL
+	                                      : "not a valid URL: it holds a control character";
 }
 
 /* Why a "request" member cannot be sent, or NULL when it can. */
@@ -63,7 +85,8 @@ const char *sc_fetch_request_problem(const json_t *req)
 		const char *m = json_string_value(v);
 		if (!m)
 			return "request.method is not a string";
-		if (!*m || strchr(m, ' ') || has_control(v, false))
+		size_t n = json_string_length(v);
+		if (n == 0 || memchr(m, ' ', n) || !request_text_ok(m, n, false))
 			return "request.method is not a method name";
 	}
 	v = json_object_get(req, "headers");
@@ -75,11 +98,8 @@ const char *sc_fetch_request_problem(const json_t *req)
 		{
 			if (!json_is_string(hv))
 				return "request.headers has a value that is not a string";
-			bool bad_name = !*key || strpbrk(key, ": ");
-			for (const unsigned char *k = (const unsigned char *)key; *k && !bad_name;
-			     k++)
-				bad_name = *k < 0x20 || *k == 0x7f;
-			if (bad_name || has_control(hv, true))
+			if (!sc_fetch_header_name_ok(key, strlen(key)) ||
+			    !sc_fetch_header_value_ok(json_string_value(hv), json_string_length(hv)))
 				return "request.headers has a malformed header";
 		}
 	}
@@ -93,9 +113,7 @@ static bool header_named(const char *line, const char *name)
 	return strncasecmp(line, name, n) == 0 && (line[n] == ':' || line[n] == ';');
 }
 
-/* Builds the job's request from rec.request (already checked) and the -H
- * headers: the record's headers win over -H headers of the same name. */
-static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t *req)
+struct curl_slist *sc_fetch_request_headers(const struct curl_slist *given, const json_t *req)
 {
 	const json_t *hdrs = json_object_get(req, "headers");
 	const json_t *body = json_object_get(req, "body");
@@ -104,10 +122,7 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 	struct curl_slist *l = NULL;
 	bool has_ctype = false;
 
-	job->req_method = json_string_value(json_object_get(req, "method"))
-	                          ? sc_strdup(json_string_value(json_object_get(req, "method")))
-	                          : NULL;
-	for (struct curl_slist *g = e->opts->headers; g; g = g->next) {
+	for (const struct curl_slist *g = given; g; g = g->next) {
 		bool overridden = false;
 		json_object_foreach((json_t *)hdrs, key, hv) if (header_named(g->data, key))
 		        overridden = true;
@@ -130,6 +145,23 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 			has_ctype = true;
 	}
 	if (body && !json_is_null(body)) {
+		if (!json_is_string(body) && !has_ctype)
+			l = curl_slist_append(l, "Content-Type: application/json");
+		/* No "Expect: 100-continue" round trip. */
+		l = curl_slist_append(l, "Expect:");
+	}
+	return l;
+}
+
+/* Builds the job's request from rec.request (already checked) and the -H
+ * headers: the record's headers win over -H headers of the same name. */
+static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t *req)
+{
+	const json_t *body = json_object_get(req, "body");
+	const char *method = json_string_value(json_object_get(req, "method"));
+
+	job->req_method = method ? sc_strdup(method) : NULL;
+	if (body && !json_is_null(body)) {
 		job->has_body = true;
 		if (json_is_string(body)) {
 			job->req_body_len = json_string_length(body);
@@ -138,13 +170,9 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 		} else {
 			job->req_body = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
 			job->req_body_len = strlen(job->req_body);
-			if (!has_ctype)
-				l = curl_slist_append(l, "Content-Type: application/json");
 		}
-		/* No "Expect: 100-continue" round trip. */
-		l = curl_slist_append(l, "Expect:");
 	}
-	job->req_headers = l;
+	job->req_headers = sc_fetch_request_headers(e->opts->headers, req);
 }
 
 /* Parses url: its origin key into key, or an error.  Returns -1, or the
@@ -228,9 +256,9 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
 		return true;
 	}
-	if (has_control(json_object_get(rec, "url"), false)) {
+	if ((problem = sc_fetch_url_problem(url, json_string_length(json_object_get(rec, "url"))))) {
 		/* Made the line's bad_input record, like a url that does not parse. */
-		snprintf(why, 256, "not a valid URL: it holds a control character");
+		snprintf(why, 256, "%s", problem);
 		return fail_bad_url(e, job, rec, line, why);
 	}
 	if ((problem = sc_fetch_request_problem(json_object_get(rec, "request")))) {
