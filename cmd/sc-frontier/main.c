@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/signals.h"
+#include "core/sqlite_shared.h"
 #include "core/util.h"
 #include "frontier.h"
 #include "kit/cli.h"
@@ -213,8 +214,12 @@ static void check_options(const struct cli *cli)
 	const struct options *o = &cli->o;
 	bool filters = cli->filters || o->max_depth >= 0 || o->max_per_host >= 0;
 
+	char why[512];
+
 	if (o->seen && !*o->seen)
 		sc_usage_error("--seen: empty file name");
+	if (o->seen && sc_sqlite_name_problem(o->seen, why, sizeof(why)))
+		sc_usage_error("--seen: %s", why);
 	if (o->no_commit && !o->seen)
 		sc_usage_error("--no-commit needs --seen");
 	if (o->mode == MODE_COMMIT && !o->seen)

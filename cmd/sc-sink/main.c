@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/signals.h"
+#include "core/sqlite_shared.h"
 #include "core/util.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
@@ -397,6 +398,8 @@ static const struct sc_opt rows[] = {
 /* Each sink once; standard output only for text. */
 static void check_sinks(const struct run *run)
 {
+	char why[512];
+
 	if (run->nsinks == 0)
 		sc_usage_error("no sink given");
 	for (int i = 0; i < run->nsinks; i++) {
@@ -405,6 +408,9 @@ static void check_sinks(const struct run *run)
 				sc_usage_error("%s: given twice", run->sinks[i].path);
 		if (run->sinks[i].kind == SINK_SQLITE && strcmp(run->sinks[i].path, "-") == 0)
 			sc_usage_error("--sqlite: cannot write a database to standard output");
+		if (run->sinks[i].kind == SINK_SQLITE &&
+		    sc_sqlite_name_problem(run->sinks[i].path, why, sizeof(why)))
+			sc_usage_error("--sqlite: %s", why);
 		if (run->tee && strcmp(run->sinks[i].path, "-") == 0)
 			sc_usage_error("--tee: standard output is already a sink ('-')");
 	}

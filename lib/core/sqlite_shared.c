@@ -3,6 +3,8 @@
 #include "core/sqlite_shared.h"
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <strings.h>
 #include <time.h>
 
@@ -42,4 +44,19 @@ int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, const cha
 	if (sqlite3_exec(*db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK)
 		return -1;
 	return 0;
+}
+
+const char *sc_sqlite_name_problem(const char *path, char *why, size_t whylen)
+{
+	/* sqlite3ParseUri's test, and openDatabase's names of a database in
+	 * memory, exactly: "FILE:x" is a file. */
+	if (strncmp(path, "file:", 5) == 0)
+		snprintf(why, whylen, "'%.200s' is a URI to SQLite, not a file name (write ./%.200s)",
+		         path, path);
+	else if (!*path || strcmp(path, ":memory:") == 0)
+		snprintf(why, whylen, "'%s' is a database in memory to SQLite, not a file%s", path,
+		         *path ? " (write ./:memory:)" : "");
+	else
+		return NULL;
+	return why;
 }

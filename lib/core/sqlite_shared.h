@@ -9,6 +9,17 @@
 #define SC_SQLITE_SHARED_H
 
 #include <sqlite3.h>
+#include <stddef.h>
+
+/* Why SQLite would not take path as a file's name, or NULL when it
+ * would.  SQLite as Debian builds it (SQLITE_USE_URI) reads a name that
+ * begins with "file:" as a URI ("file:x.db?mode=memory" is no file at
+ * all), and ":memory:" or "" is a database in memory; "./" before the
+ * name makes it a file's name.  The words follow the option's name:
+ * "--seen: 'file:x.db' is a URI to SQLite, not a file name (write
+ * ./file:x.db)".  Every SQLite file named by an option is checked with
+ * it before it is opened. */
+const char *sc_sqlite_name_problem(const char *path, char *why, size_t whylen);
 
 /* Opens (creating) path for shared use with a busy timeout of busy_ms.
  * Returns 0, or -1 with *what saying which step failed (a static string;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/sqlite_shared.h"
 #include "core/util.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
@@ -195,6 +196,16 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		return snprintf(err, 256, "--warc: the file name is empty"), -1;
 	if (opts->warc_dedupe_path && !*opts->warc_dedupe_path)
 		return snprintf(err, 256, "--warc-dedupe: the file name is empty"), -1;
+	const struct {
+		const char *name, *path;
+	} databases[] = { { "robots-cache", opts->robots_cache_path },
+		          { "origin-state", opts->origin_state_path },
+		          { "warc-dedupe", opts->warc_dedupe_path } };
+	for (size_t i = 0; i < sizeof(databases) / sizeof(databases[0]); i++) {
+		char why[256];
+		if (databases[i].path && sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
+			return snprintf(err, 256, "--%s: %.200s", databases[i].name, why), -1;
+	}
 	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))
 		return snprintf(err, 256, "--%s needs --warc",
 		                opts->warc_cdx           ? "warc-cdx"
