@@ -22,6 +22,7 @@
 
 #include <openssl/ssl.h>
 
+#include "core/protocol.h"
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "warc/capture.h"
@@ -73,23 +74,31 @@ struct fetch_warc {
 	char error[256];                  /* why a capture was not written */
 };
 
-/* The warcinfo block: what wrote the file and how. */
+/* The warcinfo block: what wrote the file and how.  Its values were
+ * refused with a CR, LF or NUL (the option table); argv[0], which no
+ * option checks, and the rest go through the field writer all the same,
+ * which leaves control characters out. */
 static void warcinfo_text(const struct sc_fetch_options *opts, struct sc_buf *b)
 {
 	const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+	struct sc_buf v;
 
-	sc_buf_printf(b, "software: %s/%s (libcurl/%s)\r\n", sc_progname, SC_VERSION, cv->version);
-	sc_buf_adds(b, "format: WARC File Format 1.1\r\n");
-	sc_buf_adds(b, "conformsTo: https://iipc.github.io/warc-specifications/specifications/"
-	               "warc-format/warc-1.1/\r\n");
-	sc_buf_printf(b, "http-header-user-agent: %s\r\n", opts->user_agent);
+	sc_buf_init(&v, (size_t)1 << 20);
+	sc_buf_printf(&v, "%s/%s (libcurl/%s)", sc_progname, SC_VERSION, cv->version);
+	sc_warc_field_add(b, "software", v.p);
+	sc_warc_field_add(b, "format", "WARC File Format 1.1");
+	sc_warc_field_add(b, "conformsTo",
+	                  "https://iipc.github.io/warc-specifications/specifications/"
+	                  "warc-format/warc-1.1/");
+	sc_warc_field_add(b, "http-header-user-agent", opts->user_agent);
+	sc_buf_reset(&v);
 	if (opts->robots)
-		sc_buf_printf(b, "robots: obey (as %s)\r\n",
+		sc_buf_printf(&v, "obey (as %s)",
 		              opts->robots_agent ? opts->robots_agent : opts->user_agent);
-	else
-		sc_buf_adds(b, "robots: ignore\r\n");
+	sc_warc_field_add(b, "robots", opts->robots ? v.p : "ignore");
 	if (opts->command_line)
-		sc_buf_printf(b, "command-line: %s\r\n", opts->command_line);
+		sc_warc_field_add(b, "command-line", opts->command_line);
+	sc_buf_free(&v);
 }
 
 bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
@@ -397,10 +406,12 @@ static void metadata_text(struct fetch_warc *w, const struct job *job, const str
 		sc_buf_printf(b, "depth: %lld\r\n", (long long)json_integer_value(depth));
 	static const char *const links[] = { "seed", "via" };
 	for (size_t k = 0; k < 2; k++) {
-		const char *v =
-		        job->rec ? json_string_value(json_object_get(job->rec, links[k])) : NULL;
-		if (v && !strpbrk(v, "\r\n"))
-			sc_buf_printf(b, "%s: %s\r\n", links[k], v);
+		/* The record's own, as it came: left out rather than cut
+		 * when it may not go on a line (core/protocol.h). */
+		const json_t *v = job->rec ? json_object_get(job->rec, links[k]) : NULL;
+		if (json_is_string(v) &&
+		    sc_protocol_value_ok(json_string_value(v), json_string_length(v)))
+			sc_warc_field_add(b, links[k], json_string_value(v));
 	}
 }
 

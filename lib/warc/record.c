@@ -49,14 +49,19 @@ void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id
 	sc_warc_head_add(h, "WARC-Date", date);
 }
 
-void sc_warc_head_add(struct sc_warc_head *h, const char *name, const char *value)
+void sc_warc_field_add(struct sc_buf *b, const char *name, const char *value)
 {
-	sc_buf_adds(&h->text, name);
-	sc_buf_add(&h->text, ": ", 2);
+	sc_buf_adds(b, name);
+	sc_buf_add(b, ": ", 2);
 	for (const char *s = value; *s; s++)
 		if ((unsigned char)*s >= 0x20 && *s != 0x7f)
-			sc_buf_addc(&h->text, *s);
-	sc_buf_add(&h->text, "\r\n", 2);
+			sc_buf_addc(b, *s);
+	sc_buf_add(b, "\r\n", 2);
+}
+
+void sc_warc_head_add(struct sc_warc_head *h, const char *name, const char *value)
+{
+	sc_warc_field_add(&h->text, name, value);
 }
 
 void sc_warc_head_end(struct sc_warc_head *h, uint64_t content_length)

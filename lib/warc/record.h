@@ -33,6 +33,10 @@ void sc_warc_head_begin(struct sc_warc_head *h, const char *type, const char *id
 /* One more field.  Control characters in the value (a URL from outside)
  * are left out, so that a field never spills onto the next line. */
 void sc_warc_head_add(struct sc_warc_head *h, const char *name, const char *value);
+/* One "name: value" line of WARC's field syntax into b, the same way: a
+ * header's field, or one of an application/warc-fields block (warcinfo's,
+ * metadata's). */
+void sc_warc_field_add(struct sc_buf *b, const char *name, const char *value);
 /* The last field, Content-Length, and the blank line. */
 void sc_warc_head_end(struct sc_warc_head *h, uint64_t content_length);
 void sc_warc_head_free(struct sc_warc_head *h);
