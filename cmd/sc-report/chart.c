@@ -77,15 +77,18 @@ static void write_rounds(FILE *s, const struct report *r)
 	}
 }
 
-/* throttles: the most throttle events in one bin (0: no y2 axis). */
-static void write_plots(FILE *s, const char *dir, uint32_t throttles)
+/* throttles: the most throttle events in one bin (0: no y2 axis).  The
+ * charts are named as they are, in gnuplot's directory (run_gnuplot): no
+ * path goes into the script, where a quote or a line break in it (from
+ * TMPDIR) would be gnuplot's to run. */
+static void write_plots(FILE *s, uint32_t throttles)
 {
-	fprintf(s, "set output '%s/%s'\nset ylabel 'ms'\n", dir, chart_files[CH_LATENCY]);
+	fprintf(s, "set output '%s'\nset ylabel 'ms'\n", chart_files[CH_LATENCY]);
 	fprintf(s, "plot $bins using 1:2 with lines lw 1.5 lc rgb '#1f77b4' title 'ok: mean', "
 	           "'' using 1:3 with lines lc rgb '#9ecae1' title 'ok: max', "
 	           "'' using 1:4 with points pt 7 ps 0.4 lc rgb '#d62728' title 'errors: mean', "
 	           "'' using 1:5 with points pt 6 ps 0.4 lc rgb '#ff9896' title 'errors: max'\n");
-	fprintf(s, "set output '%s/%s'\nset ylabel 'requests/s'\n", dir, chart_files[CH_RATE]);
+	fprintf(s, "set output '%s'\nset ylabel 'requests/s'\n", chart_files[CH_RATE]);
 	if (throttles)
 		fprintf(s, "set y2label 'throttle events'\nset y2tics%s\nset y2range [0:*]\n",
 		        throttles <= 10 ? " 1" : "");
@@ -96,9 +99,9 @@ static void write_plots(FILE *s, const char *dir, uint32_t throttles)
 	                    "title 'throttle events'"
 	                  : "");
 	fprintf(s, "unset y2label\nunset y2tics\n");
-	fprintf(s, "set output '%s/%s'\nset ylabel 'bytes/s'\n", dir, chart_files[CH_BYTES]);
+	fprintf(s, "set output '%s'\nset ylabel 'bytes/s'\n", chart_files[CH_BYTES]);
 	fprintf(s, "plot $bins using 1:8 with lines lw 1.5 lc rgb '#2ca02c' title 'bytes/s'\n");
-	fprintf(s, "set output '%s/%s'\nset ylabel 'responses/s'\n", dir, chart_files[CH_STATUS]);
+	fprintf(s, "set output '%s'\nset ylabel 'responses/s'\n", chart_files[CH_STATUS]);
 	fprintf(s, "plot $bins using 1:12 with lines lc rgb '#2ca02c' title '2xx', "
 	           "'' using 1:13 with lines lc rgb '#1f77b4' title '3xx', "
 	           "'' using 1:14 with lines lc rgb '#ff7f0e' title '4xx', "
@@ -106,7 +109,7 @@ static void write_plots(FILE *s, const char *dir, uint32_t throttles)
 	           "'' using 1:10 with lines lc rgb '#7f7f7f' title 'none'\n");
 }
 
-static bool write_script(const char *path, const char *dir, const struct report *r)
+static bool write_script(const char *path, const struct report *r)
 {
 	FILE *s = fopen(path, "w");
 
@@ -124,37 +127,42 @@ static bool write_script(const char *path, const char *dir, const struct report 
 	uint32_t most = 0;
 	for (size_t i = 0; i < r->tl.n; i++)
 		most = r->tl.bins[i].throttles > most ? r->tl.bins[i].throttles : most;
-	write_plots(s, dir, most);
+	write_plots(s, most);
 	return fclose(s) == 0;
 }
 
-/* Runs gnuplot on the script; false with why. */
-static bool run_gnuplot(const char *script, const char *errpath, char *why, size_t whylen)
+/* Runs gnuplot on dir's plot.gp, in dir; false with why. */
+static bool run_gnuplot(const char *dir, const char *errpath, char *why, size_t whylen)
 {
-	const char *prog = getenv("SC_GNUPLOT");
+	const char *name = getenv("SC_GNUPLOT");
 	int status;
 
-	if (!prog || !*prog)
-		prog = "gnuplot";
+	if (!name || !*name)
+		name = "gnuplot";
+	/* A relative path to it is from here, not from dir. */
+	char *absolute = strchr(name, '/') && name[0] != '/' ? realpath(name, NULL) : NULL;
+	const char *prog = absolute ? absolute : name;
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+		free(absolute);
 		return false;
 	}
 	if (pid == 0) {
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir(dir) != 0)
 			_exit(126);
-		execlp(prog, prog, script, (char *)NULL);
+		execlp(prog, prog, "plot.gp", (char *)NULL);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	free(absolute);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		snprintf(why, whylen, "%s was not found (install gnuplot; Debian: gnuplot-nox)",
-		         prog);
+		         name);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		snprintf(why, whylen, "%s failed (status %d)", prog,
+		snprintf(why, whylen, "%s failed (status %d)", name,
 		         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	else
 		return true;
@@ -223,10 +231,10 @@ void charts_draw(const struct report *r, struct charts *c)
 	}
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
 	snprintf(err, sizeof(err), "%s/gnuplot.err", dir);
-	if (!write_script(script, dir, r))
+	if (!write_script(script, r))
 		snprintf(c->why, sizeof(c->why), "cannot write the gnuplot script: %s",
 		         strerror(errno));
-	else if (run_gnuplot(script, err, c->why, sizeof(c->why)))
+	else if (run_gnuplot(dir, err, c->why, sizeof(c->why)))
 		for (int i = 0; i < CH_COUNT; i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, chart_files[i]);
 			if (!(c->svg[i] = read_svg(path)))
