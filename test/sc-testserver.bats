@@ -398,7 +398,7 @@ EOF
 	wait "$pid"
 }
 
-@test "/log records time, Host, method, path with query and status" {
+@test "/log records time, Host, method, path with query, header names and status" {
 	curl -s "$SC_BASE/page/1?q=1" >/dev/null
 	curl -s -H "Host: localhost:$SC_PORT" -X POST "$SC_BASE/status/404" >/dev/null
 	curl -s -m 0.2 "$SC_BASE/hang" || true
@@ -406,6 +406,11 @@ EOF
 	assert_equal "$(jq -c 'map([.host, .method, .path, .status])' <<<"$output")" \
 		"[[\"127.0.0.1:$SC_PORT\",\"GET\",\"/page/1?q=1\",200],[\"localhost:$SC_PORT\",\"POST\",\"/status/404\",404],[\"127.0.0.1:$SC_PORT\",\"GET\",\"/hang\",0]]"
 	jq -e '.[0].t_ms > 0 and .[0].t_ms <= .[1].t_ms and .[1].t_ms <= .[2].t_ms' <<<"$output" >/dev/null
+	assert_equal "$(jq -c '.[0].headers' <<<"$output")" '["Host","User-Agent","Accept"]'
+	# Each header line is one more name.
+	curl -s -H 'X-One: 1' -H 'X-Two: 2' "$SC_BASE/page/2" >/dev/null
+	run -0 sc_server_header_names
+	assert_output "$(printf '%s\n' Accept Host User-Agent X-One X-Two)"
 }
 
 @test "--root serves files by extension, index.html for directories, refuses .." {

@@ -15,6 +15,9 @@
 #                            share one server and look at /stats or /log).
 # sc_server_stats [FILTER]   /stats through jq (default filter: .).
 # sc_server_log [FILTER]     /log through jq (default filter: .).
+# sc_server_header_names     every header name the logged requests carried,
+#                            one a line, sorted, each once: no header that
+#                            was not to be sent reached the server.
 # sc_golden_site DIR         makes DIR the golden tests' site (test/golden.bats):
 #                            the demo site, ctl.txt (every control character
 #                            and DEL, quotes, a backslash, UTF-8) and
@@ -102,4 +105,8 @@ sc_server_stats() {
 
 sc_server_log() {
 	curl -fsS --max-time 5 "$SC_BASE/log" | jq -c "${1:-.}"
+}
+
+sc_server_header_names() {
+	curl -fsS --max-time 5 "$SC_BASE/log" | jq -r '[.[].headers[]] | unique[]'
 }

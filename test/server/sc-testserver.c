@@ -540,7 +540,8 @@ static size_t bucket_count;
 typedef struct {
 	double t_ms; /* when the request's first bytes reached the kernel */
 	char *host, *method, *target, *agent;
-	int status; /* 0 until the response status is known (e.g. /hang) */
+	char *header_names; /* the request's header names, in order, as a JSON array */
+	int status;         /* 0 until the response status is known (e.g. /hang) */
 } log_entry_t;
 
 /* Ring of the most recent requests; live sequence numbers are
@@ -557,12 +558,14 @@ static void log_entry_free(log_entry_t *e)
 	free(e->method);
 	free(e->target);
 	free(e->agent);
+	free(e->header_names);
 	memset(e, 0, sizeof *e);
 }
 
-/* at_ns: when the request arrived (clock_ns's clock), or 0 for now. */
+/* at_ns: when the request arrived (clock_ns's clock), or 0 for now.
+ * header_names (malloced) is the entry's. */
 static uint64_t log_append(int64_t at_ns, const char *host, const char *method, const char *target,
-                           const char *agent)
+                           const char *agent, char *header_names)
 {
 	if (!log_ring)
 		log_ring = xcalloc(LOG_CAPACITY, sizeof *log_ring);
@@ -574,6 +577,7 @@ static uint64_t log_append(int64_t at_ns, const char *host, const char *method, 
 	e->method = xstrdup(method);
 	e->target = xstrdup(target);
 	e->agent = xstrdup(agent ? agent : "");
+	e->header_names = header_names;
 	e->status = 0;
 	return log_next++;
 }
@@ -2324,7 +2328,7 @@ static void handle_log(conn_t *c)
 		json_string(&b, e->target);
 		buf_puts(&b, ",\"agent\":");
 		json_string(&b, e->agent);
-		buf_printf(&b, ",\"status\":%d}", e->status);
+		buf_printf(&b, ",\"headers\":%s,\"status\":%d}", e->header_names, e->status);
 	}
 	buf_puts(&b, "]\n");
 	respond_buf(c, 200, "application/json", &b, NULL);
@@ -2680,6 +2684,23 @@ static void host_inflight_begin(conn_t *c, const char *host)
 		*max = now;
 }
 
+/* The request's header names, in order, as a JSON array (malloced): what
+ * /log shows, so that a test can tell that no header reached the server
+ * that the client was not to send (one smuggled in through a line break). */
+static char *header_names_json(const request_t *r)
+{
+	buf_t b = { 0 };
+
+	buf_putc(&b, '[');
+	for (int i = 0; i < r->header_count; i++) {
+		if (i > 0)
+			buf_putc(&b, ',');
+		json_string(&b, r->headers[i].name);
+	}
+	buf_putc(&b, ']');
+	return b.data;
+}
+
 /* A complete request arrived: account for it, then answer it. */
 static void dispatch_request(conn_t *c)
 {
@@ -2699,7 +2720,8 @@ static void dispatch_request(conn_t *c)
 		++*strmap_value(&stats.paths, r->path, &inserted);
 		host_inflight_begin(c, request_header(r, "Host"));
 		c->log_seq = log_append(c->head_rx_ns, request_header(r, "Host"), r->method,
-		                        r->target, request_header(r, "User-Agent"));
+		                        r->target, request_header(r, "User-Agent"),
+		                        header_names_json(r));
 		c->logged = true;
 	}
 	route_request(c);
