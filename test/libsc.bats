@@ -87,6 +87,35 @@ normalize() {
 	assert_equal "$stderr" "fetch-records: value refused: --concurrency: '0' is out of range (1..100000)"
 }
 
+@test "fetcher: a CR, LF or NUL in any option's value is refused in sc-fetch's words; no header is smuggled in" {
+	sc_server_reset
+	run -0 --separate-stderr "$API/refuse-lines" "$SC_BASE"
+	[ -z "$stderr" ] || fail "refuse-lines: $stderr"
+	# One line per option the fetcher knows, each refused in the same words
+	# (setopt), then -A and --header through setopt_argv, then the records.
+	local n
+	n=$(grep -cE '^\s*SC_FETCHOPT_[A-Z_]+ = [0-9]+' "$SC_REPO_ROOT/include/sc.h")
+	assert_equal "$(grep -cE '^--[a-z-]+: a value may not hold a CR, LF or NUL$' <<<"$output")" "$((n + 2))"
+	assert_equal "${lines[0]}" "--insecure: a value may not hold a CR, LF or NUL"
+	assert_line --index 4 "--user-agent: a value may not hold a CR, LF or NUL"
+	assert_line --index 5 "--header: a value may not hold a CR, LF or NUL"
+	assert_line --index "$n" "--user-agent: a value may not hold a CR, LF or NUL"
+	assert_line --index "$((n + 1))" "--header: a value may not hold a CR, LF or NUL"
+	# Every option of sc-fetch --help is among them (--no-adaptive is
+	# SC_FETCHOPT_ADAPTIVE's 0).
+	local opt
+	for opt in $(sc-fetch --help | grep -oE '\[--[a-z-]+' | tr -d '[' | grep -vx -- --no-adaptive); do
+		assert_line "$opt: a value may not hold a CR, LF or NUL"
+	done
+	assert_equal "$(grep -c '^done: ' <<<"$output")" 2
+	assert_line "done: bad_input request.headers has a malformed header"
+	assert_line "done: ok"
+	# The one request the server saw: the echo, with the default agent.
+	assert_equal "$(sc_server_log '[.[] | [.path, (.agent | startswith("sc-fetch/"))]]')" '[["/echo",true]]'
+	run -0 sc_server_header_names
+	refute_line --regexp '^[Xx]-'
+}
+
 # The parser's corpus: the demo site's records, the fuzz seeds' malformed
 # HTML as records, and lines that are no records.
 parse_corpus() {

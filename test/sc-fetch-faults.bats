@@ -142,6 +142,36 @@ EOF
 	assert_output '["/echo"]'
 }
 
+@test "a CR, LF or NUL in a record's header, header name, method or url is bad_input; no header is smuggled in" {
+	fetch <<EOF
+{"url":"$SC_BASE/echo","request":{"headers":{"X-A":"a\r\nX-Evil: 1"}}}
+{"url":"$SC_BASE/echo","request":{"headers":{"X-A":"a\nX-Evil: 1"}}}
+{"url":"$SC_BASE/echo","request":{"headers":{"X-A":"a\rX-Evil: 1"}}}
+{"url":"$SC_BASE/echo","request":{"headers":{"X-A\r\nX-Evil":"1"}}}
+{"url":"$SC_BASE/echo","request":{"method":"GET / HTTP/1.1\r\nX-Evil: 1\r\n"}}
+{"url":"$SC_BASE/echo","request":{"method":"GET\r\nX-Evil:"}}
+{"url":"$SC_BASE/echo\r\nX-Evil: 1"}
+{"url":"$SC_BASE/echo\u0000\r\nX-Evil: 1"}
+{"url":"$SC_BASE/echo","request":{"headers":{"X-A":"ok"}}}
+EOF
+	assert_failure 3
+	run -0 jq -c '[.ok, .error.kind, .error.message]' <<<"$records"
+	assert_output '[false,"bad_input","request.headers has a malformed header"]
+[false,"bad_input","request.headers has a malformed header"]
+[false,"bad_input","request.headers has a malformed header"]
+[false,"bad_input","request.headers has a malformed header"]
+[false,"bad_input","request.method is not a method name"]
+[false,"bad_input","request.method is not a method name"]
+[false,"bad_input","not a valid URL: it holds a control character"]
+[false,"bad_input","not a valid URL: it holds a control character"]
+[true,null,null]'
+	# One request, the last line's, and the server saw no X-Evil.
+	assert_equal "$(sc_server_log length)" 1
+	run -0 sc_server_header_names
+	refute_line --regexp '^[Xx]-[Ee]vil$'
+	assert_line X-A
+}
+
 @test "a control character in a record's url or request is bad_input and no request (sc-retry)" {
 	run --separate-stderr sc-retry --retries 1 --keep-order <<EOF
 {"url":"$SC_BASE/page/1?c=\u0000x","ok":false,"status":503,"error":{"kind":"http","message":"HTTP 503"}}

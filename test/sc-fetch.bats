@@ -57,6 +57,58 @@ fetch() {
 	[[ $stderr == *"--header"* ]] || fail "$stderr"
 }
 
+# The options of PROG that take an argument, one a line, as its --help
+# names them ("--user-agent"; a letter's long name from the usage is not
+# given, so the letter itself: "-A"): a new option is tried too.
+options_with_argument() {
+	"$1" --help | grep -oE '\[(-[A-Za-z]|--[a-z-]+) [^]|]+\]' | sed -E 's/^\[([^ ]+) .*/\1/'
+}
+
+@test "a CR or LF in any option's value is a usage error before anything is sent (sc-fetch, sc-retry)" {
+	local prog opt long value n
+	for prog in sc-fetch sc-retry; do
+		n=0
+		while read -r opt; do
+			long=$opt
+			case $opt in -A) long=--user-agent ;; -H) long=--header ;; -c) long=--concurrency ;; -m) long=--timeout ;; esac
+			for value in $'ua\r\nX-Evil: 1' $'ua\nX-Evil: 1' $'ua\rX-Evil: 1'; do
+				[[ $opt == -H ]] && value="X-A: 1${value#ua}"
+				run -2 --separate-stderr "$prog" "$opt" "$value" <<<"$SC_BASE/echo"
+				assert_equal "$stderr" "$prog: $long: a value may not hold a CR, LF or NUL
+Try '$prog --help' for more information."
+				assert_equal "$output" ""
+			done
+			n=$((n + 1))
+		done < <(options_with_argument "$prog")
+		# Every option with a value was tried (-c, -m, -A, -H, ... 30 of them).
+		((n >= 30)) || fail "$prog: only $n options found in --help"
+	done
+	# Nothing reached the server.
+	assert_equal "$(sc_server_log length)" 0
+}
+
+@test "-A and -H: no header reaches the server but the ones given, with --robots too; a tab is a header value's" {
+	fetch --robots -A $'my-bot/1.0\t(x)' -H $'X-Given: a\tb' <<<"$SC_BASE/echo"
+	assert_success
+	jq -e '.body | fromjson | .headers["User-Agent"] == "my-bot/1.0\t(x)" and .headers["X-Given"] == "a\tb"' <<<"$output"
+	# robots.txt and the page, each with the agent.
+	assert_equal "$(sc_server_log '[.[] | .path]')" '["/robots.txt","/echo"]'
+	assert_equal "$(sc_server_log '[.[] | .agent] | unique')" '["my-bot/1.0\t(x)"]'
+	run -0 sc_server_header_names
+	assert_output "$(printf '%s\n' Accept Accept-Encoding Host User-Agent X-Given)"
+}
+
+@test "-H: a name with a space or a control character, or a value with a control character, is refused" {
+	for bad in 'X A: b' $'X\001A: b' $'X\tA: b' ': b'; do
+		run -2 --separate-stderr sc-fetch -H "$bad" </dev/null
+		assert_equal "${stderr_lines[0]}" "sc-fetch: --header: '$bad' is not 'Name: value'"
+	done
+	run -2 --separate-stderr sc-fetch -H $'X-A: b\001' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-fetch: --header: a value may hold no control character but a tab"
+	run -2 --separate-stderr sc-fetch -H $'X-A: b\177' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-fetch: --header: a value may hold no control character but a tab"
+}
+
 @test "an unknown option or an operand is a usage error" {
 	run -2 --separate-stderr sc-fetch --no-such-option </dev/null
 	[[ $stderr == *"Try 'sc-fetch --help'"* ]] || fail "$stderr"

@@ -16,6 +16,7 @@
 
 #include "api/api.h"
 #include "core/buf.h"
+#include "core/protocol.h"
 #include "core/util.h"
 #include "engine/fetch.h"
 #include "kit/cli.h"
@@ -189,6 +190,14 @@ int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *val
 	if (f->engine)
 		return SC_EBUSY;
 	if (!row->arg) {
+		/* In the option table's words (which a flag's value, read
+		 * here, does not go through), and not echoed. */
+		if (value && !sc_protocol_value_ok(value, strlen(value))) {
+			if (errmsg)
+				*errmsg = sc_api_error("--%s: %s", row->name,
+				                       SC_PROTOCOL_VALUE_REFUSED);
+			return SC_EBADVALUE;
+		}
 		if (value && strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
 			if (errmsg)
 				*errmsg =
