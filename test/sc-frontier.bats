@@ -7,6 +7,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load 'lib/options'
 
 bats_require_minimum_version 1.5.0
 
@@ -62,6 +63,21 @@ Try 'sc-frontier --help' for more information."
 }
 
 # ---- canonical URLs ----
+
+@test "a CR or LF in any option's value is a usage error; a --seen name SQLite reads as a URI or memory is refused" {
+	# -d, -s, --allow, --deny, --links, --max-per-host, --strip-query, --seen, --add.
+	refuses_line_breaks sc-frontier 9 d=max-depth s=scope
+	run -2 --separate-stderr sc-frontier --seen 'file:seen.db?mode=memory' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-frontier: --seen: 'file:seen.db?mode=memory' is a URI to SQLite, not a file name (write ./file:seen.db?mode=memory)"
+	run -2 --separate-stderr sc-frontier --seen 'file:seen.db' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-frontier: --seen: 'file:seen.db' is a URI to SQLite, not a file name (write ./file:seen.db)"
+	run -2 --separate-stderr sc-frontier --seen ':memory:' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-frontier: --seen: ':memory:' is a database in memory to SQLite, not a file (write ./:memory:)"
+	[ ! -e seen.db ] && [ ! -e 'file:seen.db' ] || fail "a file was made"
+	# ./file:seen.db is that file.
+	echo '{"url":"http://a.example/","links":["/b"]}' | sc-frontier -q --seen ./file:seen.db >/dev/null
+	[ -s 'file:seen.db' ] && [ ! -e seen.db ] || fail "./file:seen.db was not the file named"
+}
 
 @test "canonical form: every RFC 3986 section 6.2.2 rule, end to end" {
 	assert_equal "$(canonical 'HTTP://Example.COM/A')" "http://example.com/A"

@@ -73,6 +73,18 @@ memcheck() {
 	assert_equal "${stderr_lines[0]}" "sc-parse: -f t: field named twice"
 }
 
+@test "a selector may be written over lines (sc alone reads it); -j refuses a line break as every value does" {
+	rec '<div class="c"><p>one</p></div><p>two</p>' >in
+	run -0 --separate-stderr sc-parse -f $'p=div.c\n  p' --require p <in
+	assert_equal "$(jq -c .p <<<"$output")" '"one"'
+	run -0 --separate-stderr sc-parse --each $'\ndiv.c\n' -f $'q=\r\np' <in
+	assert_equal "$(jq -c .q <<<"$output")" '"one"'
+	run -0 --separate-stderr sc-parse --explain $'div\r\np'
+	assert_output "$(sc-parse --explain 'div p')"
+	run -2 --separate-stderr sc-parse -j $'2\n' </dev/null
+	assert_equal "${stderr_lines[0]}" "sc-parse: --jobs: a value may not hold a CR, LF or NUL"
+}
+
 @test "usage: bad combinations and numbers are refused by name" {
 	run -2 --separate-stderr sc-parse --each .card </dev/null
 	assert_equal "${stderr_lines[0]}" "sc-parse: --each needs at least one -f to say what to extract per item"

@@ -6,6 +6,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load 'lib/options'
 
 bats_require_minimum_version 1.5.0
 load 'lib/server'
@@ -402,6 +403,24 @@ browser() {
 	local colours
 	colours=$(png_colours shot.png)
 	[ "$colours" -ge 8 ] || fail "the screenshot is nearly one colour ($colours colours)"
+}
+
+@test "a CR or LF in any option's value is a usage error" {
+	# --html, --sort, --hosts, --hist, --fail-if, --every.
+	refuses_line_breaks sc-report 6
+}
+
+@test "--html: a TMPDIR with a quote and a line break is a directory, not gnuplot commands" {
+	# The charts' directory went into the gnuplot script in quotes: this
+	# one ended the quote and ran a command of its own.
+	local tmp=$PWD/$'t\'\nsystem "touch ran"\nprint \''
+	mkdir -p "$tmp"
+	run -0 --separate-stderr env TMPDIR="$tmp" sc-report --html report.html synth.log
+	assert_equal "$stderr" ""
+	[ ! -e ran ] || fail "gnuplot ran the directory's command"
+	assert_equal "$(grep -c '<svg' report.html)" 4
+	# Its temporary directory is gone.
+	assert_equal "$(find "$tmp" -mindepth 1 | wc -l)" 0
 }
 
 @test "the HTML page without gnuplot: the tables, and each missing chart says why" {

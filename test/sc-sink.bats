@@ -4,6 +4,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load 'lib/options'
 
 bats_require_minimum_version 1.5.0
 
@@ -34,6 +35,35 @@ wait_for() {
 }
 
 # ---- usage errors ----
+
+@test "a CR or LF in any option's value is a usage error; a database name SQLite reads as a URI or memory is refused" {
+	# -c, --table, --key, --batch, --batch-ms, --jsonl, --csv, --tsv, --sqlite.
+	refuses_line_breaks sc-sink 9 c=columns -- '{"url":"u"}'
+	run -2 --separate-stderr sc-sink --sqlite 'file:o.db?mode=memory' <three.jsonl
+	assert_equal "${stderr_lines[0]}" "sc-sink: --sqlite: 'file:o.db?mode=memory' is a URI to SQLite, not a file name (write ./file:o.db?mode=memory)"
+	run -2 --separate-stderr sc-sink file:o.db <three.jsonl
+	assert_equal "${stderr_lines[0]}" "sc-sink: --sqlite: 'file:o.db' is a URI to SQLite, not a file name (write ./file:o.db)"
+	run -2 --separate-stderr sc-sink --sqlite :memory: <three.jsonl
+	assert_equal "${stderr_lines[0]}" "sc-sink: --sqlite: ':memory:' is a database in memory to SQLite, not a file (write ./:memory:)"
+	[ ! -e o.db ] || fail "file:o.db wrote o.db"
+	sc-sink -q ./file:o.db <three.jsonl
+	assert_equal "$(sqlite3 ./file:o.db 'select count(*) from records')" 3
+}
+
+@test "SQLite: a table, key and columns named with quotes, semicolons and line breaks are names, not SQL" {
+	local evil='x"); DROP TABLE t; --'
+	jq -nc --arg e "$evil" '{url: "u1", ($e): 1, "a\nb": 2, "c'"'"'d": 3, "e]f": 4}' >in
+	jq -nc --arg e "$evil" '{url: "u2", ($e): 5, "a\nb": 6, "c'"'"'d": 7, "e]f": 8}' >>in
+	run -0 --separate-stderr sc-sink -q --table 't"; DROP TABLE records; --' --key url o.db <in
+	run -0 sqlite3 -json o.db 'select name from sqlite_master where type = "table"'
+	assert_equal "$(jq -c 'map(.name)' <<<"$output")" '["t\"; DROP TABLE records; --"]'
+	run -0 sqlite3 -json o.db 'select * from "t""; DROP TABLE records; --" order by url'
+	assert_equal "$(jq -c --arg e "$evil" 'map([.url, .[$e], .["a\nb"], .["c'"'"'d"], .["e]f"]])' <<<"$output")" \
+		'[["u1",1,2,3,4],["u2",5,6,7,8]]'
+	# The key's unique index is named from them too.
+	printf '%s\n' '{"url":"u1","z":9}' | sc-sink -q --table 't"; DROP TABLE records; --' --key url o.db
+	assert_equal "$(sqlite3 o.db 'select count(*) || ":" || max(z) from "t""; DROP TABLE records; --"')" 2:9
+}
 
 @test "a new file under /dev/shm is a file like any other, written through a temporary and renamed" {
 	[[ -d /dev/shm && -w /dev/shm ]] || skip "no writable /dev/shm here"
