@@ -341,6 +341,19 @@ golden_normalize() {
 	assert_equal "$(jq -r 'keys_unsorted | .[index("warc") - 1]' out)" fetched_at
 }
 
+@test "a seed or via with a CR, LF or NUL is left out of the metadata; warcinfo's fields stay one a line, whatever argv[0]" {
+	printf '%s\n' "{\"url\":\"$SC_BASE/books/1.html\",\"seed\":\"$SC_BASE/\\r\\nX-Evil: 1\",\"via\":\"$SC_BASE/\\u0000\\nX-Evil: 1\"}" >in
+	# argv[0] with a line break: the one word of warcinfo no option check sees.
+	run -0 --separate-stderr bash -c "exec -a \$'sc-fetch\\nX-Evil: 1' sc-fetch -q --warc e.warc.gz -A 'my bot/1.0' <in"
+	archive_ok e.warc.gz
+	zcat e.warc.gz >e.warc
+	if grep -aq '^X-Evil' e.warc; then fail "a line of its own: $(grep -a '^X-Evil' e.warc)"; fi
+	if grep -aqE '^(seed|via):' e.warc; then fail "a seed or via was written"; fi
+	grep -aq $'^software: sc-fetchX-Evil: 1/' e.warc || fail "software: $(grep -a '^software' e.warc)"
+	grep -aq $'^http-header-user-agent: my bot/1.0\r$' e.warc
+	grep -aq $'^depth: \|^fetchTimeMs: ' e.warc
+}
+
 @test "--warc-max-size rotates into Annex C names, each with a warcinfo; --warc-cdx writes each file's CDXJ" {
 	for i in $(seq 1 12); do echo "$SC_BASE/big/4000?n=$i"; done >in
 	run -0 fetch_warc series.warc.gz --warc-max-size 10000 --warc-level 0 --warc-cdx -c 2 <in
