@@ -1,10 +1,12 @@
-/* Unit tests for lib/: the line reader, records, the histogram, base64. */
+/* Unit tests for lib/: the line reader, records, the histogram, base64, the
+ * rule for a value on a protocol's line. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "core/base64.h"
+#include "core/protocol.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "record/input.h"
@@ -268,6 +270,17 @@ static void test_base64(void)
 	free(spaced);
 }
 
+static void test_protocol_value(void)
+{
+	ok(sc_protocol_value_ok("bot/1.0 (x; y)\t\001\177", 17), "text, a tab, other controls: ok");
+	ok(sc_protocol_value_ok("", 0), "nothing is ok");
+	ok(!sc_protocol_value_ok("a\r\nX-Evil: 1", 13), "CR LF refused");
+	ok(!sc_protocol_value_ok("a\nb", 3), "LF refused");
+	ok(!sc_protocol_value_ok("a\rb", 3), "CR refused");
+	ok(!sc_protocol_value_ok("a\0b", 3), "a NUL inside refused");
+	ok(sc_protocol_value_ok("ab\n", 2), "only the n bytes are read");
+}
+
 int main(void)
 {
 	test_lines();
@@ -277,5 +290,6 @@ int main(void)
 	test_utf8();
 	test_hist();
 	test_base64();
+	test_protocol_value();
 	return tap_done();
 }

@@ -126,6 +126,40 @@ static void test_errors(void)
 	is_int(o.whole, 5, "is the option");
 }
 
+/* No argument holds a CR, LF or NUL (core/protocol.h), whatever its kind,
+ * but a row's that says lines_ok; the value is never stored. */
+static void test_line_breaks(void)
+{
+	struct opts o = { 0 };
+	char err[256];
+	const struct sc_opt selector = { .name = "selector",
+		                         .kind = SC_OPT_STRING,
+		                         .arg = "s",
+		                         SC_OPT_AT(struct opts, string),
+		                         .lines_ok = true };
+
+	is_int(parse(&o, "--string a\r\nX-Evil:1", err), SC_OPT_PARSE_ERROR, "CR LF in a string");
+	is_str(err, "--string: a value may not hold a CR, LF or NUL", "in the one words");
+	ok(o.string == NULL, "and not stored");
+	parse(&o, "--copy a\nb", err);
+	is_str(err, "--copy: a value may not hold a CR, LF or NUL", "LF in a copy");
+	ok(o.copy == NULL, "not copied");
+	parse(&o, "-C a\rb", err);
+	is_str(err, "--call: a value may not hold a CR, LF or NUL", "CR before a call sees it");
+	is_int(o.calls, 0, "the call was not made");
+	parse(&o, "-w 5\n", err);
+	is_str(err, "--whole: a value may not hold a CR, LF or NUL", "a number's too");
+	parse(&o, "--string=a\nb", err);
+	is_str(err, "--string: a value may not hold a CR, LF or NUL", "given with =");
+	is_int(sc_opt_store(&rows[6], &o, "a\r\nb", err, sizeof(err)), -1,
+	       "sc_opt_store (libsc's setter) refuses it too");
+	is_str(err, "--string: a value may not hold a CR, LF or NUL", "in the same words");
+	is_int(sc_opt_store(&selector, &o, "div\n  p", err, sizeof(err)), 0,
+	       "a lines_ok row takes a line break");
+	is_str(o.string, "div\n  p", "as it is");
+	is_int(sc_opt_store(&rows[6], &o, "a\tb", err, sizeof(err)), 0, "a tab is no line break");
+}
+
 static void test_help_version(void)
 {
 	struct opts o = { 0 };
@@ -155,6 +189,7 @@ int main(void)
 	sc_setprogname("prog");
 	test_kinds();
 	test_errors();
+	test_line_breaks();
 	test_help_version();
 	test_usage();
 	return tap_done();
