@@ -51,8 +51,9 @@ const char *sc_sqlite_name_problem(const char *path, char *why, size_t whylen)
 	/* sqlite3ParseUri's test, and openDatabase's names of a database in
 	 * memory, exactly: "FILE:x" is a file. */
 	if (strncmp(path, "file:", 5) == 0)
-		snprintf(why, whylen, "'%.200s' is a URI to SQLite, not a file name (write ./%.200s)",
-		         path, path);
+		snprintf(why, whylen,
+		         "'%.200s' is a URI to SQLite, not a file name (write ./%.200s)", path,
+		         path);
 	else if (!*path || strcmp(path, ":memory:") == 0)
 		snprintf(why, whylen, "'%s' is a database in memory to SQLite, not a file%s", path,
 		         *path ? " (write ./:memory:)" : "");

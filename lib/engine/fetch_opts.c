@@ -203,7 +203,8 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		          { "warc-dedupe", opts->warc_dedupe_path } };
 	for (size_t i = 0; i < sizeof(databases) / sizeof(databases[0]); i++) {
 		char why[256];
-		if (databases[i].path && sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
+		if (databases[i].path &&
+		    sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
 			return snprintf(err, 256, "--%s: %.200s", databases[i].name, why), -1;
 	}
 	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))

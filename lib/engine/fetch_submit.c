@@ -99,7 +99,8 @@ const char *sc_fetch_request_problem(const json_t *req)
 			if (!json_is_string(hv))
 				return "request.headers has a value that is not a string";
 			if (!sc_fetch_header_name_ok(key, strlen(key)) ||
-			    !sc_fetch_header_value_ok(json_string_value(hv), json_string_length(hv)))
+			    !sc_fetch_header_value_ok(json_string_value(hv),
+			                              json_string_length(hv)))
 				return "request.headers has a malformed header";
 		}
 	}
@@ -256,7 +257,8 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
 		return true;
 	}
-	if ((problem = sc_fetch_url_problem(url, json_string_length(json_object_get(rec, "url"))))) {
+	if ((problem =
+	             sc_fetch_url_problem(url, json_string_length(json_object_get(rec, "url"))))) {
 		/* Made the line's bad_input record, like a url that does not parse. */
 		snprintf(why, 256, "%s", problem);
 		return fail_bad_url(e, job, rec, line, why);

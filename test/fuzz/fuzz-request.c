@@ -111,8 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= n + 1;
 		data = sep + 1;
 	}
-	json_t *rec = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-	                         NULL);
+	json_t *rec =
+	        json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
 	if (json_is_object(rec))
 		check_record(&opts, rec);
 	json_decref(rec);

@@ -67,7 +67,8 @@ static void every_option(void)
 		int rc[3];
 		char *err[3] = { NULL, NULL, NULL };
 		for (int k = 0; k < 3; k++)
-			rc[k] = sc_fetcher_setopt(f, (enum sc_fetcher_option)opt, values[k], &err[k]);
+			rc[k] = sc_fetcher_setopt(f, (enum sc_fetcher_option)opt, values[k],
+			                          &err[k]);
 		if (rc[0] == SC_EINVAL && rc[1] == SC_EINVAL && rc[2] == SC_EINVAL)
 			continue; /* no such option */
 		refused(opt, rc, err);
@@ -84,7 +85,8 @@ static void one_argv(char *opt, char *value)
 	char *err[3] = { NULL, NULL, NULL };
 	sc_fetcher *f = sc_fetcher_new(on_done);
 
-	rc[0] = rc[1] = rc[2] = sc_fetcher_setopt_argv(f, value ? 3 : 2, argv, &first, NULL, &err[0]);
+	rc[0] = rc[1] = rc[2] =
+	        sc_fetcher_setopt_argv(f, value ? 3 : 2, argv, &first, NULL, &err[0]);
 	if (err[0]) {
 		err[1] = strdup(err[0]);
 		err[2] = strdup(err[0]);

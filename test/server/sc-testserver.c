@@ -2719,9 +2719,9 @@ static void dispatch_request(conn_t *c)
 		bool inserted;
 		++*strmap_value(&stats.paths, r->path, &inserted);
 		host_inflight_begin(c, request_header(r, "Host"));
-		c->log_seq = log_append(c->head_rx_ns, request_header(r, "Host"), r->method,
-		                        r->target, request_header(r, "User-Agent"),
-		                        header_names_json(r));
+		c->log_seq =
+		        log_append(c->head_rx_ns, request_header(r, "Host"), r->method, r->target,
+		                   request_header(r, "User-Agent"), header_names_json(r));
 		c->logged = true;
 	}
 	route_request(c);
