@@ -98,8 +98,9 @@ static int apply(const struct row_ref *ref, const char *arg, char *err, size_t e
 	long whole;
 	double number;
 
-	/* Before any kind or call sees it (opt.h). */
-	if (arg && !row->lines_ok && !sc_protocol_value_ok(arg, strlen(arg)))
+	/* Before any kind or call sees it (opt.h); a row with an argument
+	 * is always given one. */
+	if (row->arg && !row->lines_ok && !sc_protocol_value_ok(arg, strlen(arg)))
 		return snprintf(err, errlen, "--%s: %s", row->name, SC_PROTOCOL_VALUE_REFUSED), -1;
 	switch (row->kind) {
 	case SC_OPT_FLAG:

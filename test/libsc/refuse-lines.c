@@ -45,7 +45,7 @@ static void print_escaped(const char *s)
 static void refused(int opt, int rc[3], char *err[3])
 {
 	for (int k = 0; k < 3; k++) {
-		if (rc[k] != SC_EBADVALUE || !err[k] || strcmp(err[k], err[0]) != 0) {
+		if (rc[k] != SC_EBADVALUE || !err[k] || !err[0] || strcmp(err[k], err[0]) != 0) {
 			printf("broken: option %d: value %d not refused as the others (%s)\n", opt,
 			       k, sc_strerror(rc[k]));
 			failures++;
