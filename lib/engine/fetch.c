@@ -57,7 +57,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 	bool robots_timeout = job->robots_for && oc->kind == SC_ERR_TIMEOUT;
 
 	fetch_count_attempt(e, job, oc);
-	fetch_history_add(job, oc);
+	fetch_history_add(job, xfer, oc);
 	char err[256];
 	if (!fetch_warc_attempt(e, job, xfer, oc, err) && !e->input.error) {
 		/* The archive cannot be written: the run stops, as for input it
