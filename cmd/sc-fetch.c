@@ -19,7 +19,7 @@
 #include "core/util.h"
 #include "kit/cli.h"
 
-static sc_fetcher *fetcher; /* the signal hook's */
+static sc_fetcher *volatile fetcher; /* the signal hook's, until it is freed */
 static int out_errno;       /* the first error writing standard output, or 0 */
 
 /* SIGINT or SIGTERM: the fetcher drains (async-signal-safe). */
@@ -143,7 +143,9 @@ int main(int argc, char **argv)
 		status = sc_fetcher_failed(fetcher) ? SC_EXIT_PARTIAL : SC_EXIT_OK;
 	}
 	sc_free(err);
-	sc_fetcher_free(fetcher);
+	sc_fetcher *f = fetcher;
+	fetcher = NULL; /* before it is freed: a signal then drains nothing */
+	sc_fetcher_free(f);
 	if (out_errno) {
 		errno = out_errno;
 		sc_die_write("error writing standard output:");

@@ -219,7 +219,8 @@ struct outcome {
  * policy's state, the drain. */
 struct fetch_loop {
 	CURLM *multi;
-	int epfd;             /* curl's sockets, the wake pipe, the input */
+	int epfd;             /* curl's sockets, the wake-up, the input */
+	int wakefd;           /* an eventfd: sc_fetch_wake (a signal, a drain) */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	struct sc_retry_state *retry;
 	bool stopping;     /* a signal or a fatal error: draining */
