@@ -60,12 +60,12 @@ static int write_line(int fd, const char *text, size_t len)
 
 /* A record, once per item: to standard output.  After a write fails the
  * run ends at once (the rest become cancelled records, not written). */
-static void on_record(sc_fetcher *f, const sc_result *r, void *user)
+static void on_record(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
 {
 	size_t len;
 	const char *json = sc_result_json(r, &len);
 
-	(void)user;
+	(void)user, (void)ctx;
 	if (out_errno)
 		return;
 	if (write_line(STDOUT_FILENO, json, len) != 0) {
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
-	fetcher = sc_fetcher_new(on_record);
+	fetcher = sc_fetcher_new(on_record, NULL);
 	if (!fetcher)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	parse_options(argc, argv);
