@@ -216,14 +216,16 @@ parse_corpus() {
 		$(pkg-config --cflags --libs sc jansson) -Wl,-rpath,"$dest$prefix/lib"
 	run -0 bash -c "echo '$SC_BASE/books/1.html' | ./crawler 3"
 	assert_equal "${#lines[@]}" 3
-	# Statically: the archive, and the libraries sc.pc requires (their
-	# shared forms: what matters here is that libsc.a links alone).
-	# shellcheck disable=SC2046,SC2086 # pkg-config's words
-	run -0 cc -std=c17 $san -o crawler-static "$SC_REPO_ROOT/examples/crawler.c" \
-		$(pkg-config --cflags sc jansson) "$dest$prefix/lib/libsc.a" \
-		$(pkg-config --libs jansson $(pkg-config --print-requires-private sc)) -lpthread -lm
-	run -1 bash -c "ldd crawler-static | grep libsc"
-	run -0 bash -c "echo '$SC_BASE/books/2.html' | ./crawler-static 1"
+	# Statically, by the very line sc(3) gives (libsc.a into the program,
+	# the libraries it uses shared), on the example as prog.c.
+	local line
+	line=$(grep '^cc -o prog prog.c ' "$SC_REPO_ROOT/man/sc.3")
+	[ "$(wc -l <<<"$line")" -eq 1 ] && [[ $line == *"-Wl,-Bstatic"* ]] || fail "sc(3) has no static line: $line"
+	cp "$SC_REPO_ROOT/examples/crawler.c" prog.c
+	# Under make asan the archive is the sanitized one: its user is too.
+	run -0 bash -c "$line $san"
+	run -1 bash -c "ldd prog | grep libsc"
+	run -0 bash -c "echo '$SC_BASE/books/2.html' | ./prog 1"
 	assert_output --partial "Small Tools"
 	run -0 make -s -C "$SC_REPO_ROOT" uninstall DESTDIR="$dest" PREFIX="$prefix" SANITIZE="${SANITIZE:-}"
 	[ -z "$(find "$dest$prefix" -type f -o -type l)" ] || fail "uninstall left: $(find "$dest$prefix" -type f -o -type l)"
