@@ -129,7 +129,7 @@ $(OUT)/test/%: $(OUT)/test/unit/%.o $(LIBSC)
 
 $(OUT)/libsc-test/%: test/libsc/%.c include/sc.h $(LIBSC_SO)
 	@mkdir -p $(@D)
-	$(CC) $(API_CFLAGS) -o $@ $< $(API_LDFLAGS) -lsc
+	$(CC) $(API_CFLAGS) -pthread -o $@ $< $(API_LDFLAGS) -lsc
 
 # The examples read the parser's JSON with jansson; the crawler parses on
 # threads of its own.

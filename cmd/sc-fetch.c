@@ -19,7 +19,7 @@
 #include "core/util.h"
 #include "kit/cli.h"
 
-static sc_fetcher *fetcher; /* the signal hook's */
+static sc_fetcher *volatile fetcher; /* the signal hook's, until it is freed */
 static int out_errno;       /* the first error writing standard output, or 0 */
 
 /* SIGINT or SIGTERM: the fetcher drains (async-signal-safe). */
@@ -60,12 +60,12 @@ static int write_line(int fd, const char *text, size_t len)
 
 /* A record, once per item: to standard output.  After a write fails the
  * run ends at once (the rest become cancelled records, not written). */
-static void on_record(sc_fetcher *f, const sc_result *r, void *user)
+static void on_record(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
 {
 	size_t len;
 	const char *json = sc_result_json(r, &len);
 
-	(void)user;
+	(void)user, (void)ctx;
 	if (out_errno)
 		return;
 	if (write_line(STDOUT_FILENO, json, len) != 0) {
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
-	fetcher = sc_fetcher_new(on_record);
+	fetcher = sc_fetcher_new(on_record, NULL);
 	if (!fetcher)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	parse_options(argc, argv);
@@ -143,7 +143,9 @@ int main(int argc, char **argv)
 		status = sc_fetcher_failed(fetcher) ? SC_EXIT_PARTIAL : SC_EXIT_OK;
 	}
 	sc_free(err);
-	sc_fetcher_free(fetcher);
+	sc_fetcher *f = fetcher;
+	fetcher = NULL; /* before it is freed: a signal then drains nothing */
+	sc_fetcher_free(f);
 	if (out_errno) {
 		errno = out_errno;
 		sc_die_write("error writing standard output:");

@@ -183,6 +183,15 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 	return 0;
 }
 
+static struct sc_fetch_engine *volatile engine; /* the signal hook's, while it runs */
+
+/* SIGINT or SIGTERM: the engine's loop wakes to drain (async-signal-safe;
+ * before the engine is made, the loop sees the signal when it starts). */
+static void on_stop(void)
+{
+	sc_fetch_wake(engine);
+}
+
 int main(int argc, char **argv)
 {
 	struct sc_fetch_options opts;
@@ -198,13 +207,14 @@ int main(int argc, char **argv)
 	 * engine keeps reading; classify() passes them through unfetched. */
 	opts.read_input_in_drain = true;
 
-	sc_signals_install(sc_fetch_signal_hook);
+	sc_signals_install(on_stop);
 	struct sc_fetch_streams io = {
 		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
 	};
 	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
 	if (!e)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
+	engine = e;
 	struct sc_lines *in = sc_lines_open(STDIN_FILENO, "<stdin>");
 	if (!in)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
@@ -213,6 +223,7 @@ int main(int argc, char **argv)
 	if (status == SC_EXIT_FAILURE && *err)
 		sc_warn("%s", err);
 
+	engine = NULL; /* before it is freed: the handler then wakes nothing */
 	sc_fetch_engine_free(e);
 	sc_lines_close(in);
 	sc_fetch_options_free(&opts);

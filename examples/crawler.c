@@ -110,11 +110,13 @@ static void *parse_pages(void *unused)
 	return NULL;
 }
 
-/* Hands a copy of the record to the parse threads: r is valid during the
- * call only. */
-static void on_fetched(sc_fetcher *f, const sc_result *r, void *user)
+/* Hands a copy of the record to the parse threads (r is valid during the
+ * call only), and counts it in the pages out for parsing (ctx, the
+ * fetcher's: sc_fetcher_new's). */
+static void on_fetched(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
 {
 	struct page *pg = malloc(sizeof(*pg));
+	size_t *out_for_parsing = ctx;
 
 	(void)f;
 	(void)user;
@@ -126,7 +128,7 @@ static void on_fetched(sc_fetcher *f, const sc_result *r, void *user)
 	enqueue(&to_parse, pg);
 	pthread_cond_signal(&more_to_parse);
 	pthread_mutex_unlock(&lock);
-	parsing++;
+	(*out_for_parsing)++;
 }
 
 /* The length of url's "scheme://host:port" part. */
@@ -220,7 +222,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		max_pages = strtoul(argv[1], NULL, 10);
 	if (sc_version_num() < SC_VERSION_NUM || sc_global_init() != SC_OK ||
-	    !hcreate(max_pages * 2 + 16) || pipe(wake) != 0 || !(f = sc_fetcher_new(on_fetched)))
+	    !hcreate(max_pages * 2 + 16) || pipe(wake) != 0 || !(f = sc_fetcher_new(on_fetched, &parsing)))
 		return 1;
 	sc_fetcher_setopt(f, SC_FETCHOPT_ROBOTS, NULL, NULL);
 	sc_fetcher_setopt_long(f, SC_FETCHOPT_PER_HOST, 4, NULL);

@@ -4,16 +4,19 @@
  * Everything here is prefixed sc_ (SC_ for macros and constants); every
  * handle is opaque; options are set through enums whose values are never
  * renumbered (new ones are added at the end).  The library prints nothing
- * and exits only when memory runs out: functions return an int code
+ * (but SC_FETCHOPT_PROGRESS's status line, on standard error when it is a
+ * terminal) and exits only when memory runs out: functions return an int code
  * (SC_OK, or one of enum sc_code, worded by sc_strerror) and, where there
  * is more to say, error text the caller frees.  See sc(3) for the overview,
  * sc_parser(3), sc_fetcher(3), sc_fetcher_argv(3), sc_result(3) and
  * sc_version(3).
  *
  * Threads: a handle is used from one thread at a time; different handles
- * may be used from different threads at once.  sc_global_init and
- * sc_global_cleanup are the exceptions: call them once, before any other
- * thread uses libsc, and after the last.  Each function says so too.
+ * may be used from different threads at once (fetchers share no state:
+ * each has its own descriptors, libcurl's set-up is made under a lock).
+ * sc_global_init and sc_global_cleanup are the exceptions: call them once,
+ * before any other thread uses libsc, and after the last.  Each function
+ * says so too.
  *
  * Memory: a char * that a function hands out is the caller's, freed with
  * sc_free; a const char * is borrowed from the handle it came from, valid
@@ -47,7 +50,8 @@ enum sc_code {
 	SC_OK = 0,
 	SC_EINVAL = 1,     /* a bad argument: NULL handle, unknown option, wrong type */
 	SC_EBADVALUE = 2,  /* an option's or a spec's value is refused (error text says why) */
-	SC_EBUSY = 3,      /* not now: the fetcher has started, options are fixed */
+	SC_EBUSY = 3,      /* not now: the fetcher has started, options are fixed; or
+	                      a run asked from inside one of its callbacks */
 	SC_ESYSTEM = 4,    /* the system refused (a file, a descriptor); error text says why */
 	SC_EBADRECORD = 5, /* the input is not a record (sc_parser_apply: the output is an
 	                      error record all the same) */
@@ -64,10 +68,13 @@ SC_EXPORT const char *sc_strerror(int code);
 /* Frees what libsc handed out as char * (error texts, JSON).  Thread-safe. */
 SC_EXPORT void sc_free(void *p);
 
-/* Sets up libcurl and libxml2 for the process.  Optional (the first
- * sc_fetcher_new or sc_parser_new does it), but not thread-safe: a
- * threaded program calls it once before its threads start.  Returns SC_OK
- * or SC_ESYSTEM. */
+/* Sets up libcurl and libxml2 for the process, until sc_global_cleanup.
+ * Optional: without it, libcurl is set up while a fetcher has started
+ * (the first one of the process sets it up, the last one freed cleans it
+ * up), and libxml2 at the first sc_parser_new; with it, fetchers do not
+ * set libcurl up again.  A threaded program calls it once before its
+ * threads start (libxml2's set-up is not thread-safe).  Returns SC_OK or
+ * SC_ESYSTEM. */
 SC_EXPORT int sc_global_init(void);
 /* Undoes sc_global_init, after the last handle is freed.  Not thread-safe. */
 SC_EXPORT void sc_global_cleanup(void);
@@ -192,18 +199,20 @@ enum sc_fetcher_option {
 
 /* Called once per submit, when its record is made (in submission order
  * under SC_FETCHOPT_KEEP_ORDER), from inside sc_fetcher_run or
- * sc_fetcher_perform, on their thread.  r is valid during the call only.
- * It may submit more (that is how a crawler follows links). */
-typedef void (*sc_done_fn)(sc_fetcher *f, const sc_result *r, void *user);
+ * sc_fetcher_perform, on their thread, with the submit's user pointer and
+ * the fetcher's ctx (sc_fetcher_new's).  r is valid during the call only.
+ * It may submit more (that is how a crawler follows links), drain or
+ * cancel; it may not run the fetcher (sc_fetcher_run is SC_EBUSY there). */
+typedef void (*sc_done_fn)(sc_fetcher *f, const sc_result *r, void *user, void *ctx);
 /* One metrics line (as sc-fetch(1) writes them) without its newline,
  * len bytes. */
 typedef void (*sc_metrics_fn)(const char *line, size_t len, void *ctx);
 
 /* A fetcher with sc-fetch's defaults; done is called for every submit
- * (with the submit's user pointer).  Returns NULL only for a NULL done
- * (libcurl is set up at the first submit).  Thread-safe (each fetcher is
- * its own). */
-SC_EXPORT sc_fetcher *sc_fetcher_new(sc_done_fn done);
+ * (with the submit's user pointer, and ctx).  Returns NULL only for a
+ * NULL done (libcurl is set up at the first submit, unless sc_global_init
+ * did it).  Thread-safe (each fetcher is its own). */
+SC_EXPORT sc_fetcher *sc_fetcher_new(sc_done_fn done, void *ctx);
 
 /* Frees f (NULL: nothing); submits that did not finish are cancelled and
  * dropped without their callback (run f until idle first to have them
@@ -213,11 +222,14 @@ SC_EXPORT void sc_fetcher_free(sc_fetcher *f);
 /* Sets option opt as sc-fetch's command line would, value being the
  * option's argument (NULL for a flag, which it turns on) in the same units
  * ("2.5" seconds for SC_FETCHOPT_TIMEOUT).  _long and _double format the
- * number and do the same; for a flag, 0 turns it off and anything else on.
- * Options are fixed at the first submit.  Returns SC_OK, SC_EINVAL (an
- * unknown option), SC_EBUSY (after the first submit), or SC_EBADVALUE
- * with the reason in *errmsg if errmsg is not NULL ("--timeout: 'x' is not
- * a number"; free it with sc_free).  One thread at a time per fetcher. */
+ * number and do the same, for a flag or a number only (a string option is
+ * SC_EINVAL); for a flag, 0 turns it off and anything else on.  Options
+ * are fixed at the first submit.  Returns SC_OK, SC_EINVAL (a NULL f, an
+ * unknown option, a number for a string option, NULL for an option that
+ * takes a value), SC_EBUSY (after the first submit), or SC_EBADVALUE (a
+ * value refused); but for SC_OK, with the reason in *errmsg if errmsg is
+ * not NULL ("--timeout: 'x' is not a number"; free it with sc_free).  One
+ * thread at a time per fetcher. */
 SC_EXPORT int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value,
                                 char **errmsg);
 SC_EXPORT int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, long value,
@@ -237,17 +249,21 @@ SC_EXPORT int sc_fetcher_set_metrics(sc_fetcher *f, sc_metrics_fn fn, void *ctx)
  * that cannot be fetched makes its bad_input record (during a later run
  * or perform, like every other), whose "line" is the number of this call
  * among f's submits, as sc-fetch numbers its input's lines.  A blank line
- * or a '#' comment is no item: SC_EBADVALUE, and no callback.  The first submit fixes the
- * options; it fails with SC_ESYSTEM and *errmsg when the fetcher cannot
- * start (an unwritable --metrics file, ...), and then nothing was
- * submitted.  One thread at a time per fetcher (a done callback may
+ * or a '#' comment is no item: SC_EBADVALUE, and no callback.  The first
+ * submit fixes the options; it fails with SC_ESYSTEM when the fetcher
+ * cannot start (an unwritable --metrics file, ...), and then nothing was
+ * submitted.  SC_EINVAL: a NULL argument, or a submit after
+ * sc_fetcher_finish.  Every code but SC_OK comes with its reason in
+ * *errmsg.  One thread at a time per fetcher (a done callback may
  * submit). */
 SC_EXPORT int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user,
                                 char **errmsg);
 
 /* Runs until every submit is done (SC_OK) or timeout_ms passed
  * (SC_ETIMEOUT; < 0: no limit).  Calls done and the metrics callback.
- * One thread at a time per fetcher. */
+ * SC_EBUSY from inside one of f's callbacks: the run below it goes on
+ * when the callback returns (it would otherwise run other callbacks
+ * nested inside it).  One thread at a time per fetcher. */
 SC_EXPORT int sc_fetcher_run(sc_fetcher *f, long timeout_ms);
 
 /* Event-loop integration, for a caller that waits itself: the descriptor
@@ -256,8 +272,9 @@ SC_EXPORT int sc_fetcher_run(sc_fetcher *f, long timeout_ms);
  * sc_fetcher_perform anyway (ms; 0: at once; -1: nothing pending), and
  * sc_fetcher_perform, which does what is ready without waiting and returns
  * the number of submits not done yet.  -1 from sc_fetcher_fd: the fetcher
- * has not started (nothing was submitted).  One thread at a time per
- * fetcher. */
+ * has not started (nothing was submitted).  From inside one of f's
+ * callbacks, _timeout is 0 and _perform does nothing (as sc_fetcher_run
+ * is SC_EBUSY).  One thread at a time per fetcher. */
 SC_EXPORT int sc_fetcher_fd(const sc_fetcher *f);
 SC_EXPORT long sc_fetcher_timeout(sc_fetcher *f);
 SC_EXPORT size_t sc_fetcher_perform(sc_fetcher *f);
@@ -340,9 +357,10 @@ SC_EXPORT int sc_fetcher_set_warning(sc_fetcher *f, sc_warning_fn fn, void *ctx)
  * none).  -h/--help and -V/--version, which are the program's, stop the
  * parse: SC_OK with *asked (if not NULL) SC_ARGV_HELP or SC_ARGV_VERSION,
  * else 0.  Returns SC_OK, SC_EINVAL, SC_EBUSY, or SC_EBADVALUE with the
- * usage error in *errmsg as sc-fetch words it ("--timeout: 'x' is not a
- * number", "unrecognized option '--x'", "--robots-cache needs --robots");
- * free it with sc_free.  One thread at a time per fetcher. */
+ * usage error as sc-fetch words it ("--timeout: 'x' is not a number",
+ * "unrecognized option '--x'", "--robots-cache needs --robots"); every
+ * code but SC_OK with its reason in *errmsg (free it with sc_free).  One
+ * thread at a time per fetcher. */
 SC_EXPORT int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first,
                                      unsigned *asked, char **errmsg);
 
@@ -358,11 +376,11 @@ SC_EXPORT char *sc_fetcher_usage(const char *progname, const char *operands);
  * under SC_FETCHOPT_KEEP_ORDER.  Runs until the input ends (or a drain or
  * a cancel stops it) and every item is done; writes the summary metrics
  * line (sc_fetcher_finish is then not needed).  fd is made non-blocking
- * for the run, and restored.  f must be fresh: no submit before
- * (SC_EBUSY).  Returns SC_OK, SC_ESYSTEM with *errmsg (the fetcher cannot
- * start, a read error: "<stdin>: Input/output error"), SC_EBADVALUE with
- * *errmsg (options that do not go together), or SC_EINVAL.  One thread at
- * a time per fetcher. */
+ * for the run, and restored.  f must be fresh: no submit before, no run_fd
+ * (SC_EBUSY).  Returns SC_OK, SC_ESYSTEM (the fetcher cannot start, a read
+ * error: "<stdin>: Input/output error"), SC_EBADVALUE (options that do
+ * not go together), SC_EINVAL (a NULL f, fd < 0); but for SC_OK, with its
+ * reason in *errmsg.  One thread at a time per fetcher. */
 SC_EXPORT int sc_fetcher_run_fd(sc_fetcher *f, int fd, const char *name, char **errmsg);
 
 /* Starts the drain sc-fetch(1) makes on SIGINT or SIGTERM: no more input

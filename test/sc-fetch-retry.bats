@@ -157,6 +157,28 @@ fetch() {
 	assert_output '[0,true,true]'
 }
 
+@test "the history tells where a retry's time went: its backoff, then the origin's block (queue_ms)" {
+	# One at a time: a 503 (retried after a backoff of at most 300 ms),
+	# then, while that retry waits, a 429 with Retry-After: 2 on the same
+	# origin, which blocks it: the retry spends most of 2 s in its queue.
+	OPTS=(-c 1 --retry-base 300 --retry-max 300 --metrics "$BATS_TEST_TMPDIR/metrics")
+	fetch "$SC_BASE/flaky/held?fail=1&status=503" "$SC_BASE/flaky/blocker?fail=1&status=429&retry_after=2"
+	held=$(jq -c 'select(.url | contains("/held"))' <<<"$output")
+	run -0 jq -c '[.ok, .attempts, (.history | map(has("wait_ms") and has("queue_ms") and has("latency_ms")) | all)]' <<<"$held"
+	assert_output '[true,2,true]'
+	run -0 jq -c '.history[1] | [.wait_ms <= 300, .queue_ms >= 1500]' <<<"$held"
+	assert_output '[true,true]' || fail "the retry's history: $(jq -c .history <<<"$held")"
+	# elapsed_ms is accounted for: the first attempt's latency, then the
+	# wait, the queue and the latency of the second, within the loop's turns.
+	run -0 jq -c '(.elapsed_ms - .history[0].latency_ms - (.history[1] | .wait_ms + .queue_ms + .latency_ms)) | fabs < 100' <<<"$held"
+	assert_output true || fail "not accounted for: $(jq -c '[.elapsed_ms, .history]' <<<"$held")"
+	# The metrics line's timing.queue_ms is the same figure.
+	run -0 jq -sc --arg url "$SC_BASE/flaky/held?fail=1&status=503" \
+		'[.[] | select(.event == "request" and .attempt == 2 and (.url == $url)) | .timing.queue_ms]' \
+		"$BATS_TEST_TMPDIR/metrics"
+	assert_output "[$(jq '.history[1].queue_ms' <<<"$held")]"
+}
+
 # ---- Retry-After, the origin pause, the slots ----
 
 @test "a 429 with Retry-After: 2 waits at least 2 s, pauses its origin only, then succeeds" {

@@ -171,7 +171,8 @@ EOF2
 		and (.fetched_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$"))
 		and (.body | contains("<html")) and (has("error") | not)
 		and .history == [{attempt: 1, status: 200, error: null, wait_ms: 0,
-		                  latency_ms: .history[0].latency_ms}]' <<<"$output"
+		                  queue_ms: .history[0].queue_ms, latency_ms: .history[0].latency_ms}]
+		and (.history[0].queue_ms | type) == "number"' <<<"$output"
 }
 
 @test "a 404 is a record with error kind http, and the run exits 3" {

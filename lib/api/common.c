@@ -28,7 +28,7 @@ const char *sc_strerror(int code)
 		[SC_OK] = "success",
 		[SC_EINVAL] = "bad argument",
 		[SC_EBADVALUE] = "value refused",
-		[SC_EBUSY] = "fetcher already started",
+		[SC_EBUSY] = "fetcher busy (started, or running)",
 		[SC_ESYSTEM] = "system error",
 		[SC_EBADRECORD] = "malformed record",
 		[SC_ETIMEOUT] = "timed out",

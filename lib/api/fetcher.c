@@ -38,6 +38,7 @@ struct sc_fetcher {
 	struct sc_fetch_options opts;
 	struct sc_fetch_engine *engine; /* NULL until the first submit */
 	sc_done_fn done;
+	void *done_ctx;
 	sc_metrics_fn metrics_fn;
 	void *metrics_ctx;
 	FILE *metrics;         /* the engine's metrics stream: lines to metrics_fn */
@@ -50,6 +51,7 @@ struct sc_fetcher {
 	size_t pending; /* submitted, done not called yet */
 	size_t failed;  /* records done that are not ok */
 	volatile sig_atomic_t drain_asked; /* sc_fetcher_drain before the engine was made */
+	unsigned calling; /* inside one of the caller's callbacks (nested: more) */
 	bool finished;
 	bool dropping; /* sc_fetcher_free: records no longer go to done */
 };
@@ -99,14 +101,16 @@ static const char *const option_names[] = {
 /* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */
 static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
 
-sc_fetcher *sc_fetcher_new(sc_done_fn done)
+sc_fetcher *sc_fetcher_new(sc_done_fn done, void *ctx)
 {
 	struct sc_fetcher *f;
 
 	if (!done)
 		return NULL;
+	sc_record_setup(); /* before this thread makes its first record */
 	f = sc_calloc(1, sizeof(*f));
 	f->done = done;
+	f->done_ctx = ctx;
 	sc_fetch_options_init(&f->opts);
 	sc_buf_init(&f->partial, SC_LINE_MAX);
 	return f;
@@ -147,13 +151,54 @@ static const struct sc_opt *option_row(enum sc_fetcher_option opt)
 	return NULL;
 }
 
-/* Whether the option takes an argument (an unknown one: as if it did,
- * for sc_fetcher_setopt to refuse). */
-static bool option_has_arg(enum sc_fetcher_option opt)
+/* Returns rc, with text as its reason in *errmsg (if errmsg is not NULL;
+ * text is copied). */
+static int refuse(int rc, char **errmsg, const char *text)
+{
+	if (errmsg)
+		*errmsg = sc_strdup(text);
+	return rc;
+}
+
+static const char no_fetcher[] = "no fetcher (NULL)";
+static const char started[] =
+        "the fetcher has started: options and run_fd are before the first submit";
+
+/* The option's row, or NULL with SC_EINVAL's reason in *errmsg: an
+ * unknown option, a fetcher that has started. */
+static const struct sc_opt *settable_row(sc_fetcher *f, enum sc_fetcher_option opt, int *rc,
+                                         char **errmsg)
 {
 	const struct sc_opt *row = option_row(opt);
 
-	return !row || row->arg;
+	if (errmsg)
+		*errmsg = NULL;
+	*rc = SC_EINVAL;
+	if (!f) {
+		refuse(SC_EINVAL, errmsg, no_fetcher);
+		return NULL;
+	}
+	if (!row) {
+		if (errmsg)
+			*errmsg = sc_api_error("unknown option %d", (int)opt);
+		return NULL;
+	}
+	if (f->engine) {
+		*rc = SC_EBUSY;
+		if (errmsg)
+			*errmsg = sc_api_error("--%s: the options are fixed at the first submit",
+			                       row->name);
+		return NULL;
+	}
+	return row;
+}
+
+/* Whether a number is the option's kind of value: a flag's (0 off, else
+ * on), or a number's; not a string's (a file, a header, an agent). */
+static bool takes_number(const struct sc_opt *row)
+{
+	return !row->arg || row->kind == SC_OPT_WHOLE || row->kind == SC_OPT_NUMBER ||
+	       row->kind == SC_OPT_SECONDS;
 }
 
 /* A flag, or --adaptive / --no-adaptive: on or off. */
@@ -179,16 +224,9 @@ static int parse_value(struct sc_fetcher *f, const struct sc_opt *row, const cha
 	return SC_EBADVALUE;
 }
 
-int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value, char **errmsg)
+/* sc_fetcher_setopt, once the row is known to be settable. */
+static int set_row(sc_fetcher *f, const struct sc_opt *row, const char *value, char **errmsg)
 {
-	const struct sc_opt *row = option_row(opt);
-
-	if (errmsg)
-		*errmsg = NULL;
-	if (!f || !row)
-		return SC_EINVAL;
-	if (f->engine)
-		return SC_EBUSY;
 	if (!row->arg) {
 		/* In the option table's words (which a flag's value, read
 		 * here, does not go through), and not echoed. */
@@ -207,9 +245,39 @@ int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *val
 		set_flag(f, row, !value || strcmp(value, "1") == 0);
 		return SC_OK;
 	}
-	if (!value)
+	if (!value) {
+		if (errmsg)
+			*errmsg = sc_api_error("--%s needs a value (NULL is a flag's)", row->name);
 		return SC_EINVAL;
+	}
 	return parse_value(f, row, value, errmsg);
+}
+
+int sc_fetcher_setopt(sc_fetcher *f, enum sc_fetcher_option opt, const char *value, char **errmsg)
+{
+	int rc;
+	const struct sc_opt *row = settable_row(f, opt, &rc, errmsg);
+
+	return row ? set_row(f, row, value, errmsg) : rc;
+}
+
+/* _long and _double: a number set as its text, on a flag or a number. */
+static int set_number(sc_fetcher *f, enum sc_fetcher_option opt, bool nonzero, const char *text,
+                      const char *setter, char **errmsg)
+{
+	int rc;
+	const struct sc_opt *row = settable_row(f, opt, &rc, errmsg);
+
+	if (!row)
+		return rc;
+	if (!takes_number(row)) {
+		if (errmsg)
+			*errmsg = sc_api_error("--%s takes a string, not a number: set it with "
+			                       "sc_fetcher_setopt, not %s",
+			                       row->name, setter);
+		return SC_EINVAL;
+	}
+	return set_row(f, row, nonzero && !row->arg ? "1" : text, errmsg);
 }
 
 int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, long value, char **errmsg)
@@ -217,7 +285,7 @@ int sc_fetcher_setopt_long(sc_fetcher *f, enum sc_fetcher_option opt, long value
 	char text[32];
 
 	snprintf(text, sizeof(text), "%ld", value);
-	return sc_fetcher_setopt(f, opt, value != 0 && !option_has_arg(opt) ? "1" : text, errmsg);
+	return set_number(f, opt, value != 0, text, "sc_fetcher_setopt_long", errmsg);
 }
 
 int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double value, char **errmsg)
@@ -225,7 +293,7 @@ int sc_fetcher_setopt_double(sc_fetcher *f, enum sc_fetcher_option opt, double v
 	char text[64];
 
 	snprintf(text, sizeof(text), "%.17g", value);
-	return sc_fetcher_setopt(f, opt, value != 0 && !option_has_arg(opt) ? "1" : text, errmsg);
+	return set_number(f, opt, value != 0, text, "sc_fetcher_setopt_double", errmsg);
 }
 
 int sc_fetcher_set_metrics(sc_fetcher *f, sc_metrics_fn fn, void *ctx)
@@ -239,6 +307,27 @@ int sc_fetcher_set_metrics(sc_fetcher *f, sc_metrics_fn fn, void *ctx)
 	return SC_OK;
 }
 
+/* The caller's callbacks, each marked as one: a run, a perform or a wait
+ * asked from inside a callback would run the loop, and other callbacks,
+ * nested inside it (they are refused). */
+static void metrics_line(struct sc_fetcher *f, const char *line, size_t len)
+{
+	if (!f->metrics_fn)
+		return;
+	f->calling++;
+	f->metrics_fn(line, len, f->metrics_ctx);
+	f->calling--;
+}
+
+static void warn(struct sc_fetcher *f, size_t lineno, const char *why)
+{
+	if (!f->warning_fn)
+		return;
+	f->calling++;
+	f->warning_fn(lineno, why, f->warning_ctx);
+	f->calling--;
+}
+
 /* The metrics stream's writes (fopencookie): whole lines to metrics_fn,
  * the rest kept for the next write. */
 static ssize_t metrics_write(void *cookie, const char *buf, size_t size)
@@ -249,11 +338,10 @@ static ssize_t metrics_write(void *cookie, const char *buf, size_t size)
 	while (buf < end && (nl = memchr(buf, '\n', (size_t)(end - buf)))) {
 		if (f->partial.len > 0) {
 			sc_buf_add(&f->partial, buf, (size_t)(nl - buf));
-			if (f->metrics_fn)
-				f->metrics_fn(f->partial.p, f->partial.len, f->metrics_ctx);
+			metrics_line(f, f->partial.p, f->partial.len);
 			sc_buf_reset(&f->partial);
-		} else if (f->metrics_fn) {
-			f->metrics_fn(buf, (size_t)(nl - buf), f->metrics_ctx);
+		} else {
+			metrics_line(f, buf, (size_t)(nl - buf));
 		}
 		buf = nl + 1;
 	}
@@ -273,7 +361,9 @@ static void record_done(void *ctx, void *user, const char *line, size_t len, boo
 	if (f->dropping)
 		return;
 	sc_result_init(&r, line, len, user);
-	f->done(f, &r, user);
+	f->calling++;
+	f->done(f, &r, user, f->done_ctx);
+	f->calling--;
 	sc_result_clear(&r);
 }
 
@@ -300,8 +390,8 @@ static int pull_item(struct sc_fetch_engine *e, void *ctx)
 	if (rc < 0)
 		sc_fetch_submit_final(
 		        e, sc_record_bad_input(it->number, it->text, it->len, "no item"), true);
-	else if (rc > 0 && f->warning_fn)
-		f->warning_fn(it->number, why, f->warning_ctx);
+	else if (rc > 0)
+		warn(f, it->number, why);
 	sc_fetch_set_next_user(e, NULL);
 	free(it->text);
 	free(it);
@@ -364,8 +454,14 @@ int sc_fetcher_submit(sc_fetcher *f, const char *url_or_record, void *user, char
 
 	if (errmsg)
 		*errmsg = NULL;
-	if (!f || !url_or_record || f->finished)
-		return SC_EINVAL;
+	if (!f)
+		return refuse(SC_EINVAL, errmsg, no_fetcher);
+	if (!url_or_record)
+		return refuse(SC_EINVAL, errmsg, "no item (NULL)");
+	if (f->finished)
+		return refuse(SC_EINVAL, errmsg,
+		              "the fetcher has finished: nothing is submitted after "
+		              "sc_fetcher_finish or sc_fetcher_run_fd");
 	/* Every call is a line of the input: it numbers bad_input records as
 	 * sc-fetch numbers a file's lines, skipped ones included. */
 	struct sc_line line = { .text = (char *)url_or_record,
@@ -398,6 +494,8 @@ int sc_fetcher_run(sc_fetcher *f, long timeout_ms)
 
 	if (!f)
 		return SC_EINVAL;
+	if (f->calling)
+		return SC_EBUSY; /* the loop is running already, below the callback */
 	if (!f->engine)
 		return SC_OK;
 	deadline = timeout_ms < 0 ? INFINITY : sc_now_ms() + (double)timeout_ms;
@@ -421,6 +519,8 @@ long sc_fetcher_timeout(sc_fetcher *f)
 
 	if (!f || !f->engine)
 		return -1;
+	if (f->calling)
+		return 0; /* what is pending is done once the callback returns */
 	wait = sc_fetch_wait(f->engine);
 	return isinf(wait) ? -1 : (long)ceil(wait);
 }
@@ -429,7 +529,7 @@ size_t sc_fetcher_perform(sc_fetcher *f)
 {
 	if (!f)
 		return 0;
-	if (f->engine)
+	if (f->engine && !f->calling)
 		sc_fetch_step(f->engine, 0);
 	return f->pending;
 }
@@ -483,10 +583,12 @@ int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first, uns
 		*errmsg = NULL;
 	if (asked)
 		*asked = 0;
-	if (!f || argc < 1 || !argv || !first)
-		return SC_EINVAL;
+	if (!f)
+		return refuse(SC_EINVAL, errmsg, no_fetcher);
+	if (argc < 1 || !argv || !first)
+		return refuse(SC_EINVAL, errmsg, "no argv[0], or no argv or first (NULL)");
 	if (f->engine)
-		return SC_EBUSY;
+		return refuse(SC_EBUSY, errmsg, started);
 	const struct sc_opt_set sets[] = { { sc_fetch_opts, &f->opts }, { asked_rows, NULL } };
 	pthread_mutex_lock(&getopt_lock);
 	at = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
@@ -544,8 +646,8 @@ static int on_input_line(struct sc_fetch_engine *e, const struct sc_lines *in,
 	int rc = sc_fetch_submit_line(e, line, sc_lines_max(in), why);
 	if (rc < 0)
 		f->pending--;
-	if (rc > 0 && f->warning_fn)
-		f->warning_fn(line->number, why, f->warning_ctx);
+	if (rc > 0)
+		warn(f, line->number, why);
 	return 0;
 }
 
@@ -557,10 +659,12 @@ int sc_fetcher_run_fd(sc_fetcher *f, int fd, const char *name, char **errmsg)
 
 	if (errmsg)
 		*errmsg = NULL;
-	if (!f || fd < 0 || f->finished)
-		return SC_EINVAL;
-	if (f->engine)
-		return SC_EBUSY;
+	if (!f)
+		return refuse(SC_EINVAL, errmsg, no_fetcher);
+	if (fd < 0)
+		return refuse(SC_EINVAL, errmsg, "no descriptor (fd < 0)");
+	if (f->engine || f->finished)
+		return refuse(SC_EBUSY, errmsg, started);
 	if ((rc = make_engine(f, errmsg)) != SC_OK)
 		return rc;
 	in = sc_lines_open(fd, name ? name : "<input>");

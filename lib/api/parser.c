@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "parse/parse.h"
 #include "record/lines.h"
+#include "record/record.h"
 #include "sc.h"
 
 struct sc_parser {
@@ -159,6 +160,7 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 	}
 	/* Idempotent; sc_global_init's part for threaded programs. */
 	xmlInitParser();
+	sc_record_setup(); /* before this thread makes its first record */
 	p = sc_calloc(1, sizeof(*p));
 	p->fields = sc_calloc(nfields ? nfields : 1, sizeof(*p->fields));
 	for (size_t i = 0; i < nfields; i++)

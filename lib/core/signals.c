@@ -1,11 +1,16 @@
 #include "core/signals.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
 volatile sig_atomic_t sc_stop_signal;
 
+/* Set by sc_signals_install, before a program's threads start, and read
+ * only after: a library's caller, which installs no handler, never writes
+ * the flags below (fetchers in two threads would both write writing). */
+static bool installed;
 static volatile sig_atomic_t writing;
 static volatile sig_atomic_t abort_signal; /* second signal seen while writing */
 static void (*stop_hook)(void);
@@ -38,6 +43,7 @@ void sc_signals_install(void (*on_stop)(void))
 	struct sigaction sa;
 
 	stop_hook = on_stop;
+	installed = true;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
@@ -58,11 +64,14 @@ void sc_signals_unlink_on_abort(int slot, const char *path)
 
 void sc_signals_write_begin(void)
 {
-	writing = 1;
+	if (installed)
+		writing = 1;
 }
 
 void sc_signals_write_end(void)
 {
+	if (!installed)
+		return;
 	writing = 0;
 	if (abort_signal)
 		abort_now(sc_stop_signal);

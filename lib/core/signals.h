@@ -25,7 +25,9 @@ void sc_signals_install(void (*on_stop)(void));
 void sc_signals_unlink_on_abort(int slot, const char *path);
 #define SC_SIGNALS_UNLINK_SLOTS 8
 
-/* Brackets a write that must not be cut by the immediate exit. */
+/* Brackets a write that must not be cut by the immediate exit.  Nothing
+ * without sc_signals_install: no handler reads the bracket then, and a
+ * library's fetchers may write in several threads at once. */
 void sc_signals_write_begin(void);
 void sc_signals_write_end(void);
 

@@ -1,5 +1,5 @@
 /* fetch: the loop.  Owns the engine's life (new, free), sc_fetch_run: the
- * epoll set that holds curl's sockets, the self-pipe that signals wake and
+ * epoll set that holds curl's sockets, the eventfd that signals wake and
  * the input while more work is wanted (struct fetch_loop); reading input
  * lines on demand (struct fetch_input); starting what admission lets start
  * (admit); the end of each attempt (retry or finish); and the drain after
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,15 +31,14 @@
  * them), up to this many queued jobs. */
 #define READAHEAD_MAX(c) ((size_t)(c)*4 + 10000)
 
-static int wake_pipe[2] = { -1, -1 };
-
-void sc_fetch_signal_hook(void)
+void sc_fetch_wake(struct sc_fetch_engine *e)
 {
 	int saved = errno;
+	uint64_t one = 1;
 
-	if (wake_pipe[1] >= 0) {
-		ssize_t n = write(wake_pipe[1], "", 1);
-		(void)n;
+	if (e && e->loop.wakefd >= 0) {
+		ssize_t n = write(e->loop.wakefd, &one, sizeof(one));
+		(void)n; /* full (a wake-up is pending already) is as good */
 	}
 	errno = saved;
 }
@@ -57,7 +57,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 	bool robots_timeout = job->robots_for && oc->kind == SC_ERR_TIMEOUT;
 
 	fetch_count_attempt(e, job, oc);
-	fetch_history_add(job, oc);
+	fetch_history_add(job, xfer, oc);
 	char err[256];
 	if (!fetch_warc_attempt(e, job, xfer, oc, err) && !e->input.error) {
 		/* The archive cannot be written: the run stops, as for input it
@@ -287,13 +287,14 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 {
 	struct sc_fetch_engine *e;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	if (!sc_fetch_global_hold()) {
 		snprintf(err, 256, "cannot initialise libcurl");
 		return NULL;
 	}
 	e = sc_calloc(1, sizeof(*e));
 	e->opts = opts;
 	e->loop.epfd = -1;
+	e->loop.wakefd = -1;
 	fetch_origins_init(&e->origins, opts);
 	fetch_submit_init(e);
 	fetch_output_init(e, streams->out);
@@ -325,12 +326,15 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
 	if (!fetch_robots_init(e, err) || !fetch_pace_init(e, err) || !fetch_warc_init(e, err))
 		goto fail;
-	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
-		snprintf(err, 256, "pipe: %s", strerror(errno));
+	/* The engine's own wake-up (a signal, a drain): each engine has one,
+	 * so that one fetcher's drain wakes its own loop and no other. */
+	e->loop.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (e->loop.wakefd < 0) {
+		snprintf(err, 256, "eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = wake_pipe[0] };
-	if (epoll_ctl(e->loop.epfd, EPOLL_CTL_ADD, wake_pipe[0], &ev) != 0) {
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = e->loop.wakefd };
+	if (epoll_ctl(e->loop.epfd, EPOLL_CTL_ADD, e->loop.wakefd, &ev) != 0) {
 		snprintf(err, 256, "epoll_ctl: %s", strerror(errno));
 		goto fail;
 	}
@@ -356,9 +360,11 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	curl_multi_cleanup(e->loop.multi);
 	if (e->loop.epfd >= 0)
 		close(e->loop.epfd);
+	if (e->loop.wakefd >= 0)
+		close(e->loop.wakefd);
 	sc_retry_state_free(e->loop.retry);
 	free(e);
-	curl_global_cleanup();
+	sc_fetch_global_release();
 }
 
 static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
@@ -544,10 +550,10 @@ static void wait_and_dispatch(struct sc_fetch_engine *e, int fd, double timeout_
 
 	for (int i = 0; i < nev; i++) {
 		int efd = events[i].data.fd;
-		if (efd == wake_pipe[0]) {
-			char drain[64];
-			while (read(wake_pipe[0], drain, sizeof(drain)) > 0)
-				;
+		if (efd == e->loop.wakefd) {
+			uint64_t count;
+			ssize_t n = read(e->loop.wakefd, &count, sizeof(count)); /* resets it */
+			(void)n;
 		} else if (efd != fd || !e->input.polled) {
 			uint32_t ev = events[i].events;
 			int flags = (ev & EPOLLIN ? CURL_CSELECT_IN : 0) |
@@ -693,7 +699,7 @@ void sc_fetch_cancel_all(struct sc_fetch_engine *e)
 void sc_fetch_request_drain(struct sc_fetch_engine *e)
 {
 	e->loop.drain_asked = 1;
-	sc_fetch_signal_hook();
+	sc_fetch_wake(e);
 }
 
 void sc_fetch_request_cancel(struct sc_fetch_engine *e)

@@ -34,7 +34,7 @@
  *	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
  *	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&opts, err) != 0)
  *		sc_usage_error("%s", err);   // exit 2
- *	sc_signals_install(sc_fetch_signal_hook);
+ *	sc_signals_install(on_stop);        // on_stop: sc_fetch_wake(engine)
  *	struct sc_fetch_streams io = { stdout, stderr, stderr, sc_progname };
  *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
  *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
@@ -211,9 +211,19 @@ void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len
 int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
                  void *ctx, char err[256]);
 
-/* The hook to pass to sc_signals_install: wakes the running engine so it
- * starts the drain at once (async-signal-safe). */
-void sc_fetch_signal_hook(void);
+/* Wakes e's loop (its own eventfd), so that it sees a signal or a drain
+ * at once: what a program's sc_signals_install hook calls, with the engine
+ * it runs (NULL: nothing).  Async-signal-safe. */
+void sc_fetch_wake(struct sc_fetch_engine *e);
+
+/* libcurl's process-wide set-up (and jansson's seed), shared by every
+ * engine of the process and held by each, safely from several threads
+ * (fetch_global.c): the first hold sets libcurl up, the last release
+ * cleans it up.  sc_fetch_engine_new and _free hold and release it
+ * themselves; sc_global_init holds it for the program.  Returns false
+ * when libcurl cannot be set up. */
+bool sc_fetch_global_hold(void);
+void sc_fetch_global_release(void);
 
 /* ---- Driven by a library caller (lib/api/fetcher.c) rather than an input
  * stream: items are pulled from the caller when the engine wants more

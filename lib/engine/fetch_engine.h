@@ -178,6 +178,16 @@ struct job {
 	                            (sc_fetch_set_next_user), handed to the record hook */
 };
 
+/* How long an attempt waited in its origin's queue (ms, to 0.1): from
+ * when it could start (submitted, or its retry's wait over) to its start,
+ * held by the cap, the origin's pace or block, its robots.txt.  The
+ * metrics line's timing.queue_ms and the history's queue_ms; 0 for an
+ * attempt that never started. */
+static inline double fetch_queue_ms(const struct job *job, const struct transfer *xfer)
+{
+	return xfer ? round1(fmax(0.0, xfer->started - job->queued_at)) : 0.0;
+}
+
 /* How one attempt ended. */
 struct outcome {
 	long status; /* 0: no response */
@@ -209,7 +219,8 @@ struct outcome {
  * policy's state, the drain. */
 struct fetch_loop {
 	CURLM *multi;
-	int epfd;             /* curl's sockets, the wake pipe, the input */
+	int epfd;             /* curl's sockets, the wake-up, the input */
+	int wakefd;           /* an eventfd: sc_fetch_wake (a signal, a drain) */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	struct sc_retry_state *retry;
 	bool stopping;     /* a signal or a fatal error: draining */
@@ -386,7 +397,9 @@ void fetch_job_finish(struct sc_fetch_engine *e, struct job *job);
 void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc, double now);
 void fetch_job_done(struct sc_fetch_engine *e, struct job *job);
-void fetch_history_add(struct job *job, const struct outcome *oc);
+/* The attempt's entry in the record's history (xfer: NULL if it never
+ * started). */
+void fetch_history_add(struct job *job, const struct transfer *xfer, const struct outcome *oc);
 
 /* fetch_metrics.c */
 bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,

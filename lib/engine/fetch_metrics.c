@@ -349,7 +349,7 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 			{ "total_ms", CURLINFO_TOTAL_TIME_T },
 		};
 		sc_buf_add(b, ",\"timing\":{\"queue_ms\":", 22);
-		buf_real(b, round1(fmax(0.0, xfer->started - job->queued_at)));
+		buf_real(b, fetch_queue_ms(job, xfer));
 		for (size_t i = 0; i < sizeof(timings) / sizeof(*timings); i++) {
 			sc_buf_printf(b, ",\"%s\":", timings[i].name);
 			buf_real(b, info_ms(xfer->easy, timings[i].info));

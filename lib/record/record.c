@@ -1,6 +1,7 @@
 #include "record/record.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,20 @@ bool sc_record_ok(const json_t *rec)
 bool sc_record_failed(const json_t *rec)
 {
 	return json_is_false(json_object_get(rec, "ok"));
+}
+
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+/* jansson's hash seed, from /dev/urandom: set in one call, not raced for
+ * by the first objects of two threads (jansson's json_object_seed). */
+static void seed(void)
+{
+	json_object_seed(0);
+}
+
+void sc_record_setup(void)
+{
+	pthread_once(&seed_once, seed);
 }
 
 static int write_and_flush(FILE *out, const char *text, size_t len)

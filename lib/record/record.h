@@ -72,6 +72,11 @@ json_t *sc_json_string_lossy(const char *bytes, size_t len);
  * bytes' base64 text (lib/core/base64).  Never NULL. */
 json_t *sc_json_base64(const void *bytes, size_t len);
 
+/* Sets up what jansson shares among threads (its hash seed), once per
+ * process: called before a thread of a library's caller makes its first
+ * record (a fetcher, a parser).  Thread-safe. */
+void sc_record_setup(void);
+
 /* How records are encoded: compact, members in their order, and reals with
  * 15 significant digits, so a computed 0.1 reads 0.1 and not
  * 0.10000000000000001, while every number of up to 15 significant digits

@@ -33,7 +33,7 @@ static void check(int ok, const char *what, size_t n)
 	}
 }
 
-static void on_done(sc_fetcher *f, const sc_result *r, void *user)
+static void on_done(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
 {
 	size_t n = *(const size_t *)user, len;
 	const char *json = sc_result_json(r, &len);
@@ -46,6 +46,7 @@ static void on_done(sc_fetcher *f, const sc_result *r, void *user)
 	if (n >= 1 && n <= nseen)
 		seen[n - 1]++;
 	check(sc_result_user(r) == user, "sc_result_user differs", n);
+	check(ctx == &ndone, "the fetcher's context differs", n);
 	check(strlen(json) == len, "the JSON's length", n);
 	check((sc_result_outcome(r) == SC_OUTCOME_OK) == (sc_result_error_name(r) == NULL),
 	      "outcome and error name disagree", n);
@@ -83,7 +84,7 @@ static void drive(sc_fetcher *f)
 
 int main(int argc, char **argv)
 {
-	sc_fetcher *f = sc_fetcher_new(on_done);
+	sc_fetcher *f = sc_fetcher_new(on_done, &ndone);
 	FILE *metrics = NULL;
 	char *line = NULL, *err = NULL;
 	size_t cap = 0;
