@@ -112,15 +112,20 @@ gaps() {
 	echo "# after 1 s: $refused of $n refused; $(jq -c -s 'map(select(.event == "throttle") | [.reason, .interval_ms])' m.jsonl)" >&3
 	((n > 0 && refused * 100 < 15 * n)) || fail "$refused of $n refused after the first second"
 	jq -e -s 'map(select(.event == "throttle" and .reason == "503")) | length > 0' m.jsonl >/dev/null
-	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value.interval_ms >= 25' m.jsonl >/dev/null ||
+	# The summary: the spacing it ended at, and the background it measured
+	# at a slower pace (where this origin refuses nothing).
+	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value |
+		.interval_ms >= 25 and (.background | type) == "number" and .background < 0.1' m.jsonl >/dev/null ||
 		fail "final spacing: $(jq -c -s 'map(select(.event == "summary"))[-1].pace' m.jsonl)"
-	# Without the controller, the same origin refuses nearly everything.
+	# Without the controller, the same origin refuses most (all first
+	# attempts; a retry after its back-off sometimes comes late enough).
 	sc_server_reset
 	urls 20 '/crowded?gap=25' 127.0.0.2 >in
 	run -3 sc-fetch --per-host 1 --delay 10 --no-adaptive --metrics m2.jsonl <in
 	run -0 sc_server_log '[.[] | select(.path | startswith("/crowded"))] | "\(length) \(map(select(.status == 503)) | length)"'
 	read -r n refused <<<"$(jq -r . <<<"$output")"
-	((refused * 100 > 80 * n)) || fail "--no-adaptive: only $refused of $n refused"
+	echo "# --no-adaptive: $refused of $n refused" >&3
+	((refused * 100 >= 60 * n)) || fail "--no-adaptive: only $refused of $n refused"
 }
 
 @test "a bucket of 50 requests/s answering bare 429s: after the first 4 s, under 1% refused and at least 90% of its rate" {

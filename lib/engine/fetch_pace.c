@@ -425,13 +425,18 @@ void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double
 			double blocked = en->pace.blocked_ms;
 			if (en->pace.blocked_until > now)
 				blocked -= en->pace.blocked_until - now; /* not spent yet */
+			json_t *background =
+			        en->pace.background_measured
+			                ? json_real(round(en->pace.background * 1000) / 1000)
+			                : json_null();
 			json_object_set_new(all, en->key,
-			                    json_pack("{s:I, s:f, s:I, s:I, s:f}", "limit",
+			                    json_pack("{s:I, s:f, s:I, s:I, s:f, s:o}", "limit",
 			                              (json_int_t)en->pace.limit, "interval_ms",
 			                              round1(en->pace.interval_ms), "changes",
 			                              (json_int_t)en->throttles, "incidents",
 			                              (json_int_t)en->pace.incidents, "blocked_s",
-			                              round(fmax(0, blocked)) / 1000.0));
+			                              round(fmax(0, blocked)) / 1000.0,
+			                              "background", background));
 		}
 		json_object_set_new(summary, "pace", all);
 	}

@@ -49,6 +49,7 @@ void sc_pace_init(struct sc_pace *p, long max_limit, double min_interval_ms, dou
 	p->refusing_since = -1;
 	p->paced_at = -INFINITY;
 	p->background = SC_PACE_BACKGROUND;
+	p->refusal_reason = SC_PACE_R_503;
 	p->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
 	window_reset(p, now);
 }
@@ -329,14 +330,14 @@ static bool check_back_off(struct sc_pace *p, double now, struct sc_pace_event *
 			come_back(p, now, share, ev);
 			return true;
 		}
-		ev->reason = SC_PACE_R_503;
+		ev->reason = p->refusal_reason;
 		back_off(p, now, true, ev);
 		return true;
 	}
 	if (too_fast) {
 		p->background = SC_PACE_BACKGROUND;
 		p->background_measured = false;
-		ev->reason = SC_PACE_R_503;
+		ev->reason = p->refusal_reason;
 		back_off(p, now, true, ev);
 		return true;
 	}
@@ -489,15 +490,18 @@ bool sc_pace_answered(struct sc_pace *p, double now, double started_at, double l
 	p->window_refused++;
 	bool evidence = note(p, started_at, true);
 	ev->reason = reason_of(signal);
+	p->refusal_reason = ev->reason;
 	if (unreachable) {
 		react(p, now, true, ev);
 		return true;
 	}
-	bool exceeds = evidence &&
-	               (sc_pace_refusals_exceed(p->refusals, p->answers, p->background) ||
-	                sc_pace_tally_exceeds(p->tally_answers, p->tally_refused, p->background));
-	/* Under a check, only a pace that refuses all is slowed at once. */
-	if (exceeds && (!p->checking || p->tally_refused == p->tally_answers)) {
+	/* Under a check, only a pace that refuses all, or more than a flaky
+	 * host is taken to (SC_PACE_FLAKY_MAX), is slowed at once. */
+	double background = p->background;
+	if (p->checking && p->tally_refused < p->tally_answers)
+		background = fmax(background, SC_PACE_FLAKY_MAX);
+	if (evidence && (sc_pace_refusals_exceed(p->refusals, p->answers, background) ||
+	                 sc_pace_tally_exceeds(p->tally_answers, p->tally_refused, background))) {
 		back_off(p, now, p->checking ? p->look : !p->background_measured, ev);
 		return true;
 	}

@@ -101,6 +101,7 @@
 #define SC_PACE_EVIDENCE_ANSWERS 64     /* the latest answers at a pace the test looks at */
 #define SC_PACE_CHECK_ANSWERS 64        /* answers at a wider pace before it is compared */
 #define SC_PACE_LET_THROUGH 8           /* ... of which this many through to say "no less" */
+#define SC_PACE_FLAKY_MAX 0.5           /* ... refusing clearly more, slowed at once */
 
 /* What an answer says of the origin's load. */
 enum sc_pace_signal {
@@ -163,9 +164,10 @@ struct sc_pace {
 	long here_answers, here_refused;   /* since the pace last changed at all */
 	double background;        /* refusal rate at a slower pace, or SC_PACE_BACKGROUND */
 	bool background_measured; /* false: SC_PACE_BACKGROUND, none seen yet */
-	bool checking;            /* a back-off on evidence waits for its check, */
-	bool look;                /* ... made with no slower pace measured: */
-	long faster_limit;        /* ... the pace it left, */
+	enum sc_pace_reason refusal_reason; /* of the latest refusal */
+	bool checking;                      /* a back-off on evidence waits for its check, */
+	bool look;                          /* ... made with no slower pace measured: */
+	long faster_limit;                  /* ... the pace it left, */
 	double faster_interval_ms, faster_ceiling_ms;
 	long faster_answers, faster_refused; /* ... and its tally */
 	/* For the summary. */
