@@ -170,6 +170,7 @@ static void test_processes(void)
 		close(fds[0]);
 		char *err = NULL;
 		struct sc_origin_state *s = sc_origin_state_open(path, &err);
+		free(path); /* the child's copy: it leaves by _exit */
 		for (int i = 0; s && i < STARTS;) {
 			int64_t now = wall_ms(), nb;
 			int rc = sc_origin_state_claim(s, "http://shared:80", now, GAP, &nb, &err);
