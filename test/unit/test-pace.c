@@ -194,6 +194,12 @@ static struct run simulate(struct sc_pace *p, struct server *s, double ms, doubl
 	return r;
 }
 
+/* The share of answers refused in a run's measured part. */
+static double refused_share(const struct run *r)
+{
+	return (double)r->refused / (double)(r->refused + r->answered_ok);
+}
+
 static void test_token_bucket(void)
 {
 	struct sc_pace p;
@@ -203,7 +209,7 @@ static void test_token_bucket(void)
 	/* Ten minutes; the last eight are measured. */
 	struct run r = simulate(&p, &s, 600000, 120000);
 	double secs = 480.0;
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	double goodput = (double)r.answered_ok / secs;
 	ok(share < 0.01, "bare 429s from a 20/s bucket: under 1%% refused (%.2f%%)", share * 100);
 	ok(goodput >= 0.9 * 20, "bare 429s from a 20/s bucket: at least 90%% of it (%.1f/s)",
@@ -219,7 +225,7 @@ static void test_token_bucket_fast(void)
 
 	sc_pace_init(&p, 8, 0, 0, 2);
 	struct run r = simulate(&p, &s, 300000, 60000);
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	double goodput = (double)r.answered_ok / 240.0;
 	ok(share < 0.01, "a 200/s bucket: under 1%% refused (%.2f%%)", share * 100);
 	ok(goodput >= 0.9 * 200, "a 200/s bucket: at least 90%% of it (%.1f/s)", goodput);
@@ -416,7 +422,7 @@ static void test_flaky(enum sc_pace_signal refusal, const char *what)
 
 	sc_pace_init(&p, 1, 250, 0, 10);
 	struct run r = simulate(&p, &s, 1800000, 0);
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	ok(share > 0.08 && share < 0.12, "%s 10%%: it did refuse (%.1f%%)", what, share * 100);
 	is_int(r.events, 0, "%s 10%% at 250 ms for half an hour: no change of pace", what);
 	ok(p.interval_ms == 250 && p.limit == 1, "the spacing stays the caller's (%.0f ms)",
@@ -462,7 +468,7 @@ static void test_close_gap(void)
 
 	sc_pace_init(&p, 1, 100, 0, 13);
 	struct run r = simulate(&p, &s, 600000, 60000);
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	double goodput = (double)r.answered_ok / 540.0;
 	ok(share < 0.1, "503 within 300 ms: after a minute %.1f%% refused", share * 100);
 	ok(goodput >= 0.8 * 1000 / 300.0, "at %.2f/s of its 3.33", goodput);
@@ -478,7 +484,7 @@ static void test_bucket_503(void)
 
 	sc_pace_init(&p, 16, 0, 0, 14);
 	struct run r = simulate(&p, &s, 600000, 120000);
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	double goodput = (double)r.answered_ok / 480.0;
 	/* A 503 is not a 429: refusals within 10 points of the background
 	 * are taken as the origin's, so the pace settles a little past the
@@ -525,7 +531,7 @@ static void test_turns_crowded(void)
 
 	sc_pace_init(&p, 1, 100, 0, 16);
 	struct run r = simulate(&p, &s, 900000, 360000);
-	double share = (double)r.refused / (double)(r.refused + r.answered_ok);
+	double share = refused_share(&r);
 	ok(share < 0.1, "crowded after 5 min: %.1f%% refused from 6 min on", share * 100);
 	ok(p.interval_ms >= 250, "spaced near the 300 ms it needs (%.0f ms)", p.interval_ms);
 }
