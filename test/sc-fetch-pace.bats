@@ -2,7 +2,9 @@
 # sc-fetch's adaptive pace (--adaptive, the default) and its origin state
 # shared by processes (--origin-state), against the fixture server's
 # /bucket (a token bucket that answers 429 beyond its rate), /loaded (an
-# answer that takes longer with each request in flight) and /hang, every
+# answer that takes longer with each request in flight), /unreliable (a
+# flaky backend: 503s or resets for a share of requests, fixed by path),
+# /crowded (a 503 to a request that comes too close) and /hang, every
 # figure read on the server's side (its /log arrival times, its per-host
 # in-flight maximum, the bucket's own counts).  Loopback only; each test
 # bounded in URLs and time.  The controller's arithmetic is covered in
@@ -17,7 +19,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	export ROBOTS=$BATS_FILE_TMPDIR/robots
 	mkdir -p "$ROBOTS"
-	sc_server_start --loopback 2 --robots-dir "$ROBOTS"
+	sc_server_start --loopback 3 --robots-dir "$ROBOTS"
 }
 
 teardown_file() {
@@ -51,6 +53,79 @@ arrivals() {
 # The smallest gap (ms) between consecutive arrivals in a JSON array of times.
 min_gap() {
 	jq 'sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | min' <<<"$1"
+}
+
+# The gaps (ms) between consecutive arrivals in a JSON array of times, sorted.
+gaps() {
+	jq -c 'sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | sort' <<<"$1"
+}
+
+@test "an origin that answers 503 (or resets) to 10% of requests whatever the pace: the pace stays at --delay, goodput at least 85% of the same origin without failures" {
+	# The same 32 paths on three origins at once: one failing 10% by 503s,
+	# one by resets (a partial body cut by an RST), one never; which
+	# requests fail is fixed by path and attempt, not by time.
+	local h i
+	for ((i = 1; i <= 32; i++)); do
+		for h in 127.0.0.1:503 127.0.0.2:reset 127.0.0.3:503; do
+			local pct=10
+			[[ $h == 127.0.0.3:* ]] && pct=0
+			echo "http://${h%:*}:$SC_PORT/unreliable/p?percent=$pct&fail=${h#*:}&n=$i"
+		done
+	done >in
+	run -0 sc-fetch -c 3 --per-host 1 --delay 150 --retry-base 100 --metrics m.jsonl <in
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 96 ]
+	# They did fail: the 503s in the server's log, the resets on the client's side.
+	local refused resets
+	refused=$(sc_server_log '[.[] | select((.host | startswith("127.0.0.1:")) and .status == 503)] | length')
+	resets=$(jq -s '[.[] | select(.event == "request" and (.url | contains("127.0.0.2")) and .error == "network")] | length' m.jsonl)
+	echo "# 503s $refused, resets $resets" >&3
+	((refused >= 2 && resets >= 2)) || fail "the origins hardly failed: $refused 503s, $resets resets"
+	# Nothing changed pace.
+	[ "$(jq -s 'map(select(.event == "throttle")) | length' m.jsonl)" = 0 ] ||
+		fail "$(jq -c 'select(.event == "throttle")' m.jsonl | head -3)"
+	# The server's gaps: never under --delay, the median and nine in ten
+	# within 10% of it, on the flaky origins as on the clean one.
+	local span_clean span g
+	span_clean=$(arrivals 127.0.0.3 /unreliable/ | jq 'max - min')
+	for h in 127.0.0.1 127.0.0.2; do
+		g=$(gaps "$(arrivals $h /unreliable/)")
+		span=$(arrivals $h /unreliable/ | jq 'max - min')
+		echo "# $h: gaps min $(jq '.[0]' <<<"$g") median $(jq '.[length / 2 | floor]' <<<"$g") p90 $(jq '.[length * 0.9 | floor]' <<<"$g") ms; goodput $(jq -n "$span_clean / $span * 100 | floor")% of the clean origin's" >&3
+		# (The times are the server's, which a busy machine may delay by a
+		# few ms more for one request than for the next.)
+		jq -e '.[0] >= 145' <<<"$g" >/dev/null || fail "$h: a gap under --delay: $g"
+		jq -e '.[length / 2 | floor] <= 165 and .[length * 0.9 | floor] <= 165' <<<"$g" >/dev/null ||
+			fail "$h: gaps past 10% of --delay: $g"
+		# The same 32 pages each: goodput is the ratio of the spans.
+		jq -e -n "$span_clean / $span >= 0.85" >/dev/null || fail "$h: took $span ms, the clean origin $span_clean ms"
+	done
+}
+
+@test "an origin whose 503s rise with the pace (503 within 25 ms of the request before): backed off from; without the controller refused throughout" {
+	urls 120 '/crowded?gap=25' 127.0.0.2 >in
+	run -0 sc-fetch --per-host 1 --delay 10 --retries 5 --metrics m.jsonl <in
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 120 ]
+	# After the first second (the controller finding the spacing), few refused.
+	run -0 sc_server_log '[.[] | select(.path | startswith("/crowded"))] | (.[0].t_ms + 1000) as $from |
+		map(select(.t_ms >= $from)) | "\(length) \(map(select(.status == 503)) | length)"'
+	read -r n refused <<<"$(jq -r . <<<"$output")"
+	echo "# after 1 s: $refused of $n refused; $(jq -c -s 'map(select(.event == "throttle") | [.reason, .interval_ms])' m.jsonl)" >&3
+	((n > 0 && refused * 100 < 15 * n)) || fail "$refused of $n refused after the first second"
+	jq -e -s 'map(select(.event == "throttle" and .reason == "503")) | length > 0' m.jsonl >/dev/null
+	# The summary: the spacing it ended at, and the background it measured
+	# at a slower pace (where this origin refuses nothing).
+	jq -e -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value |
+		.interval_ms >= 25 and (.background | type) == "number" and .background < 0.1' m.jsonl >/dev/null ||
+		fail "final spacing: $(jq -c -s 'map(select(.event == "summary"))[-1].pace' m.jsonl)"
+	# Without the controller, the same origin refuses most (all first
+	# attempts; a retry after its back-off sometimes comes late enough).
+	sc_server_reset
+	urls 20 '/crowded?gap=25' 127.0.0.2 >in
+	run -3 sc-fetch --per-host 1 --delay 10 --no-adaptive --metrics m2.jsonl <in
+	run -0 sc_server_log '[.[] | select(.path | startswith("/crowded"))] | "\(length) \(map(select(.status == 503)) | length)"'
+	read -r n refused <<<"$(jq -r . <<<"$output")"
+	echo "# --no-adaptive: $refused of $n refused" >&3
+	((refused * 100 >= 60 * n)) || fail "--no-adaptive: only $refused of $n refused"
 }
 
 @test "a bucket of 50 requests/s answering bare 429s: after the first 4 s, under 1% refused and at least 90% of its rate" {

@@ -123,6 +123,10 @@ static void restore(struct sc_fetch_engine *e, struct pace_entry *en, double now
 	p->ceiling_ms = saved.ceiling_ms;
 	p->latency_floor_ms = saved.latency_floor_ms;
 	p->block_level = saved.block_level;
+	if (saved.background >= 0) {
+		p->background = saved.background;
+		p->background_measured = true;
+	}
 	if (saved.blocked_until > 0)
 		p->blocked_until = loop_ms_of_wall(saved.blocked_until, now);
 	sc_pace_bound(p, p->max_limit, p->min_interval_ms);
@@ -311,6 +315,7 @@ static void save(struct sc_fetch_engine *e, struct pace_entry *en, double now)
 		.ceiling_ms = en->pace.ceiling_ms,
 		.latency_floor_ms = en->pace.latency_floor_ms,
 		.block_level = en->pace.block_level,
+		.background = en->pace.background_measured ? en->pace.background : -1,
 		.blocked_until = en->pace.blocked_until > now
 		                         ? wall_of_loop_ms(en->pace.blocked_until, now)
 		                         : 0,
@@ -420,13 +425,18 @@ void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double
 			double blocked = en->pace.blocked_ms;
 			if (en->pace.blocked_until > now)
 				blocked -= en->pace.blocked_until - now; /* not spent yet */
+			json_t *background =
+			        en->pace.background_measured
+			                ? json_real(round(en->pace.background * 1000) / 1000)
+			                : json_null();
 			json_object_set_new(all, en->key,
-			                    json_pack("{s:I, s:f, s:I, s:I, s:f}", "limit",
+			                    json_pack("{s:I, s:f, s:I, s:I, s:f, s:o}", "limit",
 			                              (json_int_t)en->pace.limit, "interval_ms",
 			                              round1(en->pace.interval_ms), "changes",
 			                              (json_int_t)en->throttles, "incidents",
 			                              (json_int_t)en->pace.incidents, "blocked_s",
-			                              round(fmax(0, blocked)) / 1000.0));
+			                              round(fmax(0, blocked)) / 1000.0,
+			                              "background", background));
 		}
 		json_object_set_new(summary, "pace", all);
 	}

@@ -24,7 +24,27 @@ static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
                              " has_pace INTEGER NOT NULL DEFAULT 0,"
                              " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
                              " latency_floor_ms REAL, block_level INTEGER,"
-                             " blocked_until INTEGER, reason TEXT)";
+                             " blocked_until INTEGER, reason TEXT, background REAL)";
+
+/* A file from before the background was kept: the column added, empty.
+ * Another process may add it first; then it is there all the same. */
+static int add_background(sqlite3 *db)
+{
+	static const char probe[] = "SELECT background FROM origins LIMIT 0";
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, probe, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	if (sqlite3_exec(db, "ALTER TABLE origins ADD COLUMN background REAL", NULL, NULL, NULL) ==
+	    SQLITE_OK)
+		return 0;
+	if (sqlite3_prepare_v2(db, probe, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_finalize(st);
+	return 0;
+}
 
 static char *db_error(sqlite3 *db, const char *what)
 {
@@ -50,12 +70,16 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	what = "cannot create its table";
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
+	what = "cannot add its background column";
+	if (add_background(s->db) != 0)
+		goto fail;
 	what = "not an origin state file";
 	if (prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
 	    prepare(s->db, "ROLLBACK", &s->rollback) ||
 	    prepare(s->db,
 	            "SELECT last_start, has_pace, lim, interval_ms, ceiling_ms, latency_floor_ms,"
-	            " block_level, blocked_until, reason FROM origins WHERE origin = ?1",
+	            " block_level, blocked_until, reason, background FROM origins"
+	            " WHERE origin = ?1",
 	            &s->select) ||
 	    prepare(s->db,
 	            "INSERT INTO origins (origin, last_start) VALUES (?1, ?2)"
@@ -66,13 +90,13 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	            &s->sent) ||
 	    prepare(s->db,
 	            "INSERT INTO origins (origin, has_pace, lim, interval_ms, ceiling_ms,"
-	            " latency_floor_ms, block_level, blocked_until, reason)"
-	            " VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	            " latency_floor_ms, block_level, blocked_until, reason, background)"
+	            " VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
 	            " ON CONFLICT (origin) DO UPDATE SET has_pace = 1, lim = excluded.lim,"
 	            " interval_ms = excluded.interval_ms, ceiling_ms = excluded.ceiling_ms,"
 	            " latency_floor_ms = excluded.latency_floor_ms,"
 	            " block_level = excluded.block_level, blocked_until = excluded.blocked_until,"
-	            " reason = excluded.reason",
+	            " reason = excluded.reason, background = excluded.background",
 	            &s->put))
 		goto fail;
 	return s;
@@ -134,6 +158,9 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last
 			pace->blocked_until = sqlite3_column_int64(st, 7);
 			snprintf(pace->reason, sizeof pace->reason, "%s",
 			         reason ? (const char *)reason : "");
+			pace->background = sqlite3_column_type(st, 9) == SQLITE_NULL
+			                           ? -1
+			                           : sqlite3_column_double(st, 9);
 		}
 	} else if (rc != SQLITE_DONE) {
 		found = -1;
@@ -220,6 +247,10 @@ int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
 	sqlite3_bind_int(st, 6, pace->block_level);
 	sqlite3_bind_int64(st, 7, pace->blocked_until);
 	sqlite3_bind_text(st, 8, pace->reason, -1, SQLITE_STATIC);
+	if (pace->background >= 0)
+		sqlite3_bind_double(st, 9, pace->background);
+	else
+		sqlite3_bind_null(st, 9);
 	if (run(st) != 0) {
 		if (err)
 			*err = db_error(s->db, "saving");

@@ -6,7 +6,9 @@
  * request came at the end of one round would be asked again at once by
  * the next.  One row per origin holds the time of its last start (set by
  * every start that a spacing governs), the pace the
- * controller learnt (lib/web/pace), and a block with its reason.  Times
+ * controller learnt (lib/web/pace), its background refusal rate, and a
+ * block with its reason.  A file written before the background was kept
+ * opens: the column is added, empty (none measured).  Times
  * are wall-clock milliseconds since the epoch, the one clock that
  * processes (and hosts of a crawl) share.
  *
@@ -31,6 +33,7 @@ struct sc_origin_pace {
 	int block_level;
 	int64_t blocked_until; /* wall ms; 0: not blocked */
 	char reason[16];       /* why it was last blocked or slowed ("429", ...), or "" */
+	double background;     /* refusal rate taken as the origin's own; < 0: none measured */
 };
 
 /* Opens or creates the file.  NULL with *err (malloced) on failure. */

@@ -521,6 +521,8 @@ static struct {
 	strmap_t ratelimit;         /* ratelimit ID -> window end, ns on the monotonic clock */
 	strmap_t host_inflight;     /* Host header -> requests in flight now */
 	strmap_t host_max_inflight; /* Host header -> most in flight at once */
+	strmap_t unreliable;        /* "Host ID" of /unreliable -> requests seen */
+	strmap_t crowded;           /* Host header -> last /crowded arrival, ns */
 } stats;
 
 /* /bucket/ID: a token bucket per ID, for the pace controller's tests. */
@@ -2009,6 +2011,88 @@ static void handle_bucket(conn_t *c, const char *id)
 	buf_free(&extra);
 }
 
+static void handle_reset(conn_t *c);
+
+/* FNV-1a of a string, then of a number's eight bytes. */
+static uint64_t hash_str_num(const char *str, uint64_t num)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
+	for (int i = 0; i < 8; i++)
+		h = (h ^ ((num >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+	return h ^ h >> 29;
+}
+
+/* /unreliable/ID?percent=P&fail=503|reset: a flaky backend, whose failures
+ * do not depend on the pace.  The requests for ID on a Host are counted in
+ * blocks of 100/g (g = gcd(P, 100)), of which exactly P/g fail (a 503, or a
+ * partial body cut by an RST), at places a hash of the Host, ID and block
+ * picks: the share is exact over any run, the failures scattered (two in a
+ * row across blocks), the same for the same order of requests. */
+static void handle_unreliable(conn_t *c, const char *id)
+{
+	bool ok = true;
+	uint64_t percent = query_u64(c->req.query, "percent", 10, 100, &ok);
+	char *fail = query_param(c->req.query, "fail");
+	bool reset = fail && strcmp(fail, "reset") == 0;
+	if (!ok || *id == '\0' || (fail && !reset && strcmp(fail, "503") != 0)) {
+		respond_html_message(c, 400, "usage: /unreliable/ID?percent=P&fail=503|reset");
+		free(fail);
+		return;
+	}
+	free(fail);
+	const char *host = request_header(&c->req, "Host");
+	buf_t key = { 0 };
+	buf_printf(&key, "%s %s", host ? host : "", id);
+	bool inserted;
+	uint64_t nth = (uint64_t)++ * strmap_value(&stats.unreliable, key.data, &inserted) - 1;
+	uint64_t g = 100, a = percent;
+	while (a) { /* g = gcd(percent, 100) */
+		uint64_t t = g % a;
+		g = a;
+		a = t;
+	}
+	uint64_t block = 100 / g, fails = percent / g, at = nth % block, base = nth - at;
+	/* This request fails when its hash ranks among the block's lowest. */
+	uint64_t mine = hash_str_num(key.data, nth), rank = 0;
+	for (uint64_t i = 0; i < block; i++) {
+		uint64_t other = hash_str_num(key.data, base + i);
+		rank += other < mine || (other == mine && base + i < nth);
+	}
+	buf_free(&key);
+	if (rank >= fails) {
+		respond_text(c, 200, "the backend answered\n");
+	} else if (reset) {
+		handle_reset(c);
+	} else {
+		static const char body[] = "the backend failed\n";
+		respond(c, 503, "text/plain; charset=utf-8", body, sizeof body - 1, NULL);
+	}
+}
+
+/* /crowded?gap=MS: a server that refuses requests that come close: a 503
+ * when the last /crowded request to this Host arrived under MS ago. */
+static void handle_crowded(conn_t *c)
+{
+	bool ok = true;
+	uint64_t gap = query_u64(c->req.query, "gap", 100, 60000, &ok);
+	if (!ok) {
+		respond_html_message(c, 400, "usage: /crowded?gap=MS");
+		return;
+	}
+	bool inserted;
+	const char *host = request_header(&c->req, "Host");
+	int64_t *last = strmap_value(&stats.crowded, host ? host : "", &inserted);
+	int64_t now = clock_ns();
+	bool close = !inserted && now - *last < (int64_t)gap * 1000000;
+	*last = now;
+	if (close)
+		respond(c, 503, "text/plain; charset=utf-8", "too close\n", 10, NULL);
+	else
+		respond_text(c, 200, "spaced enough\n");
+}
+
 /* /loaded?base=MS: a server that slows under load: the answer takes MS
  * times the requests in flight to this Host (this one included). */
 static void handle_loaded(conn_t *c)
@@ -2301,6 +2385,8 @@ static void handle_stats_reset(conn_t *c)
 	strmap_clear(&stats.paths);
 	strmap_clear(&stats.flaky);
 	strmap_clear(&stats.ratelimit);
+	strmap_clear(&stats.unreliable);
+	strmap_clear(&stats.crowded);
 	bucket_count = 0;
 	strmap_clear(&stats.host_max_inflight);
 	for (size_t i = 0; i < stats.host_inflight.cap; i++) {
@@ -2634,6 +2720,10 @@ static void route_request(conn_t *c)
 		handle_ratelimit(c, arg);
 	else if ((arg = path_arg(path, "/bucket/")))
 		handle_bucket(c, arg);
+	else if ((arg = path_arg(path, "/unreliable/")))
+		handle_unreliable(c, arg);
+	else if (strcmp(path, "/crowded") == 0)
+		handle_crowded(c);
 	else if (strcmp(path, "/loaded") == 0)
 		handle_loaded(c);
 	else if ((arg = path_arg(path, "/big/")))
@@ -2984,6 +3074,9 @@ static void usage(FILE *out)
 	      "  /bucket/ID?rate=N&burst=B&retry_after=S  token bucket; bare 429 beyond\n"
 	      "                            it (Retry-After: S with retry_after); ?stats=1\n"
 	      "  /loaded?base=MS           answers after MS x requests in flight to the Host\n"
+	      "  /unreliable/ID?percent=P&fail=503|reset  exactly P in 100 requests\n"
+	      "                            for ID on a Host fail, scattered by a hash\n"
+	      "  /crowded?gap=MS           503 within MS of the Host's last /crowded request\n"
 	      "  /big/BYTES[?chunked=1]    streamed text body\n"
 	      "  /binary/BYTES             bytes that are not UTF-8\n"
 	      "  /gzip[?size=N]            gzip-encoded HTML (stored deflate blocks)\n"

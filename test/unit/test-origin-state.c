@@ -1,7 +1,8 @@
 /* Unit tests for lib/web/origin_state: claims spaced by the gap, the pace
- * saved and read back, a block holding claims, a file that is not one, and
- * several processes claiming one origin at once without ever two starts
- * within its spacing. */
+ * saved and read back, a block holding claims, a file that is not one, a
+ * file written before the background column, and several processes
+ * claiming one origin at once without ever two starts within its spacing. */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -59,7 +60,8 @@ static void test_claims(void)
 		                       .ceiling_ms = 100,
 		                       .latency_floor_ms = 4.25,
 		                       .block_level = 2,
-		                       .blocked_until = 900000 };
+		                       .blocked_until = 900000,
+		                       .background = 0.25 };
 	strcpy(pace.reason, "429");
 	is_int(sc_origin_state_put(s, "http://a:80", &pace, &err), 0, "saves a pace");
 	sc_origin_state_close(s);
@@ -70,7 +72,7 @@ static void test_claims(void)
 	is_int(sc_origin_state_get(s, "http://a:80", &nb, &got, &found, &err), 0, "reads it back");
 	ok(found && got.limit == 3 && got.interval_ms == 125.5 && got.ceiling_ms == 100 &&
 	           got.latency_floor_ms == 4.25 && got.block_level == 2 &&
-	           got.blocked_until == 900000,
+	           got.blocked_until == 900000 && got.background == 0.25,
 	   "every member survives a close");
 	is_str(got.reason, "429", "and the reason");
 	is_int(nb, 2040, "the last start (the request sent) is kept beside it");
@@ -96,6 +98,44 @@ static void test_not_a_file(void)
 	ok(err && strstr(err, "origin state: ") && strstr(err, path), "naming the file (%s)",
 	   err ? err : "");
 	free(err);
+	free(path);
+}
+
+/* A file as sc-fetch wrote it before the background was kept: it opens,
+ * its rows read with no background, and the next save keeps one. */
+static void test_old_file(void)
+{
+	char *path = path_in_dir("old.db"), *err = NULL;
+	sqlite3 *db;
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db,
+	                 "CREATE TABLE origins (origin TEXT PRIMARY KEY,"
+	                 " last_start INTEGER NOT NULL DEFAULT 0,"
+	                 " has_pace INTEGER NOT NULL DEFAULT 0,"
+	                 " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
+	                 " latency_floor_ms REAL, block_level INTEGER,"
+	                 " blocked_until INTEGER, reason TEXT);"
+	                 "INSERT INTO origins VALUES ('http://o:80', 700, 1, 2, 500, 250, 3,"
+	                 " 0, 0, '503')",
+	                 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_close(db) != SQLITE_OK)
+		abort();
+	struct sc_origin_state *s = sc_origin_state_open(path, &err);
+	ok(s != NULL, "a file without the background column opens (%s)", err ? err : "");
+	struct sc_origin_pace got = { .background = 0.5 };
+	int64_t last = 0;
+	bool found = false;
+	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, &err), 0,
+	       "its row reads");
+	ok(found && last == 700 && got.limit == 2 && got.interval_ms == 500, "as it was written");
+	ok(got.background < 0, "with no background measured (%g)", got.background);
+	got.background = 0.3;
+	is_int(sc_origin_state_put(s, "http://o:80", &got, &err), 0, "a background saves");
+	sc_origin_state_close(s);
+	s = sc_origin_state_open(path, &err);
+	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, &err), 0, "and reads");
+	ok(got.background == 0.3, "back (%g)", got.background);
+	sc_origin_state_close(s);
 	free(path);
 }
 
@@ -130,6 +170,7 @@ static void test_processes(void)
 		close(fds[0]);
 		char *err = NULL;
 		struct sc_origin_state *s = sc_origin_state_open(path, &err);
+		free(path); /* the child's copy: it leaves by _exit */
 		for (int i = 0; s && i < STARTS;) {
 			int64_t now = wall_ms(), nb;
 			int rc = sc_origin_state_claim(s, "http://shared:80", now, GAP, &nb, &err);
@@ -176,9 +217,11 @@ int main(void)
 		return 1;
 	test_claims();
 	test_not_a_file();
+	test_old_file();
 	test_processes();
-	const char *files[] = { "a.db",      "a.db-wal",      "a.db-shm",     "junk",
-		                "shared.db", "shared.db-wal", "shared.db-shm" };
+	const char *files[] = { "a.db",          "a.db-wal",     "a.db-shm",   "junk",
+		                "old.db",        "old.db-wal",   "old.db-shm", "shared.db",
+		                "shared.db-wal", "shared.db-shm" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = path_in_dir(files[i]);
 		(void)unlink(p);
