@@ -38,6 +38,7 @@ refuses_line_breaks() {
 		for value in $'v\r\nX-Evil: 1' $'v\nX-Evil: 1' $'v\rX-Evil: 1'; do
 			run -2 --separate-stderr "$prog" "$opt" "$value" <<<"$input"
 			pair="$prog $opt"
+			# shellcheck disable=SC2154 # bats' run sets stderr
 			[[ $stderr == "$prog: $long: a value may not hold a CR, LF or NUL
 Try '$prog --help' for more information." ]] || fail "$pair: $stderr"
 			[[ -z $output ]] || fail "$pair wrote: $output"
