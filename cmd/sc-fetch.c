@@ -20,7 +20,7 @@
 #include "kit/cli.h"
 
 static sc_fetcher *volatile fetcher; /* the signal hook's, until it is freed */
-static int out_errno;       /* the first error writing standard output, or 0 */
+static int out_errno;                /* the first error writing standard output, or 0 */
 
 /* SIGINT or SIGTERM: the fetcher drains (async-signal-safe). */
 static void on_stop(void)

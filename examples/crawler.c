@@ -222,7 +222,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		max_pages = strtoul(argv[1], NULL, 10);
 	if (sc_version_num() < SC_VERSION_NUM || sc_global_init() != SC_OK ||
-	    !hcreate(max_pages * 2 + 16) || pipe(wake) != 0 || !(f = sc_fetcher_new(on_fetched, &parsing)))
+	    !hcreate(max_pages * 2 + 16) || pipe(wake) != 0 ||
+	    !(f = sc_fetcher_new(on_fetched, &parsing)))
 		return 1;
 	sc_fetcher_setopt(f, SC_FETCHOPT_ROBOTS, NULL, NULL);
 	sc_fetcher_setopt_long(f, SC_FETCHOPT_PER_HOST, 4, NULL);

@@ -51,7 +51,7 @@ struct sc_fetcher {
 	size_t pending; /* submitted, done not called yet */
 	size_t failed;  /* records done that are not ok */
 	volatile sig_atomic_t drain_asked; /* sc_fetcher_drain before the engine was made */
-	unsigned calling; /* inside one of the caller's callbacks (nested: more) */
+	unsigned calling;                  /* inside one of the caller's callbacks (nested: more) */
 	bool finished;
 	bool dropping; /* sc_fetcher_free: records no longer go to done */
 };

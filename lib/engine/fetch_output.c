@@ -200,12 +200,12 @@ void fetch_history_add(struct job *job, const struct transfer *xfer, const struc
 	/* wait_ms, queue_ms and latency_ms: where the attempt's time went (a
 	 * retry's backoff, then its origin's queue, then the wire). */
 	json_array_append_new(
-	        h, json_pack("{s:i, s:o, s:o, s:I, s:f, s:f}", "attempt", job->attempts, "status",
-	                     oc->status ? json_integer(oc->status) : json_null(), "error",
-	                     oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind))
-	                                   : json_null(),
-	                     "wait_ms", (json_int_t)job->wait_ms, "queue_ms",
-	                     fetch_queue_ms(job, xfer), "latency_ms", round1(oc->latency_ms)));
+	        h,
+	        json_pack("{s:i, s:o, s:o, s:I, s:f, s:f}", "attempt", job->attempts, "status",
+	                  oc->status ? json_integer(oc->status) : json_null(), "error",
+	                  oc->kind >= 0 ? json_string(sc_error_kind_name(oc->kind)) : json_null(),
+	                  "wait_ms", (json_int_t)job->wait_ms, "queue_ms",
+	                  fetch_queue_ms(job, xfer), "latency_ms", round1(oc->latency_ms)));
 }
 
 static void move_last(json_t *rec, const char *key);

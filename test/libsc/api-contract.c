@@ -79,7 +79,7 @@ static void fetcher_contract(void)
 	expect(refused(sc_fetcher_setopt(f, (enum sc_fetcher_option)999, "1", &err), SC_EINVAL,
 	               &err, "unknown option 999"),
 	       "an unknown option is SC_EINVAL, with its reason");
-	expect(refused(sc_fetcher_setopt_long(f, (enum sc_fetcher_option)-3, 1, &err), SC_EINVAL,
+	expect(refused(sc_fetcher_setopt_long(f, (enum sc_fetcher_option) - 3, 1, &err), SC_EINVAL,
 	               &err, "unknown option -3"),
 	       "an unknown option (negative) is SC_EINVAL, with its reason");
 	expect(refused(sc_fetcher_setopt(NULL, SC_FETCHOPT_QUIET, NULL, &err), SC_EINVAL, &err,
@@ -161,7 +161,8 @@ static void callback_contract(void)
 
 	/* Items that are no URLs: each is done at once, as a bad_input. */
 	for (int i = 0; i < 3; i++)
-		expect(sc_fetcher_submit(f, "not a url", NULL, NULL) == SC_OK, "a bad URL is an item");
+		expect(sc_fetcher_submit(f, "not a url", NULL, NULL) == SC_OK,
+		       "a bad URL is an item");
 	expect(sc_fetcher_run(f, 5000) == SC_OK, "the run ends");
 	expect(in.calls == 3, "done once per submit, with the fetcher's context");
 	expect(in.run_rc == SC_EBUSY, "sc_fetcher_run inside a done callback is SC_EBUSY");

@@ -41,10 +41,18 @@ static size_t open_descriptors(void)
 
 	if (!d)
 		return 0;
+	// cppcheck-suppress readdirCalled ; main's thread alone, its own DIR
 	while ((ent = readdir(d)))
 		n += ent->d_name[0] != '.';
 	closedir(d);
 	return n - 1; /* the directory's own */
+}
+
+/* The test cannot run (no memory, no thread, no libcurl): exit 2. */
+static _Noreturn void cannot(const char *what)
+{
+	fprintf(stderr, "two-fetchers: %s\n", what);
+	exit(2);
 }
 
 static void on_done(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
@@ -115,25 +123,29 @@ int main(int argc, char **argv)
 			line[len - 1] = '\0';
 		if (nurls == cap) {
 			cap = cap ? cap * 2 : 16;
-			if (!(urls = realloc(urls, cap * sizeof(*urls))))
-				return 2;
+			char **more = realloc(urls, cap * sizeof(*urls));
+			if (!more)
+				cannot("out of memory");
+			urls = more;
 		}
 		if (!(urls[nurls++] = strdup(line)))
-			return 2;
+			cannot("out of memory");
 	}
 	free(line);
 	if (global && sc_global_init() != SC_OK)
-		return 2;
+		cannot("sc_global_init failed");
 	for (int t = 0; t < NTHREADS; t++) {
 		runs[t] = (struct run){ .urls = urls, .nurls = nurls, .drain = drain };
-		if (!(runs[t].seen = calloc(nurls + 1, sizeof(unsigned))) ||
-		    pthread_create(&threads[t], NULL, fetch_all, &runs[t]) != 0)
-			return 2;
+		if (!(runs[t].seen = calloc(nurls + 1, sizeof(unsigned))))
+			cannot("out of memory");
+		if (pthread_create(&threads[t], NULL, fetch_all, &runs[t]) != 0)
+			cannot("no thread");
 	}
 	for (int t = 0; t < NTHREADS; t++) {
 		pthread_join(threads[t], NULL);
 		if (runs[t].failures)
-			fprintf(stderr, "two-fetchers: thread %d: %d broken\n", t, runs[t].failures);
+			fprintf(stderr, "two-fetchers: thread %d: %d broken\n", t,
+			        runs[t].failures);
 		failures += runs[t].failures;
 		free(runs[t].seen);
 	}

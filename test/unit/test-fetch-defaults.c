@@ -12,6 +12,15 @@
 #include "kit/opt.h"
 #include "tap.h"
 
+/* The double at the row's place (copied: the place is bytes of the struct). */
+static double number_at(const struct sc_fetch_options *o, const struct sc_opt *row)
+{
+	double v;
+
+	memcpy(&v, (const char *)o + row->offset, sizeof(v));
+	return v;
+}
+
 /* The integer at the row's place, of whichever width it has. */
 static long long whole_at(const struct sc_fetch_options *o, const struct sc_opt *row)
 {
@@ -44,11 +53,12 @@ static void default_text(const struct sc_fetch_options *o, const struct sc_opt *
 		snprintf(out, size, "%g", (double)whole_at(o, row) / 1000.0);
 		break;
 	case SC_OPT_NUMBER:
-		snprintf(out, size, "%g", *(const double *)p);
+		snprintf(out, size, "%g", number_at(o, row));
 		break;
 	case SC_OPT_COPY:
 	case SC_OPT_STRING:
-		snprintf(out, size, "%s", *(const char *const *)p ? *(const char *const *)p : "none");
+		snprintf(out, size, "%s",
+		         *(const char *const *)p ? *(const char *const *)p : "none");
 		break;
 	default: /* the calls: -H, --robots-agent, --adaptive and --no-adaptive */
 		if (strcmp(row->name, "header") == 0)
@@ -70,10 +80,8 @@ static bool within_bounds(const struct sc_fetch_options *o, const struct sc_opt 
 		double s = (double)whole_at(o, row) / 1000.0;
 		return s >= row->number.min && s <= row->number.max;
 	}
-	case SC_OPT_NUMBER: {
-		double v = *(const double *)((const char *)o + row->offset);
-		return v >= row->number.min && v <= row->number.max;
-	}
+	case SC_OPT_NUMBER:
+		return number_at(o, row) >= row->number.min && number_at(o, row) <= row->number.max;
 	default:
 		return true;
 	}
@@ -96,7 +104,8 @@ int main(int argc, char **argv)
 		 * --seed, ...) is a value of its own, within the bounds too; an
 		 * option whose values start above 0 is unset at 0 (--warc-max-size:
 		 * one file), which the user cannot ask for. */
-		bool unset = strcmp(text, "0") == 0 && row->kind == SC_OPT_WHOLE && row->whole.min > 0;
+		bool unset =
+		        strcmp(text, "0") == 0 && row->kind == SC_OPT_WHOLE && row->whole.min > 0;
 		ok(within_bounds(&o, row) || unset, "--%s: its default %s is within its bounds",
 		   row->name, text);
 	}
