@@ -37,8 +37,10 @@ static inline size_t sc_utf8_seq_len(const unsigned char *p, size_t n)
 /* True when all n bytes at s are well-formed UTF-8 (NUL included). */
 bool sc_utf8_valid(const unsigned char *s, size_t n);
 
-/* Writes code point cp (at most U+10FFFF, no surrogate) as UTF-8 at o,
- * which has room for 4 bytes; returns the end of what it wrote. */
+/* Writes code point cp (at most U+10FFFF) as UTF-8 at o, which has room
+ * for 4 bytes; returns the end of what it wrote.  A surrogate is written
+ * as its three bytes, which are not well-formed: for a caller that keeps
+ * one as it came (sc-report's member names). */
 char *sc_utf8_put(char *o, unsigned long cp);
 
 #endif

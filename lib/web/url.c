@@ -7,10 +7,12 @@
 #include <libpsl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/util.h"
 
 /* ---- a small string builder (every use is bounded by its input) ---- */
@@ -163,22 +165,6 @@ char *sc_url_from_pasted(const char *text, size_t len)
 
 /* ---- canonical URLs ---- */
 
-static int hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static bool is_unreserved(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '.' || c == '_' || c == '~';
-}
-
 /* RFC 3986 section 6.2.2.1-2: "%7e" is "~", "%3a" is "%3A".  Decoding
  * unreserved characters is equivalent in every component, so it is done
  * on the whole text before parsing: then "%2E%2E" is a dot segment that
@@ -200,13 +186,13 @@ static char *normalise_percent(const char *s)
 			out_add(&o, p, 1);
 			continue;
 		}
-		if ((hi = hex_value((unsigned char)p[1])) < 0 ||
-		    (lo = hex_value((unsigned char)p[2])) < 0) {
+		if ((hi = sc_hex_value((unsigned char)p[1])) < 0 ||
+		    (lo = sc_hex_value((unsigned char)p[2])) < 0) {
 			out_str(&o, "%25");
 			continue;
 		}
 		unsigned char c = (unsigned char)(hi << 4 | lo);
-		if (is_unreserved(c))
+		if (sc_url_is_unreserved(c))
 			out_add(&o, (const char *)&c, 1);
 		else
 			out_pct(&o, c);
@@ -328,8 +314,8 @@ static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const ch
 	 * host, say, as its scheme is longer than curl allows ("[%d4]", found
 	 * by fuzz-url).  The canonical form has upper case. */
 	for (size_t i = out->path_off; i + 2 < o.len; i++)
-		if (o.s[i] == '%' && hex_value((unsigned char)o.s[i + 1]) >= 0 &&
-		    hex_value((unsigned char)o.s[i + 2]) >= 0) {
+		if (o.s[i] == '%' && sc_hex_value((unsigned char)o.s[i + 1]) >= 0 &&
+		    sc_hex_value((unsigned char)o.s[i + 2]) >= 0) {
 			o.s[i + 1] = (char)toupper((unsigned char)o.s[i + 1]);
 			o.s[i + 2] = (char)toupper((unsigned char)o.s[i + 2]);
 		}
@@ -369,7 +355,7 @@ static void char_class_init(void)
 	for (int c = 0; c < 256; c++) {
 		bool host =
 		        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-		bool path = is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
+		bool path = sc_url_is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
 		char_class[c] =
 		        (unsigned char)((host ? CH_HOST : 0) | (path ? CH_PATH | CH_QUERY : 0) |
 		                        (c == '?' ? CH_QUERY : 0));
@@ -576,6 +562,41 @@ char *sc_url_directory(const struct sc_url *u)
 	while (n > 1 && path[n - 1] != '/')
 		n--;
 	return sc_strndup(u->url, u->path_off + n);
+}
+
+/* ---- origins ---- */
+
+char *sc_url_origin(CURLU *h)
+{
+	char *scheme = NULL, *host = NULL, *port = NULL, *key = NULL;
+
+	if (curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
+	    curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+		size_t n = strlen(scheme) + strlen(host) + strlen(port) + sizeof("://:");
+		key = sc_malloc(n);
+		for (char *c = host; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		snprintf(key, n, "%s://%s:%s", scheme, host, port);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	return key;
+}
+
+char *sc_url_origin_of(const char *url)
+{
+	CURLU *h = curl_url();
+	char *key = NULL;
+
+	if (!h)
+		sc_die(1, "out of memory");
+	if (curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
+		key = sc_url_origin(h);
+	curl_url_cleanup(h);
+	return key;
 }
 
 /* ---- hosts and registrable domains ---- */
