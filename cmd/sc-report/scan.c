@@ -1,7 +1,11 @@
 /* scan: one metrics line into a struct mline.  A strict JSON reader that
  * keeps only the members sc-report uses and allocates nothing per line:
  * building a jansson tree for each of a million lines (even through
- * lib/record/jsonscan) would cost more than the whole report. */
+ * lib/record/jsonscan, which builds jansson's values) would cost more than
+ * the whole report.  The other readers: jansson, lib/record/jsonscan (the
+ * records) and lib/warc/json (JavaScript's semantics, for WARC POST keys);
+ * lib/record/jsonscan.h says why each is apart.  Its escapes are decoded
+ * with core's hex and UTF-8 (core/hex.h, core/utf8.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
