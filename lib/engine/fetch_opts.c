@@ -8,12 +8,9 @@
 
 #include "core/buf.h"
 #include "core/util.h"
+#include "core/version.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
 
 void sc_fetch_options_init(struct sc_fetch_options *opts)
 {
