@@ -280,40 +280,44 @@ static void test_post_key(void)
 	       "http://Example.com/p?__wb_method=POST&constructor=1&k=true&k.2_=false "
 	       "\"constructor=1&k=true&k.2_=false\"",
 	       "post key: text/plain JSON, an empty string left out");
-	/* TextDecoder's reading of a form: its byte order mark dropped, each
-	 * maximal ill-formed subpart one U+FFFD ("\xe0\x80" is two, "\xf0\x9f\x98"
-	 * one, a surrogate's three bytes three). */
-	is_str(post_key("POST", "application/x-www-form-urlencoded",
-	                "\xef\xbb\xbf" "a=\xe0\x80\xc3(&b=\xf0\x9f\x98&c=\xed\xa0\x80"),
-	       "http://Example.com/p?__wb_method=POST&a=" R3 "(&b=" R "&c=" R3 " \"a=" R3 "(&b=" R
-	       "&c=" R3 "\"",
-	       "post key: a form's ill-formed UTF-8, each maximal subpart one U+FFFD");
-	/* decodeURI throws on a lead byte that begins no sequence, and on a
-	 * surrogate's; it keeps the escapes of reserved characters. */
-	is_str(post_key("POST", "application/x-www-form-urlencoded", "a=%C0%80"),
-	       "http://Example.com/p?__wb_method=POST& \"a=%C0%80\"",
-	       "post key: decodeURI refuses a lead byte 0xC0");
-	is_str(post_key("POST", "application/x-www-form-urlencoded", "a=%ED%A0%80"),
-	       "http://Example.com/p?__wb_method=POST& \"a=%ED%A0%80\"",
-	       "post key: decodeURI refuses a surrogate");
-	is_str(post_key("POST", "application/x-www-form-urlencoded", "a=%F0%9F%98%80&b=%3D%26"),
-	       "http://Example.com/p?__wb_method=POST&a=\xf0\x9f\x98\x80&b=%3D%26 "
-	       "\"a=%F0%9F%98%80&b=%3D%26\"",
-	       "post key: decodeURI decodes four bytes, keeps the escapes of = and &");
-	/* JavaScript's key order: array indexes (below 2^32 - 1) first,
-	 * ascending; "01" and 4294967295 are names like any other. */
-	is_str(post_key("POST", "application/json",
-	                "{\"4294967295\":\"x\",\"4294967294\":\"y\",\"b\":1,\"01\":2,\"0\":3,\"b\":4}"),
-	       "http://Example.com/p?__wb_method=POST&0=3&4294967294=y&4294967295=x&b=4&01=2 "
-	       "\"0=3&4294967294=y&4294967295=x&b=4&01=2\"",
-	       "post key: integer keys first, up to 2^32 - 2");
-	is_str(post_key("POST", "text/plain", "\xef\xbb\xbf{\"k\":\"v \\u00e9\\ud83d\\ude00\"}"),
-	       "http://Example.com/p?__wb_method=POST&k=v+\xc3\xa9\xf0\x9f\x98\x80 "
-	       "\"k=v+%C3%A9%F0%9F%98%80\"",
-	       "post key: JSON after a byte order mark, a surrogate pair escaped");
-	is_str(post_key("POST", "application/json", "{\"a\":\"\xff\"}"),
-	       "http://Example.com/p?__wb_method=POST&a=" R " \"a=%EF%BF%BD\"",
-	       "post key: a JSON string's byte that is not UTF-8");
+	/* More POSTs, each against warcio's answer. */
+	static const struct {
+		const char *ctype, *body, *want, *what;
+	} posts[] = {
+		/* TextDecoder's reading of a form: its byte order mark dropped,
+		 * each maximal ill-formed subpart one U+FFFD ("\xe0\x80" is two,
+		 * "\xf0\x9f\x98" one, a surrogate's three bytes three). */
+		{ "application/x-www-form-urlencoded",
+		  "\xef\xbb\xbf" "a=\xe0\x80\xc3(&b=\xf0\x9f\x98&c=\xed\xa0\x80",
+		  "a=" R3 "(&b=" R "&c=" R3 " \"a=" R3 "(&b=" R "&c=" R3 "\"",
+		  "a form's ill-formed UTF-8, each maximal subpart one U+FFFD" },
+		/* decodeURI throws on a lead byte that begins no sequence, and
+		 * on a surrogate's; it keeps the escapes of reserved characters. */
+		{ "application/x-www-form-urlencoded", "a=%C0%80", " \"a=%C0%80\"",
+		  "decodeURI refuses a lead byte 0xC0" },
+		{ "application/x-www-form-urlencoded", "a=%ED%A0%80", " \"a=%ED%A0%80\"",
+		  "decodeURI refuses a surrogate" },
+		{ "application/x-www-form-urlencoded", "a=%F0%9F%98%80&b=%3D%26",
+		  "a=\xf0\x9f\x98\x80&b=%3D%26 \"a=%F0%9F%98%80&b=%3D%26\"",
+		  "decodeURI decodes four bytes, keeps the escapes of = and &" },
+		/* JavaScript's key order: array indexes (below 2^32 - 1) first,
+		 * ascending; "01" and 4294967295 are names like any other. */
+		{ "application/json",
+		  "{\"4294967295\":\"x\",\"4294967294\":\"y\",\"b\":1,\"01\":2,\"0\":3,\"b\":4}",
+		  "0=3&4294967294=y&4294967295=x&b=4&01=2 \"0=3&4294967294=y&4294967295=x&b=4&01=2\"",
+		  "integer keys first, up to 2^32 - 2" },
+		{ "text/plain", "\xef\xbb\xbf{\"k\":\"v \\u00e9\\ud83d\\ude00\"}",
+		  "k=v+\xc3\xa9\xf0\x9f\x98\x80 \"k=v+%C3%A9%F0%9F%98%80\"",
+		  "JSON after a byte order mark, a surrogate pair escaped" },
+		{ "application/json", "{\"a\":\"\xff\"}", "a=" R " \"a=%EF%BF%BD\"",
+		  "a JSON string's byte that is not UTF-8" },
+	};
+	for (size_t i = 0; i < sizeof(posts) / sizeof(*posts); i++) {
+		char want[512];
+		snprintf(want, sizeof(want), "http://Example.com/p?__wb_method=POST&%s", posts[i].want);
+		is_str(post_key("POST", posts[i].ctype, posts[i].body), want, "post key: %s",
+		       posts[i].what);
+	}
 	is_str(post_key("POST", "image/png", "\x01\xff"),
 	       "http://Example.com/p?__wb_method=POST&__wb_post_data=Af8= \"__wb_post_data=Af8=\"",
 	       "post key: other bodies in base64");
