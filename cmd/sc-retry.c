@@ -17,6 +17,7 @@
 
 #include "core/signals.h"
 #include "core/util.h"
+#include "core/version.h"
 #include "engine/fetch.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
@@ -25,10 +26,6 @@
 #include "record/record.h"
 #include "web/retry.h"
 #include "web/robots.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
 
 /* sc-retry's own rows: the help and version options. */
 static const struct sc_opt own_rows[] = {

@@ -14,7 +14,7 @@
 #  4. the .deb, .changes and .buildinfo files replace OUTDIR's;
 #  5. lintian on the .changes (every .deb, and the .buildinfo): its output
 #     is kept as OUTDIR/lintian.txt and an error fails.  Warnings are listed
-#     with their reasons in the README ("Debian packages").
+#     with their reasons in doc/release.md ("Debian packages").
 set -eu
 version=$1
 out=$2

@@ -126,3 +126,149 @@ $(diff <(echo "$usage") <(echo "$man"))"
 		[[ "$stderr" == *"$p: error writing standard output"* ]] || fail "$p: $stderr"
 	done
 }
+
+# ---- the layering rule (README, "The tree shows the parts") ----
+
+ROOT="$BATS_TEST_DIRNAME/.."
+
+# The parts of lib/, one a line.
+lib_parts() {
+	for d in "$ROOT"/lib/*/; do
+		basename "$d"
+	done
+}
+
+# one_line: the lines of standard input on one line, for a message.
+one_line() {
+	paste -sd ' ' -
+}
+
+# words: the names of parts among the words on standard input, sorted, once.
+part_names() {
+	tr -c 'a-z\n' '\n' | grep -Fx -f <(lib_parts) | sort -u
+}
+
+# may_use PART: the parts lib/PART/README.md's "May use" names (the words
+# before its first parenthesis).
+may_use() {
+	awk '/^\*\*May use:\*\*/ { on = 1 } on && /^$/ { exit } on' "$ROOT/lib/$1/README.md" |
+		sed 's/^\*\*May use:\*\*//' | tr '\n' ' ' | sed 's/(.*//' | part_names
+}
+
+# must_not_use PART: the parts its "Must not: use A, B or C" names.
+must_not_use() {
+	awk '/^\*\*Must not:\*\*/ { on = 1 } on && /^$/ { exit } on' "$ROOT/lib/$1/README.md" |
+		tr '\n' ' ' | grep -o 'use [a-z]*\(, [a-z]*\)*\( or [a-z]*\)\?' | part_names
+}
+
+# table_uses PART: the "uses" column of lib/PART's row in the README's table.
+table_uses() {
+	awk -F'|' -v row="\`lib/$1\`" '$2 ~ "^ *" row " *$" { print $4 }' "$ROOT/README.md" | part_names
+}
+
+# table_order: the parts in the README's table, top first.
+table_order() {
+	sed -n 's/^| `lib\/\([a-z]*\)` |.*/\1/p' "$ROOT/README.md"
+}
+
+# includes FILE...: "FILE:LINE: PART" for each #include "PART/..." of a part.
+includes() {
+	grep -Hno '#include "[a-z]*/' "$@" | sed 's/#include "\([a-z]*\)\/$/ \1/'
+}
+
+@test "every part of lib/ includes only the parts its README.md may use" {
+	for part in $(lib_parts); do
+		allowed=$(may_use "$part")
+		while read -r where used; do
+			[ "$used" = "$part" ] && continue
+			grep -qx "$used" <<<"$allowed" ||
+				fail "${where#"$ROOT/"} includes $used/, which lib/$part/README.md does not allow (May use: $(one_line <<<"$allowed"))"
+		done < <(includes "$ROOT"/lib/"$part"/*.[ch])
+	done
+}
+
+@test "no part uses what its README.md says it must not, nor allows it" {
+	for part in $(lib_parts); do
+		for banned in $(must_not_use "$part"); do
+			! may_use "$part" | grep -qx "$banned" ||
+				fail "lib/$part/README.md both allows and forbids $banned"
+			run grep -ln "#include \"$banned/" "$ROOT"/lib/"$part"/*.[ch]
+			[ -z "$output" ] || fail "lib/$part uses $banned, which its README.md forbids: $output"
+		done
+	done
+}
+
+@test "the README's table of parts says what each folder's README.md says, in order" {
+	order=$(table_order)
+	for part in $(lib_parts); do
+		grep -qx "$part" <<<"$order" || fail "lib/$part has no row in the README's table"
+		[ "$(table_uses "$part")" = "$(may_use "$part")" ] ||
+			fail "lib/$part: the README's table says it uses '$(table_uses "$part" | one_line)', its README.md '$(may_use "$part" | one_line)'"
+		# A part uses only parts below it in the table.
+		below=$(sed -n "/^$part\$/,\$p" <<<"$order" | tail -n +2)
+		for used in $(may_use "$part"); do
+			grep -qx "$used" <<<"$below" || fail "lib/$part uses $used, which is not below it in the README's table"
+		done
+	done
+}
+
+@test "nothing in lib/ includes a program's header: a part's, or sc.h" {
+	run grep -Hn '#include "' "$ROOT"/lib/*/*.[ch]
+	while IFS= read -r line; do
+		name=${line#*#include \"}
+		name=${name%%\"*}
+		[ "$name" = sc.h ] && continue
+		part=${name%%/*}
+		[ "$part" != "$name" ] && [ -d "$ROOT/lib/$part" ] || fail "${line#"$ROOT/"}: not a part's header"
+	done <<<"$output"
+}
+
+@test "sc-fetch and sc-parse fetch and extract only through sc.h" {
+	# Besides sc.h, what every program's command line and input share.
+	for prog in "$ROOT/cmd/sc-fetch.c" "$ROOT"/cmd/sc-parse/*.[ch]; do
+		while read -r where used; do
+			case $used in
+			core | kit | record) ;;
+			*) fail "${where#"$ROOT/"} includes $used/: sc-fetch and sc-parse reach it only through sc.h" ;;
+			esac
+		done < <(includes "$prog")
+	done
+	grep -q '#include <sc.h>' "$ROOT/cmd/sc-fetch.c" || fail "cmd/sc-fetch.c does not include sc.h"
+	grep -q '#include "sc.h"' "$ROOT/cmd/sc-parse/sc-parse.h" || fail "sc-parse does not include sc.h"
+}
+
+@test "every file of lib/ has a row in its folder's README.md" {
+	for f in "$ROOT"/lib/*/*.[ch]; do
+		grep -qF "\`$(basename "$f")\`" "$(dirname "$f")/README.md" ||
+			fail "${f#"$ROOT/"} has no row in $(dirname "${f#"$ROOT/"}")/README.md"
+	done
+}
+
+# The engine's files, ranked as lib/engine/README.md orders their calls
+# ("Calls among the files run one way"): a file calls only files of a
+# higher rank.  fetch_opts is called by none of them.
+ENGINE_RANKS="fetch:0 fetch_line:0 fetch_submit:1 fetch_transfer:1 fetch_metrics:1 fetch_warc:2
+fetch_pace:3 fetch_robots:4 fetch_output:5 fetch_headers:6 fetch_origin:6 fetch_opts:9"
+
+@test "the engine's files call each other in the order lib/engine/README.md gives" {
+	local objs="$SC_OUT/lib/engine"
+	[ -f "$objs/fetch.o" ] || fail "no objects in $objs: build first"
+	declare -A rank=() owner=()
+	for r in $ENGINE_RANKS; do rank[${r%:*}]=${r#*:}; done
+	for o in "$objs"/*.o; do
+		f=$(basename "$o" .o)
+		[ -n "${rank[$f]:-}" ] || fail "lib/engine/$f.c has no rank here nor a place in the README's order"
+		for sym in $(nm --defined-only "$o" | awk '$2 ~ /^[TDBR]$/ { print $3 }'); do
+			owner[$sym]=$f
+		done
+	done
+	for o in "$objs"/*.o; do
+		f=$(basename "$o" .o)
+		for sym in $(nm -u "$o" | awk '{ print $2 }'); do
+			to=${owner[$sym]:-}
+			[ -z "$to" ] || [ "$to" = "$f" ] && continue
+			[ "$to" != fetch_opts ] || fail "$f.c calls fetch_opts.c ($sym), which no engine file calls"
+			((rank[$f] < rank[$to])) || fail "$f.c calls $to.c ($sym): against the order of lib/engine/README.md"
+		done
+	done
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The Debian packages (issue 23, README "Debian packages"): `make deb`
+# The Debian packages (issue 23, doc/release.md "Debian packages"): `make deb`
 # builds them from debian/ with dpkg-buildpackage and lintian passes them;
 # dpkg installs sc-tools, libsc0 and libsc0-dev on this machine; the
 # installed programs, man pages and crawl.mk work from their Debian paths,

@@ -216,22 +216,45 @@ static int tally_flush(struct seen *s, struct tally *t)
 	return rc;
 }
 
-static int decide(struct run *r)
+/* The batch in key order: a counting sort when it is large, qsort else. */
+static void sort_batch(struct run *r)
 {
-	const struct options *o = r->o;
-	struct seen *s = r->seen;
+	if (r->ncand >= BUCKETS / 4)
+		sort_keys(r, r->ncand);
+	else
+		qsort(r->order, r->ncand, sizeof(*r->order), by_key);
+}
+
+/* Where k is: in the set, met in this run, or NOWHERE (new).  With
+ * --commit a new key is added now, one B-tree walk, and counted below as
+ * new.  Returns 0, or -1 (the set's error). */
+static int where_is(struct run *r, const struct keyed *k, enum where *where)
+{
+	uint8_t key[KEY_LEN];
+
+	if ((*where = recent_find(r, k)))
+		return 0;
+	key_bytes(k, key);
+	if (r->o->mode == MODE_COMMIT) {
+		bool inserted;
+		if (seen_insert(r->seen, key, &inserted) < 0)
+			return -1;
+		*where = inserted ? NOWHERE : IN_SET;
+	} else if (seen_has(r->seen, key, where) < 0) {
+		return -1;
+	}
+	if (*where)
+		recent_put(r, k, *where);
+	return 0;
+}
+
+/* Key order: each key once, against the set; r->fresh says which are
+ * new.  Returns 0, or -1. */
+static int look_up(struct run *r)
+{
 	size_t n = r->ncand;
 	enum where where;
 
-	uint8_t key[KEY_LEN];
-
-	if (n >= BUCKETS / 4)
-		sort_keys(r, n);
-	else
-		qsort(r->order, n, sizeof(*r->order), by_key);
-	if (seen_begin(s) < 0)
-		return -1;
-	/* Key order: each key once, against the set. */
 	for (size_t i = 0; i < n; i++) {
 		const struct keyed *k = &r->order[i];
 		/* The slots ahead, fetched while this key is looked up. */
@@ -241,39 +264,36 @@ static int decide(struct run *r)
 			r->c->reason[R_REPEATED]++;
 			continue;
 		}
-		if (!(where = recent_find(r, k))) {
-			key_bytes(k, key);
-			if (o->mode == MODE_COMMIT) {
-				/* Added now, counted below: one B-tree walk. */
-				bool inserted;
-				if (seen_insert(s, key, &inserted) < 0)
-					return -1;
-				where = inserted ? NOWHERE : IN_SET;
-			} else if (seen_has(s, key, &where) < 0) {
-				return -1;
-			}
-			if (where)
-				recent_put(r, k, where);
-		}
+		if (where_is(r, k, &where) < 0)
+			return -1;
 		r->fresh[k->index] = where == NOWHERE;
 		if (where)
 			r->c->reason[where == IN_SET ? R_SEEN : R_REPEATED]++;
 	}
-	/* Input order: the per-host limit, and the output. */
+	return 0;
+}
+
+/* Input order: --max-per-host, and the output (none with --commit).
+ * Returns 0, -1 (the set's error) or -2 (the output's). */
+static int take_in_order(struct run *r)
+{
+	const struct options *o = r->o;
 	struct tally t = { 0 };
-	for (size_t i = 0; i < n; i++) {
+
+	for (size_t i = 0; i < r->ncand; i++) {
 		struct cand *k = &r->cand[i];
 		if (!r->fresh[i])
 			continue;
 		const char *host = cand_url(r, k) + k->host_off;
 		if (t.added && (t.len != k->host_len || memcmp(t.host, host, t.len) != 0) &&
-		    tally_flush(s, &t) < 0)
+		    tally_flush(r->seen, &t) < 0)
 			return -1;
 		if (!t.added) {
 			t.host = host;
 			t.len = k->host_len;
 			t.before = 0;
-			if (o->max_per_host >= 0 && seen_host_count(s, host, t.len, &t.before) < 0)
+			if (o->max_per_host >= 0 &&
+			    seen_host_count(r->seen, host, t.len, &t.before) < 0)
 				return -1;
 		}
 		if (o->max_per_host >= 0 && t.before + t.added >= o->max_per_host) {
@@ -285,18 +305,42 @@ static int decide(struct run *r)
 		if (o->mode != MODE_COMMIT && emit(r, k) < 0)
 			return -2;
 	}
-	if (tally_flush(s, &t) < 0)
-		return -1;
-	/* Key order again: this run's set grows in order. */
-	for (size_t i = 0; i < n; i++) {
-		if (o->mode == MODE_COMMIT || !r->fresh[r->order[i].index])
+	return tally_flush(r->seen, &t) < 0 ? -1 : 0;
+}
+
+/* Key order again, so that this run's set grows in order: the new keys
+ * taken added (--commit added them as it looked).  Returns 0, or -1. */
+static int add_taken(struct run *r)
+{
+	uint8_t key[KEY_LEN];
+
+	if (r->o->mode == MODE_COMMIT)
+		return 0;
+	for (size_t i = 0; i < r->ncand; i++) {
+		if (!r->fresh[r->order[i].index])
 			continue;
 		key_bytes(&r->order[i], key);
-		if (seen_add(s, key) < 0)
+		if (seen_add(r->seen, key) < 0)
 			return -1;
 		recent_put(r, &r->order[i], IN_RUN);
 	}
-	return seen_end(s);
+	return 0;
+}
+
+/* The batch against the seen set, in one transaction.  Returns 0, -1
+ * (the set's error) or -2 (the output's). */
+static int decide(struct run *r)
+{
+	int rc;
+
+	sort_batch(r);
+	if (seen_begin(r->seen) < 0 || look_up(r) < 0)
+		return -1;
+	if ((rc = take_in_order(r)) < 0)
+		return rc;
+	if (add_taken(r) < 0)
+		return -1;
+	return seen_end(r->seen);
 }
 
 /* The next batch's bounds, from the set's size now (it grows as batches

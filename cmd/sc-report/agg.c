@@ -2,7 +2,6 @@
  * the timeline's bins and the rounds.  Latencies are kept exactly, one
  * float per request overall and one per request in its host's vector (8
  * bytes a request), so that percentiles are exact. */
-#include <curl/curl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "core/hash.h"
 #include "core/util.h"
 #include "report.h"
+#include "web/url.h"
 
 void agg_init(struct report *r)
 {
@@ -283,43 +283,18 @@ static void count_throttle(struct report *r, const struct mline *m)
 		timeline_bin(&r->tl, m->ts_ms)->throttles++;
 }
 
-/* The origin of a URL as sc-fetch keys it ("scheme://host:port", the
- * host in lower case, the port explicit), parsed by libcurl as sc-fetch
- * parses it; false if it has none. */
-static bool origin_of(struct sv url, char *key, size_t keysize)
-{
-	char *text = sc_strndup(url.p, url.n), *scheme = NULL, *host = NULL, *port = NULL;
-	CURLU *u = curl_url();
-	bool ok = u &&
-	          curl_url_set(u, CURLUPART_URL, text, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-	          curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	          curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	          curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK;
-
-	if (ok) {
-		for (char *p = host; *p; p++)
-			if (*p >= 'A' && *p <= 'Z')
-				*p = (char)(*p - 'A' + 'a');
-		snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
-	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	free(text);
-	return ok;
-}
-
 static void count_record(struct report *r, const struct mline *m)
 {
-	char key[1024];
-
 	r->t.records++;
 	if (m->kind != SC_ERR_ROBOTS)
 		return;
 	r->t.robots_refused_records++;
-	if (origin_of(m->url, key, sizeof(key)))
+	/* The record's origin, keyed as sc-fetch keys its metrics' host. */
+	char *url = sc_strndup(m->url.p, m->url.n), *key = sc_url_origin_of(url);
+	if (key)
 		host_for(r, (struct sv){ key, strlen(key) })->robots_refused++;
+	free(key);
+	free(url);
 }
 
 uint64_t robots_refused(const struct report *r)

@@ -1,11 +1,17 @@
 /* scan: one metrics line into a struct mline.  A strict JSON reader that
  * keeps only the members sc-report uses and allocates nothing per line:
  * building a jansson tree for each of a million lines (even through
- * lib/record/jsonscan) would cost more than the whole report. */
+ * lib/record/jsonscan, which builds jansson's values) would cost more than
+ * the whole report.  The other readers: jansson, lib/record/jsonscan (the
+ * records) and lib/warc/json (JavaScript's semantics, for WARC POST keys);
+ * lib/record/jsonscan.h says why each is apart.  Its escapes are decoded
+ * with core's hex and UTF-8 (core/hex.h, core/utf8.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
+#include "core/utf8.h"
 #include "core/util.h"
 #include "report.h"
 
@@ -40,36 +46,6 @@ static bool expect(struct cur *c, char ch)
 	return true;
 }
 
-static int hexval(char h)
-{
-	if (h >= '0' && h <= '9')
-		return h - '0';
-	if (h >= 'a' && h <= 'f')
-		return h - 'a' + 10;
-	if (h >= 'A' && h <= 'F')
-		return h - 'A' + 10;
-	return -1;
-}
-
-static void put_utf8(char *o, size_t *k, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[(*k)++] = (char)cp;
-	} else if (cp < 0x800) {
-		o[(*k)++] = (char)(0xC0 | cp >> 6);
-		o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		o[(*k)++] = (char)(0xE0 | cp >> 12);
-		o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-	} else {
-		o[(*k)++] = (char)(0xF0 | cp >> 18);
-		o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-	}
-}
-
 /* The rest of a string with escapes, from q (after the opening quote),
  * unescaped into the scratch space (which has room for the whole line). */
 static bool unescape(struct cur *c, const char *q, struct sv *out)
@@ -95,15 +71,12 @@ static bool unescape(struct cur *c, const char *q, struct sv *out)
 		}
 		if (*q != 'u' || c->end - q < 5)
 			return fail(c, "bad escape in a string");
-		int v = 0;
-		for (int i = 1; i <= 4; i++) {
-			int h = hexval(q[i]);
-			if (h < 0)
-				return fail(c, "bad escape in a string");
-			v = v * 16 + h;
-		}
+		long v = sc_hex4(q + 1);
+		if (v < 0)
+			return fail(c, "bad escape in a string");
 		q += 5;
-		put_utf8(o, &k, (unsigned)v); /* a surrogate stays as it is: names only */
+		/* A surrogate stays as it is (its three bytes): names only. */
+		k = (size_t)(sc_utf8_put(o + k, (unsigned long)v) - o);
 	}
 	if (q >= c->end)
 		return fail(c, "unterminated string");

@@ -75,32 +75,6 @@ int warc_check(char **files, int nfiles, const struct warc_options *o)
 	return bad ? SC_EXIT_PARTIAL : SC_EXIT_OK;
 }
 
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Writes the lines of text (each ending in a newline) sorted bytewise. */
-static void write_sorted(char *text, size_t len)
-{
-	size_t n = 0, cap = 1024;
-	char **lines = sc_malloc(cap * sizeof(*lines));
-
-	for (char *p = text; p < text + len;) {
-		char *nl = memchr(p, '\n', (size_t)(text + len - p));
-		if (n == cap)
-			lines = sc_realloc(lines, (cap *= 2) * sizeof(*lines));
-		lines[n++] = p;
-		*nl = '\0';
-		p = nl + 1;
-	}
-	qsort(lines, n, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < n; i++)
-		if (fputs(lines[i], stdout) == EOF || putchar('\n') == EOF)
-			sc_die_write("error writing standard output:");
-	free(lines);
-}
-
 int warc_cdx(char **files, int nfiles, const struct warc_options *o)
 {
 	struct sc_buf out;
@@ -133,7 +107,8 @@ int warc_cdx(char **files, int nfiles, const struct warc_options *o)
 		sc_warc_cdx_end(index);
 		sc_warc_reader_close(r);
 	}
-	write_sorted(out.p, out.len);
+	if (sc_warc_cdx_write_sorted(stdout, out.p, out.len) != 0)
+		sc_die_write("error writing standard output:");
 	sc_buf_free(&out);
 	return status;
 }

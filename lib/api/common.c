@@ -7,10 +7,7 @@
 
 #include "api/api.h"
 #include "core/util.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
+#include "core/version.h"
 
 int sc_version_num(void)
 {

@@ -9,12 +9,9 @@
 #include "core/buf.h"
 #include "core/sqlite_shared.h"
 #include "core/util.h"
+#include "core/version.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
 
 void sc_fetch_options_init(struct sc_fetch_options *opts)
 {
@@ -173,7 +170,7 @@ const struct sc_opt sc_fetch_opts[] = {
 	SC_OPT_ROW_SECONDS("max-crawl-delay", 0, "secs", AT(max_crawl_delay_ms), 0, 86400),
 	SC_OPT_ROW_COPY("robots-cache", 0, "file", AT(robots_cache_path)),
 	SC_OPT_ROW_FLAG("headers", 0, AT(response_headers)),
-	SC_OPT_ROW_CALL("adaptive", 0, NULL, set_adaptive, 1),
+	{ .name = "adaptive", .kind = SC_OPT_CALL, .call = set_adaptive, .tag = 1, .or_next = true },
 	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
 	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
 	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),

@@ -176,12 +176,13 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 	job->req_headers = sc_fetch_request_headers(e->opts->headers, req);
 }
 
-/* Parses url: its origin key into key, or an error.  Returns -1, or the
- * error kind with a message in why (SC_ERR_BAD_INPUT is 0: not "no error"). */
-static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, size_t keysize,
+/* Parses url: its origin key (sc_url_origin, malloced) into *key, or an
+ * error.  Returns -1, or the error kind with a message in why
+ * (SC_ERR_BAD_INPUT is 0: not "no error"). */
+static int url_origin(struct sc_fetch_engine *e, const char *url, char **key,
                       char **metrics_url, char *why, size_t whysize)
 {
-	char *scheme = NULL, *host = NULL, *port = NULL;
+	char *scheme = NULL;
 	CURLUcode uc;
 	int rc = -1;
 
@@ -197,24 +198,14 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char *key, siz
 	if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
 		snprintf(why, whysize, "scheme '%s' is not http or https", scheme ? scheme : "");
 		rc = SC_ERR_BLOCKED_SCHEME;
-		goto out;
-	}
-	if (curl_url_get(e->submit.urlh, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(e->submit.urlh, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK) {
+	} else if (!(*key = sc_url_origin(e->submit.urlh))) {
 		snprintf(why, whysize, "not a valid URL: no host");
 		rc = SC_ERR_BAD_INPUT;
-		goto out;
+	} else {
+		/* Metrics never show credentials. */
+		*metrics_url = sc_url_without_userinfo(url);
 	}
-	for (char *p = host; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-	snprintf(key, keysize, "%s://%s:%s", scheme, host, port);
-	/* Metrics never show credentials. */
-	*metrics_url = sc_url_without_userinfo(url);
-out:
 	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
 	return rc;
 }
 
@@ -246,7 +237,7 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	struct job *job = fetch_job_new(e);
 	const char *url = json_string_value(json_object_get(rec, "url"));
 	const char *problem;
-	char key[1024];
+	char *key = NULL;
 	int kind;
 	double now = sc_now_ms();
 
@@ -272,7 +263,7 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	char *encoded = sc_url_from_pasted(url, strlen(url)); /* NULL: as it is */
 	if (encoded)
 		url = encoded;
-	if ((kind = url_origin(e, url, key, sizeof(key), &job->metrics_url, why, 256)) >= 0) {
+	if ((kind = url_origin(e, url, &key, &job->metrics_url, why, 256)) >= 0) {
 		free(encoded);
 		if (kind == SC_ERR_BAD_INPUT)
 			return fail_bad_url(e, job, rec, line, why);
@@ -281,12 +272,14 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	}
 	if (e->loop.stopping) {
 		free(encoded);
+		free(key);
 		job_fail_early(e, job, SC_ERR_CANCELLED, "cancelled before it started");
 		return true;
 	}
 	job->url = encoded ? encoded : sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
 	job->origin = fetch_origin_get(&e->origins, key, now);
+	free(key);
 	fetch_origin_ref(job->origin);
 	job->queued_at = now;
 	if (fetch_robots_refuse(e, job))

@@ -23,6 +23,7 @@
 #include <openssl/ssl.h>
 
 #include "core/protocol.h"
+#include "core/version.h"
 #include "engine/fetch_engine.h"
 #include "kit/cli.h"
 #include "warc/capture.h"
@@ -30,10 +31,6 @@
 #include "warc/http.h"
 #include "warc/record.h"
 #include "warc/writer.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
 
 /* A request or response head's buffer larger than this is freed after
  * its attempt rather than kept for the next. */

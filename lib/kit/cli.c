@@ -7,10 +7,7 @@
 
 #include "core/signals.h"
 #include "core/util.h"
-
-#ifndef SC_VERSION
-#define SC_VERSION "unknown"
-#endif
+#include "core/version.h"
 
 void sc_usage_error(const char *fmt, ...)
 {

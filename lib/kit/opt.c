@@ -288,6 +288,17 @@ static void add_flag_cluster(struct sc_buf *item, const struct rows *all)
 		sc_buf_printf(item, "[-%.*s]", (int)k, letters);
 }
 
+/* A row's words inside its brackets: "-c N", "--per-host N", "--keep-order". */
+static void add_row_words(struct sc_buf *item, const struct sc_opt *row)
+{
+	if (row->letter)
+		sc_buf_printf(item, "-%c", row->letter);
+	else
+		sc_buf_printf(item, "--%s", row->name);
+	if (row->arg)
+		sc_buf_printf(item, " %s", row->arg);
+}
+
 /* One row's item: "[-c N]", "[--per-host N]", "[--keep-order]",
  * "[-H 'name: value']..."; or its own usage text. */
 static void add_row_item(struct sc_buf *item, const struct sc_opt *row)
@@ -298,13 +309,19 @@ static void add_row_item(struct sc_buf *item, const struct sc_opt *row)
 	}
 	if (row->letter && !row->arg)
 		return; /* in the cluster */
-	if (row->letter)
-		sc_buf_printf(item, "[-%c", row->letter);
-	else
-		sc_buf_printf(item, "[--%s", row->name);
-	if (row->arg)
-		sc_buf_printf(item, " %s", row->arg);
+	sc_buf_addc(item, '[');
+	add_row_words(item, row);
 	sc_buf_adds(item, row->many ? "]..." : "]");
+}
+
+/* Two rows that exclude each other, as one item: "[--adaptive | --no-adaptive]". */
+static void add_pair_item(struct sc_buf *item, const struct sc_opt *row, const struct sc_opt *next)
+{
+	sc_buf_addc(item, '[');
+	add_row_words(item, row);
+	sc_buf_adds(item, " | ");
+	add_row_words(item, next);
+	sc_buf_addc(item, ']');
 }
 
 /* Appends item to the usage, on a new line indented by indent when it would
@@ -344,7 +361,11 @@ char *sc_opt_usage_of(const char *progname, const struct sc_opt_set *sets, size_
 	add_flag_cluster(&item, &all);
 	add_wrapped(&out, &column, indent, &item);
 	for (size_t i = 0; i < all.n; i++) {
-		add_row_item(&item, all.v[i].row);
+		const struct sc_opt *row = all.v[i].row;
+		if (row->or_next && i + 1 < all.n && !row->usage)
+			add_pair_item(&item, row, all.v[++i].row);
+		else
+			add_row_item(&item, row);
 		add_wrapped(&out, &column, indent, &item);
 	}
 	if (operands) {

@@ -91,6 +91,8 @@ struct sc_opt {
 	bool lines_ok;       /* the argument may hold CR and LF: text only sc reads,
 	                        which goes on no line of a protocol or a file's
 	                        header (a selector); else they are refused */
+	bool or_next;        /* this row and the next exclude each other (the
+	                        last one given wins): "[--a | --b]" in the usage */
 	const char *usage;   /* the row's text in the usage instead of the one
 	                        made from it; "": none (another row shows it, or
 	                        a line of the program's own) */
@@ -177,7 +179,9 @@ int sc_opt_store(const struct sc_opt *row, void *base, const char *arg, char *er
 
 /* The usage line of the n sets' rows, for --help: "usage: PROG [-hkqV]
  * [-c N] [--per-host N] ... OPERANDS\n", wrapped before 80 columns; the
- * flags with a letter together first, then each row in table order.  more
+ * flags with a letter together first, then each row in table order (a row
+ * with or_next and the next as one item, "[--adaptive | --no-adaptive]",
+ * as a man page's SYNOPSIS writes two that exclude each other).  more
  * (NULL: none) follows as it is: the program's other forms.  Returns a
  * string the caller frees. */
 char *sc_opt_usage(const struct sc_opt_set *sets, size_t n, const char *operands, const char *more);

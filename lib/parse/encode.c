@@ -4,7 +4,8 @@
  * jansson's compact encoding: no spaces, members in insertion order,
  * strings in the one form of lib/jsonstr (jansson's), everything else as
  * it is (strings are valid UTF-8 by construction).  Reals, rare in
- * records, are left to jansson. */
+ * records, are left to jansson.  The other writers of JSON:
+ * lib/record/jsonstr.h. */
 #include "parse/parse.h"
 
 #include <inttypes.h>

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "core/utf8.h"
 
 struct scan {
@@ -47,26 +48,6 @@ static const unsigned char *skip_plain(const unsigned char *p, const unsigned ch
 	return p;
 }
 
-/* The four hex digits at p as a number, or -1. */
-static long hex4(const unsigned char *p)
-{
-	long v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		unsigned c = p[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v |= c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v |= c - 'A' + 10;
-		else
-			return -1;
-	}
-	return v;
-}
-
 /* Decodes the escape at p (a backslash) into *o.  Returns the byte after
  * it, or NULL for anything jansson would refuse (or that we would rather
  * it judged). */
@@ -103,11 +84,11 @@ static const unsigned char *unescape(const unsigned char *p, const unsigned char
 	default:
 		return NULL;
 	}
-	if (end - p < 6 || (cp = hex4(p + 2)) < 0)
+	if (end - p < 6 || (cp = sc_hex4((const char *)p + 2)) < 0)
 		return NULL;
 	p += 6;
 	if (cp >= 0xd800 && cp <= 0xdbff) {
-		if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || (lo = hex4(p + 2)) < 0xdc00 ||
+		if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || (lo = sc_hex4((const char *)p + 2)) < 0xdc00 ||
 		    lo > 0xdfff)
 			return NULL;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);

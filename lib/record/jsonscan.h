@@ -16,7 +16,14 @@
  * jansson as before, which gives the same record or the same error message.
  * A refusal is therefore never an error by itself.
  *
- * test/fuzz/fuzz-jsonscan.c checks the promise against jansson. */
+ * test/fuzz/fuzz-jsonscan.c checks the promise against jansson.
+ *
+ * The other hand-written JSON readers, each apart for a reason of its own:
+ * sc-report's scan (cmd/sc-report/scan.c: a metrics line's few members,
+ * nothing built, nothing allocated per line: a million lines a second) and
+ * lib/warc/json (JSON.parse's semantics for warcio's POST keys:
+ * JavaScript's numbers and key order, which jansson values cannot hold).
+ * This one builds exactly jansson's values, so it cannot serve either. */
 #ifndef SC_JSONSCAN_H
 #define SC_JSONSCAN_H
 

@@ -16,7 +16,14 @@
  * it, else SSE2 on x86-64, else eight-byte words), copy the runs between
  * the bytes to escape in bulk, and check UTF-8 only over the stretches of
  * non-ASCII bytes.  The scalar writer is the reference they are tested
- * against (test/unit/test-jsonstr.c, test/fuzz/fuzz-jsonstr.c). */
+ * against (test/unit/test-jsonstr.c, test/fuzz/fuzz-jsonstr.c).
+ *
+ * The other JSON writers write other forms on purpose: lib/parse/encode
+ * (a whole record in jansson's compact form, strings through this file),
+ * lib/warc/json (JavaScript's JSON.stringify form of CDXJ lines, as warcio
+ * writes them: lower-case \u00xx, U+FFFD for bytes not UTF-8).  The
+ * readers are jansson, lib/record/jsonscan, sc-report's scan and
+ * lib/warc/json (jsonscan.h says why each). */
 #ifndef SC_JSONSTR_H
 #define SC_JSONSTR_H
 

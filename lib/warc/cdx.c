@@ -518,8 +518,7 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The lines of text (each ending in a newline) sorted bytewise into f. */
-static int write_sorted(FILE *f, char *text, size_t len)
+int sc_warc_cdx_write_sorted(FILE *f, char *text, size_t len)
 {
 	size_t n = 0, cap = 1024;
 	char **lines = sc_malloc(cap * sizeof(*lines));
@@ -565,7 +564,7 @@ int sc_warc_cdx_file(const char *warc_path, const char *cdx_path, char *err, siz
 	sc_buf_init(&tmp, (size_t)-1 / 2);
 	sc_buf_printf(&tmp, "%s.tmp", cdx_path);
 	FILE *f = fopen(tmp.p, "w");
-	if (!f || write_sorted(f, lines.p, lines.len) != 0 || fclose(f) != 0 ||
+	if (!f || sc_warc_cdx_write_sorted(f, lines.p, lines.len) != 0 || fclose(f) != 0 ||
 	    rename(tmp.p, cdx_path) != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", cdx_path, strerror(errno));
 		if (f)

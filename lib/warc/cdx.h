@@ -7,11 +7,12 @@
  * "warc/revisit"; a response or revisit next to a request that is not a
  * GET is keyed by the request's method and body (warc/postkey.h) and
  * gets the members method and requestBody.  The caller sorts the lines
- * (bytewise). */
+ * (bytewise: sc_warc_cdx_write_sorted). */
 #ifndef SC_WARC_CDX_H
 #define SC_WARC_CDX_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/buf.h"
 #include "warc/reader.h"
@@ -36,6 +37,12 @@ struct sc_warc_cdx;
 struct sc_warc_cdx *sc_warc_cdx_new(const char *filename, struct sc_buf *out);
 void sc_warc_cdx_add(struct sc_warc_cdx *c, const struct sc_warc_rec *rec);
 void sc_warc_cdx_end(struct sc_warc_cdx *c);
+
+/* Writes the lines of text (len bytes, each line ending in a newline)
+ * sorted bytewise into f: a CDXJ index in its order, for sc-warc cdx and
+ * sc_warc_cdx_file alike.  The newlines are made NULs while it works.
+ * Returns 0, or -1 when a write failed (errno says why). */
+int sc_warc_cdx_write_sorted(FILE *f, char *text, size_t len);
 
 /* Writes the sorted CDXJ of the WARC file at warc_path to cdx_path
  * (under cdx_path.tmp, then renamed), the lines sc-warc cdx would write.

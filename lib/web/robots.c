@@ -4,14 +4,15 @@
  * large file costs memory only while it is read. */
 #include "web/robots.h"
 
-#include <ctype.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/hex.h"
 #include "core/util.h"
+#include "web/url.h"
 
 struct rule {
 	char *pattern; /* normalised, runs of '*' collapsed */
@@ -42,23 +43,6 @@ static const char DISALLOWED[] = "disallowed by robots.txt";
 static bool is_rule_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool is_unreserved(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 static bool is_product_char(char c)
@@ -101,10 +85,10 @@ static char *normalize(const char *s, size_t len, enum norm_mode mode)
 		bool literal_special = (mode == NORM_PATH && (c == '*' || c == '$')) ||
 		                       (mode == NORM_PATTERN && c == '$' && i + 1 < len);
 
-		if (c == '%' && i + 2 < len && (hi = hex_value(s[i + 1])) >= 0 &&
-		    (lo = hex_value(s[i + 2])) >= 0) {
+		if (c == '%' && i + 2 < len && (hi = sc_hex_value((unsigned char)s[i + 1])) >= 0 &&
+		    (lo = sc_hex_value((unsigned char)s[i + 2])) >= 0) {
 			unsigned char decoded = (unsigned char)(hi * 16 + lo);
-			if (is_unreserved(decoded)) {
+			if (sc_url_is_unreserved(decoded)) {
 				out[o++] = (char)decoded;
 			} else {
 				out[o++] = '%';
@@ -543,7 +527,7 @@ size_t sc_robots_rule_count(const struct sc_robots *r)
 int sc_robots_split_url(const char *url, char **origin, char **path_and_query)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL;
+	char *scheme = NULL, *path = NULL, *query = NULL;
 	int rc = -1;
 
 	*origin = *path_and_query = NULL;
@@ -552,25 +536,17 @@ int sc_robots_split_url(const char *url, char **origin, char **path_and_query)
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
 	    (strcasecmp(scheme, "http") == 0 || strcasecmp(scheme, "https") == 0) &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
+	    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK &&
+	    (*origin = sc_url_origin(u)) != NULL) {
 		if (curl_url_get(u, CURLUPART_QUERY, &query, 0) != CURLUE_OK)
 			query = NULL;
-		size_t n = strlen(scheme) + strlen(host) + strlen(port) + 5;
-		*origin = sc_malloc(n);
-		snprintf(*origin, n, "%s://%s:%s", scheme, host, port);
-		for (char *c = *origin; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
 		const char *p = *path ? path : "/";
-		n = strlen(p) + (query ? strlen(query) + 1 : 0) + 1;
+		size_t n = strlen(p) + (query ? strlen(query) + 1 : 0) + 1;
 		*path_and_query = sc_malloc(n);
 		snprintf(*path_and_query, n, "%s%s%s", p, query ? "?" : "", query ? query : "");
 		rc = 0;
 	}
 	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
 	curl_free(path);
 	curl_free(query);
 	curl_url_cleanup(u);

@@ -106,8 +106,8 @@ const char *const *sc_robots_sitemaps(const struct sc_robots *r, size_t *count);
 size_t sc_robots_rule_count(const struct sc_robots *r);
 
 /* Splits an absolute http or https URL into the origin robots.txt belongs
- * to, "scheme://host:port" (scheme and host lower-case, the port always
- * written: the key of the per-origin state and of the cache), and the path
+ * to, "scheme://host:port" (sc_url_origin's key, web/url.h: the key of the
+ * per-origin state and of the cache), and the path
  * and query to ask sc_robots_allowed about ("/" when the path is empty).
  * Both malloced.  0, or -1 (not an absolute http/https URL) with both NULL.
  * The robots.txt URL is then origin + "/robots.txt". */

@@ -7,10 +7,12 @@
 #include <libpsl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/hex.h"
 #include "core/util.h"
 
 /* ---- a small string builder (every use is bounded by its input) ---- */
@@ -163,22 +165,6 @@ char *sc_url_from_pasted(const char *text, size_t len)
 
 /* ---- canonical URLs ---- */
 
-static int hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static bool is_unreserved(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '.' || c == '_' || c == '~';
-}
-
 /* RFC 3986 section 6.2.2.1-2: "%7e" is "~", "%3a" is "%3A".  Decoding
  * unreserved characters is equivalent in every component, so it is done
  * on the whole text before parsing: then "%2E%2E" is a dot segment that
@@ -200,13 +186,13 @@ static char *normalise_percent(const char *s)
 			out_add(&o, p, 1);
 			continue;
 		}
-		if ((hi = hex_value((unsigned char)p[1])) < 0 ||
-		    (lo = hex_value((unsigned char)p[2])) < 0) {
+		if ((hi = sc_hex_value((unsigned char)p[1])) < 0 ||
+		    (lo = sc_hex_value((unsigned char)p[2])) < 0) {
 			out_str(&o, "%25");
 			continue;
 		}
 		unsigned char c = (unsigned char)(hi << 4 | lo);
-		if (is_unreserved(c))
+		if (sc_url_is_unreserved(c))
 			out_add(&o, (const char *)&c, 1);
 		else
 			out_pct(&o, c);
@@ -256,96 +242,124 @@ static char *part(CURLU *h, CURLUPart what, unsigned flags)
 	return v;
 }
 
-static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const char **error)
-{
-	char *scheme = part(h, CURLUPART_SCHEME, 0);
-	char *user = NULL, *password = NULL, *host = NULL, *zone = NULL, *port = NULL, *path = NULL,
-	     *query = NULL;
-	struct out o = { 0 };
-	int rc = -1;
+/* The parts of a parsed URL its canonical form is made of (curl's
+ * strings: parts_free). */
+struct parts {
+	char *scheme, *user, *password, *host, *port, *path, *query;
+};
 
-	if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-		*error = "not http or https";
-		goto done;
-	}
-	host = part(h, CURLUPART_HOST, 0);
-	if (!host || !*host) {
-		*error = "not a URL: no host";
-		goto done;
-	}
+static void parts_free(struct parts *p)
+{
+	curl_free(p->scheme);
+	curl_free(p->user);
+	curl_free(p->password);
+	curl_free(p->host);
+	curl_free(p->port);
+	curl_free(p->path);
+	curl_free(p->query);
+}
+
+/* Why the URL h holds has no canonical form, or NULL; p gets its scheme
+ * and host either way. */
+static const char *refusal(CURLU *h, struct parts *p)
+{
+	char *zone;
+
+	p->scheme = part(h, CURLUPART_SCHEME, 0);
+	if (!p->scheme || (strcmp(p->scheme, "http") != 0 && strcmp(p->scheme, "https") != 0))
+		return "not http or https";
+	p->host = part(h, CURLUPART_HOST, 0);
+	if (!p->host || !*p->host)
+		return "not a URL: no host";
 	/* sc_url_from_pasted made every valid IDN punycode: a non-ASCII byte
 	 * left is a host no IDN rule accepts, which curl would pass on as
-	 * it is (found by fuzz-url). */
-	for (const char *c = host; *c; c++)
-		if ((unsigned char)*c >= 0x7f || (unsigned char)*c <= ' ' || *c == '%') {
-			/* And a percent-encoded host name is none a crawl compares,
-			 * nor one with a control character, which curl decodes
-			 * from "%7F" ("https:/%7F" was "https://\x7f/", found by
-			 * fuzz-url). */
-			*error = "not a URL: the host is no valid host name";
-			goto done;
-		}
+	 * it is (found by fuzz-url).  And a percent-encoded host name is
+	 * none a crawl compares, nor one with a control character, which
+	 * curl decodes from "%7F" ("https:/%7F" was "https://\x7f/", found
+	 * by fuzz-url). */
+	for (const char *c = p->host; *c; c++)
+		if ((unsigned char)*c >= 0x7f || (unsigned char)*c <= ' ' || *c == '%')
+			return "not a URL: the host is no valid host name";
 	/* An IPv6 zone ID names an interface of the machine that reads the
 	 * URL: no page can link to one meaningfully, and a byte that is no
 	 * IPv6 character, percent-encoded by sc_url_from_pasted, turns into
 	 * one ("[::\xc7]" into zone "C7"; found by fuzz-url). */
 	if ((zone = part(h, CURLUPART_ZONEID, 0)) != NULL) {
-		*error = "not a URL: an IPv6 zone ID";
-		goto done;
+		curl_free(zone);
+		return "not a URL: an IPv6 zone ID";
 	}
-	user = part(h, CURLUPART_USER, 0);
-	password = part(h, CURLUPART_PASSWORD, 0);
-	port = part(h, CURLUPART_PORT, CURLU_NO_DEFAULT_PORT);
-	path = part(h, CURLUPART_PATH, 0);
-	query = part(h, CURLUPART_QUERY, 0);
+	return NULL;
+}
 
-	out_str(&o, scheme);
-	out_str(&o, "://");
-	if (user) {
-		out_str(&o, user);
-		if (password) {
-			out_str(&o, ":");
-			out_str(&o, password);
+/* scheme://[user[:password]@]host[:port]path[?query] into o, the host in
+ * lower case (ASCII: refusal checked it), the query less what strip
+ * matches; out gets where the host and the path are. */
+static void write_parts(struct out *o, const struct parts *p, const regex_t *strip,
+                        struct sc_url *out)
+{
+	out_str(o, p->scheme);
+	out_str(o, "://");
+	if (p->user) {
+		out_str(o, p->user);
+		if (p->password) {
+			out_str(o, ":");
+			out_str(o, p->password);
 		}
-		out_str(&o, "@");
+		out_str(o, "@");
 	}
-	out->host_off = o.len;
-	for (const char *c = host; *c; c++) {
-		char lower = (char)tolower((unsigned char)*c); /* ASCII: checked above */
-		out_add(&o, &lower, 1);
+	out->host_off = o->len;
+	for (const char *c = p->host; *c; c++) {
+		char lower = (char)tolower((unsigned char)*c);
+		out_add(o, &lower, 1);
 	}
-	out->host_len = o.len - out->host_off;
-	if (port) {
-		out_str(&o, ":");
-		out_str(&o, port);
+	out->host_len = o->len - out->host_off;
+	if (p->port) {
+		out_str(o, ":");
+		out_str(o, p->port);
 	}
-	out->path_off = o.len;
-	out_str(&o, path && *path == '/' ? path : "/");
-	if (query && *query)
-		out_query(&o, query, strip);
-	/* What curl percent-encodes itself it writes in lower-case hex: a raw
-	 * byte of a relative reference that sc_url_from_pasted took for a
-	 * host, say, as its scheme is longer than curl allows ("[%d4]", found
-	 * by fuzz-url).  The canonical form has upper case. */
-	for (size_t i = out->path_off; i + 2 < o.len; i++)
-		if (o.s[i] == '%' && hex_value((unsigned char)o.s[i + 1]) >= 0 &&
-		    hex_value((unsigned char)o.s[i + 2]) >= 0) {
-			o.s[i + 1] = (char)toupper((unsigned char)o.s[i + 1]);
-			o.s[i + 2] = (char)toupper((unsigned char)o.s[i + 2]);
+	out->path_off = o->len;
+	out_str(o, p->path && *p->path == '/' ? p->path : "/");
+	if (p->query && *p->query)
+		out_query(o, p->query, strip);
+}
+
+/* What curl percent-encodes itself it writes in lower-case hex: a raw byte
+ * of a relative reference that sc_url_from_pasted took for a host, say, as
+ * its scheme is longer than curl allows ("[%d4]", found by fuzz-url).  The
+ * canonical form has upper case: the encodings in s[from, len) made so. */
+static void upper_case_hex(char *s, size_t from, size_t len)
+{
+	for (size_t i = from; i + 2 < len; i++)
+		if (s[i] == '%' && sc_hex_value((unsigned char)s[i + 1]) >= 0 &&
+		    sc_hex_value((unsigned char)s[i + 2]) >= 0) {
+			s[i + 1] = (char)toupper((unsigned char)s[i + 1]);
+			s[i + 2] = (char)toupper((unsigned char)s[i + 2]);
 		}
+}
+
+/* The canonical form of the URL h holds into out, or -1 with *error. */
+static int assemble(CURLU *h, const regex_t *strip, struct sc_url *out, const char **error)
+{
+	struct parts p = { 0 };
+	struct out o = { 0 };
+	const char *why = refusal(h, &p);
+
+	if (why) {
+		*error = why;
+		parts_free(&p);
+		return -1;
+	}
+	p.user = part(h, CURLUPART_USER, 0);
+	p.password = part(h, CURLUPART_PASSWORD, 0);
+	p.port = part(h, CURLUPART_PORT, CURLU_NO_DEFAULT_PORT);
+	p.path = part(h, CURLUPART_PATH, 0);
+	p.query = part(h, CURLUPART_QUERY, 0);
+	write_parts(&o, &p, strip, out);
+	upper_case_hex(o.s, out->path_off, o.len);
 	out->url = o.s;
-	out->https = scheme[4] == 's';
-	rc = 0;
-done:
-	curl_free(scheme);
-	curl_free(user);
-	curl_free(password);
-	curl_free(host);
-	curl_free(zone);
-	curl_free(port);
-	curl_free(path);
-	curl_free(query);
-	return rc;
+	out->https = p.scheme[4] == 's';
+	parts_free(&p);
+	return 0;
 }
 
 /* ---- the fast path: URLs that are canonical already ---- */
@@ -369,7 +383,7 @@ static void char_class_init(void)
 	for (int c = 0; c < 256; c++) {
 		bool host =
 		        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-		bool path = is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
+		bool path = sc_url_is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
 		char_class[c] =
 		        (unsigned char)((host ? CH_HOST : 0) | (path ? CH_PATH | CH_QUERY : 0) |
 		                        (c == '?' ? CH_QUERY : 0));
@@ -576,6 +590,41 @@ char *sc_url_directory(const struct sc_url *u)
 	while (n > 1 && path[n - 1] != '/')
 		n--;
 	return sc_strndup(u->url, u->path_off + n);
+}
+
+/* ---- origins ---- */
+
+char *sc_url_origin(CURLU *h)
+{
+	char *scheme = NULL, *host = NULL, *port = NULL, *key = NULL;
+
+	if (curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && *host &&
+	    curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+		size_t n = strlen(scheme) + strlen(host) + strlen(port) + sizeof("://:");
+		key = sc_malloc(n);
+		for (char *c = host; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		snprintf(key, n, "%s://%s:%s", scheme, host, port);
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	return key;
+}
+
+char *sc_url_origin_of(const char *url)
+{
+	CURLU *h = curl_url();
+	char *key = NULL;
+
+	if (!h)
+		sc_die(1, "out of memory");
+	if (curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
+		key = sc_url_origin(h);
+	curl_url_cleanup(h);
+	return key;
 }
 
 /* ---- hosts and registrable domains ---- */

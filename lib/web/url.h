@@ -17,6 +17,7 @@
 #ifndef SC_URL_H
 #define SC_URL_H
 
+#include <curl/curl.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +87,31 @@ char *sc_url_registrable_domain(const char *host);
 
 /* True if host is an IPv4 address or a bracketed IPv6 address. */
 bool sc_url_host_is_ip(const char *host);
+
+/* The key of the origin of the URL h holds: "scheme://host:port", the
+ * scheme as curl gives it (lower case), the host in lower case (an IPv6
+ * address in brackets, a zone ID with it; an IDN host as h holds it:
+ * callers that request punycode make it so first, as sc_url_from_pasted
+ * does), the port always written (the scheme's default when the URL has
+ * none: "http://a.example:80").  The one spelling of an origin that
+ * processes share: the engine's per-origin state and its metrics' "host"
+ * (lib/engine/fetch_submit.c), the rows of the origin state
+ * (--origin-state) and of the robots.txt cache, robots.txt's URL
+ * (sc_robots_split_url) and sc-report's host table.  A new string, or
+ * NULL when h has no scheme, no host, or no port known for its scheme. */
+char *sc_url_origin(CURLU *h);
+
+/* The same key of a URL's text, parsed by curl as sc-fetch parses it (any
+ * scheme curl can parse).  A new string, or NULL. */
+char *sc_url_origin_of(const char *url);
+
+/* An unreserved character of RFC 3986 (2.3): ALPHA DIGIT "-" "." "_" "~",
+ * which percent-encoding normalisation decodes. */
+static inline bool sc_url_is_unreserved(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.' || c == '_' || c == '~';
+}
 
 /* url without its userinfo (user, password, options), as logs and
  * records show a URL: "http://u:p@h/x" is "http://h/x".  Any scheme; text

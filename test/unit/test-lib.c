@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/base64.h"
 #include "core/protocol.h"
+#include "core/buf.h"
+#include "core/hex.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "record/input.h"
@@ -203,6 +206,57 @@ static void test_utf8(void)
 	is_str(out, "\xc3\xa9", "U+00E9 written as 2 bytes");
 }
 
+/* The lossy decoder, case by case against what TextDecoder("utf-8")
+ * gives in node 18 (the BOM aside, which postkey.c drops itself). */
+static void test_utf8_lossy(void)
+{
+	static const char *const cases[][2] = {
+		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
+		{ "a\xff" "b", "a\xef\xbf\xbd" "b" },
+		{ "\xe0\x80", "\xef\xbf\xbd\xef\xbf\xbd" },    /* 0x80 cannot follow 0xe0 */
+		{ "\xf0\x9f\x98!", "\xef\xbf\xbd!" },            /* a cut sequence is one */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* a surrogate */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },    /* overlong */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xe2\x82", "\xef\xbf\xbd" },                   /* cut at the end */
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct sc_buf b;
+		sc_buf_init(&b, 1 << 10);
+		sc_utf8_decode_lossy((const unsigned char *)cases[i][0], strlen(cases[i][0]), &b);
+		is_str(b.p ? b.p : "", cases[i][1], "lossy decode of case %zu", i);
+		sc_buf_free(&b);
+	}
+	is_int(sc_utf8_lead_len('a'), 1, "lead: ASCII");
+	is_int(sc_utf8_lead_len(0xc2), 2, "lead: 0xc2 begins two bytes");
+	is_int(sc_utf8_lead_len(0xef), 3, "lead: 0xef three");
+	is_int(sc_utf8_lead_len(0xf4), 4, "lead: 0xf4 four");
+	is_int(sc_utf8_lead_len(0xc0), 0, "lead: 0xc0 begins none");
+	is_int(sc_utf8_lead_len(0x80), 0, "lead: a continuation byte begins none");
+	is_int(sc_utf8_lead_len(0xf5), 0, "lead: 0xf5 begins none");
+}
+
+static void test_hex(void)
+{
+	const char *digits = "0123456789abcdefABCDEF";
+	int want[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15 };
+	int right = 0;
+
+	for (int i = 0; digits[i]; i++)
+		right += sc_hex_value((unsigned char)digits[i]) == want[i];
+	is_int(right, 22, "every hex digit's value, either case");
+	int none = 0;
+	for (int c = 0; c < 256; c++)
+		if (!strchr(digits, c) || c == 0)
+			none += sc_hex_value((unsigned char)c) == -1;
+	is_int(none, 256 - 22, "every other byte is no digit (G, g, @, `, 0xc1 too)");
+	is_int(sc_hex4("00e9"), 0xe9, "hex4 00e9");
+	is_int(sc_hex4("FFFF"), 0xffff, "hex4 FFFF");
+	is_int(sc_hex4("d83D"), 0xd83d, "hex4 mixed case");
+	is_int(sc_hex4("12g4"), -1, "hex4 refuses a non-digit");
+}
+
 static void test_hist(void)
 {
 	static struct sc_hist h;
@@ -288,6 +342,8 @@ int main(void)
 	test_nonblocking();
 	test_input_and_records();
 	test_utf8();
+	test_utf8_lossy();
+	test_hex();
 	test_hist();
 	test_base64();
 	test_protocol_value();

@@ -184,6 +184,28 @@ static void test_usage(void)
 	free(u);
 }
 
+/* Rows that exclude each other print as one item, as the SYNOPSIS of a
+ * man page writes them; the rows around them are as before. */
+static void test_usage_pairs(void)
+{
+	static const struct sc_opt pairs[] = {
+		SC_OPT_ROW_WHOLE("small", 0, "n", AT(small), -5, 5),
+		{ .name = "loud", .kind = SC_OPT_FLAG, AT(flag), .or_next = true },
+		{ .name = "quiet", .kind = SC_OPT_FLAG, AT(flag) },
+		{ .name = "whole", .letter = 'w', .kind = SC_OPT_WHOLE, .arg = "N", AT(whole),
+		  .whole.min = 1, .whole.max = 9, .or_next = true },
+		SC_OPT_ROW_STRING("string", 0, "name", AT(string)),
+		{ .name = "last", .kind = SC_OPT_FLAG, AT(flag), .or_next = true },
+		{ 0 },
+	};
+	const struct sc_opt_set sets[] = { { pairs, NULL } };
+	char *u = sc_opt_usage(sets, 1, NULL, NULL);
+
+	is_str(u, "usage: prog [--small n] [--loud | --quiet] [-w N | --string name] [--last]\n",
+	       "the usage line: a pair as [--a | --b], a last row without a next as itself");
+	free(u);
+}
+
 int main(void)
 {
 	sc_setprogname("prog");
@@ -192,5 +214,6 @@ int main(void)
 	test_line_breaks();
 	test_help_version();
 	test_usage();
+	test_usage_pairs();
 	return tap_done();
 }

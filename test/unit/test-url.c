@@ -1,6 +1,7 @@
 /* Unit tests for lib/url: every canonicalisation rule, URLs as pasted,
  * hosts, directories and registrable domains against the PSL. */
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,76 @@ static void test_without_userinfo(void)
 	}
 }
 
+/* The origin key, against what the engine, robots.txt and sc-report each
+ * built by hand before sc_url_origin (compared case by case when they
+ * were replaced). */
+static void test_origin(void)
+{
+	static const char *const cases[][2] = {
+		{ "http://example.com/", "http://example.com:80" },
+		{ "https://example.com", "https://example.com:443" },
+		{ "HtTpS://WWW.Example.Org:443/x?y#z", "https://www.example.org:443" },
+		{ "http://example.com:8080/x", "http://example.com:8080" },
+		{ "https://example.com:80/", "https://example.com:80" },
+		{ "https://example.com:0443/", "https://example.com:443" },
+		{ "http://example.com:/x", "http://example.com:80" },
+		{ "http://user:pass@Example.com:81/", "http://example.com:81" },
+		{ "http://[::1]/", "http://[::1]:80" },
+		{ "http://[0:0:0:0:0:0:0:1]:8080/", "http://[::1]:8080" },
+		{ "http://[2001:DB8::A]/", "http://[2001:db8::a]:80" },
+		{ "http://[fe80::1%25eth0]/", "http://[fe80::1]:80" },
+		{ "http://127.1/", "http://127.0.0.1:80" },
+		{ "http://EXAMPLE.com.:8080/", "http://example.com.:8080" },
+		/* An IDN host as given (only ASCII lower-cased): the engine
+		 * requests it in punycode, sc_url_from_pasted's. */
+		{ "http://B\xc3\x9c" "CHER.example/x", "http://b\xc3\x9c" "cher.example:80" },
+		{ "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example:443" },
+		/* Any scheme curl knows a port of (sc-report's host table). */
+		{ "FTP://Example.com/", "ftp://example.com:21" },
+		{ "foo://Host:99/", "foo://host:99" },
+		{ "foo://host/", NULL },
+		{ "file:///etc/passwd", NULL },
+		{ "mailto:a@b", NULL },
+		{ "/relative", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *got = sc_url_origin_of(cases[i][0]);
+		if (cases[i][1])
+			is_str(got, cases[i][1], "origin of %s", cases[i][0]);
+		else
+			ok(!got, "no origin of '%s' (got %s)", cases[i][0], got ? got : "NULL");
+		free(got);
+	}
+
+	/* Pasted, then keyed, as the engine does: the punycode host. */
+	char *pasted = sc_url_from_pasted("http://B\xc3\x9c" "CHER.example/", 23);
+	char *key = pasted ? sc_url_origin_of(pasted) : NULL;
+	is_str(key, "http://xn--bcher-kva.example:80", "origin of a pasted IDN URL");
+	free(key);
+	free(pasted);
+
+	/* From a handle, as the engine and robots.txt hold one. */
+	CURLU *h = curl_url();
+	curl_url_set(h, CURLUPART_URL, "https://A.example:8443/p?q", 0);
+	key = sc_url_origin(h);
+	is_str(key, "https://a.example:8443", "origin from a handle");
+	free(key);
+	curl_url_cleanup(h);
+
+	/* A long host is not cut (the engine's and sc-report's 1 KiB
+	 * buffers cut it; robots.txt's key did not). */
+	char url[1200], want[1200];
+	memcpy(url, "http://", 7);
+	memset(url + 7, 'a', 1100);
+	strcpy(url + 1107, ".example/");
+	snprintf(want, sizeof(want), "http://%.1100s.example:80", url + 7);
+	key = sc_url_origin_of(url);
+	is_str(key, want, "a 1,100-byte host whole");
+	free(key);
+}
+
 int main(void)
 {
 	test_rfc3986_rules();
@@ -351,5 +422,6 @@ int main(void)
 	test_registrable_domain();
 	test_canonical_buf();
 	test_without_userinfo();
+	test_origin();
 	return tap_done();
 }

@@ -19,6 +19,7 @@
 #include "warc/cdx.h"
 #include "warc/digest.h"
 #include "warc/http.h"
+#include "warc/json.h"
 #include "warc/postkey.h"
 #include "warc/reader.h"
 #include "warc/record.h"
@@ -244,6 +245,8 @@ static const char *post_key(const char *method, const char *ctype, const char *b
 
 /* The expected values are what warcio 2.4.11's postToGetUrl gives (run
  * under node 18 on the same bodies). */
+#define R "\xef\xbf\xbd"
+#define R3 R R R
 static void test_post_key(void)
 {
 	is_str(post_key("POST", "application/json",
@@ -277,9 +280,90 @@ static void test_post_key(void)
 	       "http://Example.com/p?__wb_method=POST&constructor=1&k=true&k.2_=false "
 	       "\"constructor=1&k=true&k.2_=false\"",
 	       "post key: text/plain JSON, an empty string left out");
+	/* More POSTs, each against warcio's answer. */
+	static const struct {
+		const char *ctype, *body, *want, *what;
+	} posts[] = {
+		/* TextDecoder's reading of a form: its byte order mark dropped,
+		 * each maximal ill-formed subpart one U+FFFD ("\xe0\x80" is two,
+		 * "\xf0\x9f\x98" one, a surrogate's three bytes three). */
+		{ "application/x-www-form-urlencoded",
+		  "\xef\xbb\xbf" "a=\xe0\x80\xc3(&b=\xf0\x9f\x98&c=\xed\xa0\x80",
+		  "a=" R3 "(&b=" R "&c=" R3 " \"a=" R3 "(&b=" R "&c=" R3 "\"",
+		  "a form's ill-formed UTF-8, each maximal subpart one U+FFFD" },
+		/* decodeURI throws on a lead byte that begins no sequence, and
+		 * on a surrogate's; it keeps the escapes of reserved characters. */
+		{ "application/x-www-form-urlencoded", "a=%C0%80", " \"a=%C0%80\"",
+		  "decodeURI refuses a lead byte 0xC0" },
+		{ "application/x-www-form-urlencoded", "a=%ED%A0%80", " \"a=%ED%A0%80\"",
+		  "decodeURI refuses a surrogate" },
+		{ "application/x-www-form-urlencoded", "a=%F0%9F%98%80&b=%3D%26",
+		  "a=\xf0\x9f\x98\x80&b=%3D%26 \"a=%F0%9F%98%80&b=%3D%26\"",
+		  "decodeURI decodes four bytes, keeps the escapes of = and &" },
+		/* JavaScript's key order: array indexes (below 2^32 - 1) first,
+		 * ascending; "01" and 4294967295 are names like any other. */
+		{ "application/json",
+		  "{\"4294967295\":\"x\",\"4294967294\":\"y\",\"b\":1,\"01\":2,\"0\":3,\"b\":4}",
+		  "0=3&4294967294=y&4294967295=x&b=4&01=2 \"0=3&4294967294=y&4294967295=x&b=4&01=2\"",
+		  "integer keys first, up to 2^32 - 2" },
+		{ "text/plain", "\xef\xbb\xbf{\"k\":\"v \\u00e9\\ud83d\\ude00\"}",
+		  "k=v+\xc3\xa9\xf0\x9f\x98\x80 \"k=v+%C3%A9%F0%9F%98%80\"",
+		  "JSON after a byte order mark, a surrogate pair escaped" },
+		{ "application/json", "{\"a\":\"\xff\"}", "a=" R " \"a=%EF%BF%BD\"",
+		  "a JSON string's byte that is not UTF-8" },
+	};
+	for (size_t i = 0; i < sizeof(posts) / sizeof(*posts); i++) {
+		char want[512];
+		snprintf(want, sizeof(want), "http://Example.com/p?__wb_method=POST&%s", posts[i].want);
+		is_str(post_key("POST", posts[i].ctype, posts[i].body), want, "post key: %s",
+		       posts[i].what);
+	}
 	is_str(post_key("POST", "image/png", "\x01\xff"),
 	       "http://Example.com/p?__wb_method=POST&__wb_post_data=Af8= \"__wb_post_data=Af8=\"",
 	       "post key: other bodies in base64");
+}
+
+/* The JavaScript-semantics reader itself (warc/json.h): what JSON.parse
+ * builds, as node 18 gives it. */
+static void test_json_parse(void)
+{
+	const char *text = "{\"b\":1,\"2\":[true,null,-0,1e21,\"\\ud800\"],\"1\":{},\"b\":0.5}";
+	struct sc_warc_json *j = sc_warc_json_parse(text, strlen(text));
+
+	ok(j && j->type == SC_WARC_JSON_OBJECT && j->n == 3, "json: an object of three");
+	if (j && j->n == 3) {
+		is_str(j->keys[0], "1", "json: integer keys first, ascending");
+		is_str(j->keys[1], "2", "json: then 2");
+		is_str(j->keys[2], "b", "json: a name met again keeps its first place");
+		is_str(j->kids[2]->text, "0.5", "json: and takes its last value");
+		const struct sc_warc_json *a = j->kids[1];
+		ok(a->type == SC_WARC_JSON_ARRAY && a->n == 5 && !a->keys, "json: an array of five");
+		if (a->n == 5) {
+			ok(a->kids[0]->type == SC_WARC_JSON_BOOL, "json: true is a boolean");
+			is_str(a->kids[0]->text, "true", "json: spelled true");
+			ok(a->kids[1]->type == SC_WARC_JSON_NULL, "json: null");
+			is_str(a->kids[2]->text, "0", "json: -0 is 0 (Number::toString)");
+			is_str(a->kids[3]->text, "1e+21", "json: 1e21 is 1e+21");
+			is_str(a->kids[4]->text, "\xef\xbf\xbd", "json: a lone surrogate as U+FFFD");
+		}
+	}
+	sc_warc_json_free(j);
+	static const char *const bad[] = { "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\x01\"",
+		                           "[1] x", "tru", "\"\\x\"" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		j = sc_warc_json_parse(bad[i], strlen(bad[i]));
+		ok(!j, "json: '%s' does not parse", bad[i]);
+		sc_warc_json_free(j);
+	}
+	char deep[600];
+	for (int d = 256; d <= 257; d++) {
+		memset(deep, '[', (size_t)d);
+		memset(deep + d, ']', (size_t)d);
+		j = sc_warc_json_parse(deep, 2 * (size_t)d);
+		ok(d == 256 ? j != NULL : j == NULL, "json: %d deep %s", d,
+		   d == 256 ? "reads" : "is too deep");
+		sc_warc_json_free(j);
+	}
 }
 
 static void test_http11(void)
@@ -453,6 +537,7 @@ int main(int argc, char **argv)
 	test_base32();
 	test_surt();
 	test_post_key();
+	test_json_parse();
 	test_http11();
 	test_round_trip(dir);
 	test_mend(dir);
