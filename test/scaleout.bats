@@ -246,12 +246,8 @@ make_killing_w1() {
 warc_crawl_ok() {
 	local f files=("$1"/warc/*.warc.gz) url o l
 	[[ -e ${files[0]} ]] || fail "no WARC in $1/warc"
-	: >warcio.all
-	for f in "${files[@]}"; do
-		run -0 sc-warc check "$f"
-		warcio_cdx "$f" >>warcio.all
-	done
-	LC_ALL=C sort warcio.all | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ"
+	warc_checked "${files[@]}" >warcio.sorted
+	diff -u warcio.sorted "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ"
 	if compgen -G "$1/round-*/*.open" >/dev/null; then fail "an .open file is left"; fi
 	sc-warc records "${files[@]}" 2>/dev/null | jq -r .url | grep -v '/robots.txt$' | sort >archived
 	jq -r .url "$1/pages.jsonl" | sort >pages.urls
