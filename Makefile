@@ -153,10 +153,11 @@ testserver: $(TESTSERVER)
 # `make test` is the whole suite: set-up, build, unit tests, every bats suite.
 # TESTS= narrows it (e.g. make test TESTS=test/sc-sink.bats), FILTER= to the
 # tests whose names match (bats -f); test/README.md says more.  What it
-# runs is built with a job per CPU unless make was given -j.
-TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
+# runs is built with a job per CPU unless make was given -j (BUILD_JOBS,
+# which make fuzz's build uses too).
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test: deps
-	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) all testserver $(UNIT_BINS) $(API_TEST_BINS) $(EXAMPLE_BINS)
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all testserver $(UNIT_BINS) $(API_TEST_BINS) $(EXAMPLE_BINS)
 	@SC_BIN=$(abspath $(BIN)) SC_OUT=$(abspath $(OUT)) SC_TESTSERVER=$(abspath $(TESTSERVER)) \
 	    SANITIZE=$(SANITIZE) SC_TEST_FILTER='$(FILTER)' sh test/run $(TESTS)
 
