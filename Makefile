@@ -151,11 +151,15 @@ $(TESTSERVER): $(SERVER_SRC)
 testserver: $(TESTSERVER)
 
 # `make test` is the whole suite: set-up, build, unit tests, every bats suite.
-# TESTS= narrows it (e.g. make test TESTS=test/sc-sink.bats).
+# TESTS= narrows it (e.g. make test TESTS=test/sc-sink.bats), FILTER= to the
+# tests whose names match (bats -f); test/README.md says more.  What it
+# runs is built with a job per CPU unless make was given -j (BUILD_JOBS,
+# which make fuzz's build uses too).
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test: deps
-	@$(MAKE) --no-print-directory all testserver $(UNIT_BINS) $(API_TEST_BINS) $(EXAMPLE_BINS)
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all testserver $(UNIT_BINS) $(API_TEST_BINS) $(EXAMPLE_BINS)
 	@SC_BIN=$(abspath $(BIN)) SC_OUT=$(abspath $(OUT)) SC_TESTSERVER=$(abspath $(TESTSERVER)) \
-	    SANITIZE=$(SANITIZE) sh test/run $(TESTS)
+	    SANITIZE=$(SANITIZE) SC_TEST_FILTER='$(FILTER)' sh test/run $(TESTS)
 
 asan:
 	@$(MAKE) --no-print-directory SANITIZE=1 test

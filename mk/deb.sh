@@ -45,8 +45,8 @@ trap 'exit 143' TERM
 sh mk/dist.sh "$version" "$tmp" >/dev/null || fail "packing the tracked files (mk/dist.sh)"
 tar -xzf "$tmp/sc-$version.tar.gz" -C "$tmp"
 
-# This make's settings are not the package build's business; nor is the
-# suite's SANITIZE=1 (make asan runs test/deb.bats too): a package is built
+# This make's settings are not the package build's business; nor is a
+# SANITIZE=1 of the caller's (make deb SANITIZE=1): a package is built
 # as Debian builds it, and ASan's programs would not even run under
 # dpkg-buildpackage's fakeroot.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SANITIZE

@@ -72,8 +72,8 @@ tar -tzf "$src/$name.tar.gz" | LC_ALL=C sort >"$tmp/list.inner"
 diff -u "$tmp/list.outer" "$tmp/list.inner" >&2 || fail "the tarball's own make dist packs other files"
 rm -f "$src/$name.tar.gz"
 
-say "make"
-PATH="$tmp/nogit:$PATH" make -C "$src" --no-print-directory || fail "make"
+say "make -j$(nproc)"
+PATH="$tmp/nogit:$PATH" make -C "$src" --no-print-directory -j"$(nproc)" || fail "make"
 say "make test${tests:+ TESTS=$tests}"
 PATH="$tmp/nogit:$PATH" make -C "$src" --no-print-directory test ${tests:+TESTS="$tests"} ||
 	fail "make test"

@@ -1,6 +1,6 @@
 # Fuzzing (issue 14): libFuzzer targets for every parser that takes outside
 # bytes.  Included by the Makefile, whose variables it reads (LIB_SRC,
-# PROG_DIRS, PKG_CFLAGS, PKG_LIBS, VERSION).
+# PROG_DIRS, PKG_CFLAGS, PKG_LIBS, VERSION, BUILD_JOBS).
 #
 #   make fuzz                      build every test/fuzz/fuzz-NAME.c, run each
 #                                  for FUZZ_SECONDS (default 10)
@@ -64,7 +64,7 @@ $(FUZZ_OUT)/fuzz-%: $(FUZZ_OUT)/test/fuzz/fuzz-%.o $(FUZZ_PROG_LIBS) $(FUZZ_LIBS
 	    $(PKG_LIBS) -lpthread -lm
 
 fuzz-build: fuzz-deps
-	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) $(FUZZ_BINS)
 
 # Each target in turn: its scratch corpus topped up from the seeds, then
 # libFuzzer for FUZZ_SECONDS or FUZZ_RUNS executions (-1: no limit), which

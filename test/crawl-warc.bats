@@ -38,13 +38,10 @@ setup() {
 archive_ok() {
 	local f files=("$1"/warc/*.warc.gz)
 	((${#files[@]} > 0)) || fail "no WARC in $1/warc"
-	: >warcio.all
 	for f in "${files[@]}"; do
-		run -0 sc-warc check "$f"
-		warcio_cdx "$f" >>warcio.all
 		[ "$(stat -c %h "$f")" -ge 2 ] || fail "$f is not a hard link"
 	done
-	LC_ALL=C sort warcio.all >warcio.sorted
+	warc_checked "${files[@]}" >warcio.sorted
 	diff -u warcio.sorted "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ, sorted"
 	sc-warc cdx "${files[@]}" | LC_ALL=C sort | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not sc-warc cdx's"
 	run -0 node "$DIGESTS" "${files[@]}"

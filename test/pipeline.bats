@@ -88,7 +88,9 @@ $SC_BASE/index.html?crlf"
 	# own pid, since setsid may fork and $! is then not the leader.
 	setsid sh -c 'echo "$$" >leader.pid; sc-fetch -c 10 --retries 0 <urls.txt 2>fetch.err | tee -i fetched.jsonl | sc-parse 2>parse.err | sc-sink --jsonl out.jsonl 2>sink.err; echo "$?" >sink.status' &
 	for _ in $(seq 1 50); do [ -s leader.pid ] && break; sleep 0.1; done
-	sleep 1.5
+	# The interrupt once a few records are through (at most 30 s), not
+	# after a fixed time, which a loaded machine may spend starting up.
+	for _ in $(seq 1 300); do [ "$(cat fetched.jsonl 2>/dev/null | wc -l)" -gt 20 ] && break; sleep 0.1; done
 	kill -INT -- "-$(cat leader.pid)"
 	for _ in $(seq 1 200); do [ -s sink.status ] && break; sleep 0.1; done
 	wait || true

@@ -11,6 +11,13 @@ bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
+# Nothing of the build under test runs here (no program of SC_BIN, no
+# library): under make asan this file would repeat make test's run of it
+# exactly, so it is skipped there.
+setup() {
+	[ "${SANITIZE:-}" != 1 ] || skip "no ASan build is used here: make test runs this file"
+}
+
 # make deps installs every tool these tests use: a missing one is a failure.
 need() {
 	command -v "$1" >/dev/null 2>&1 || fail "$1 is not installed (make deps)"

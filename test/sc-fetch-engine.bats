@@ -4,6 +4,9 @@
 # (from the arrival times in /log), output order, metrics, shutdown, and
 # memory that does not grow with the number of URLs.  Timing bounds are
 # generous: the machines are shared.
+# Run alone, after the other files (test/README.md): rates, gaps and
+# latencies are measured here, and other suites' load would shift them.
+# bats file_tags=serial
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'

@@ -9,6 +9,9 @@
 # in-flight maximum, the bucket's own counts).  Loopback only; each test
 # bounded in URLs and time.  The controller's arithmetic is covered in
 # simulated time by test/unit/test-pace.c.
+# Run alone, after the other files (test/README.md): rates, gaps and
+# latencies are measured here, and other suites' load would shift them.
+# bats file_tags=serial
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'

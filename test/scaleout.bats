@@ -38,10 +38,6 @@ setup() {
 	cut -d' ' -f2 expected | sort >expected.urls
 }
 
-need_sshd() {
-	[[ -z ${SSHD_SKIP:-} ]] || skip "$SSHD_SKIP"
-}
-
 # "HOST AGENT" of every page request the server saw.
 host_agents() {
 	sc_server_log '.[] | select(.path != "/robots.txt") | "\(.host) \(.agent)"' | jq -r . | sort -u
@@ -143,34 +139,6 @@ most_at_once() {
 	[ "$w1" = 1 ] || fail "w1 ran $w1 chunks at once: $(cat spans)"
 }
 
-# As test/crawl.bats checks it, over workers: each keeps its origin state
-# in its cache ($XDG_CACHE_HOME/sc/origins.db), which a host's chunks find
-# round after round, since a host always goes to the same worker.  (Here
-# a hand-over through ssh takes about 2 s on a loaded machine, longer than
-# any delay a test can afford, so the crawl without the state is shown to
-# come closer in test/crawl.bats only.)  The server's times are arrivals,
-# which a busy machine may delay by a few ms more for one request than
-# for the next: 10 ms of slack.
-@test "over workers, --delay holds across rounds: no two requests to a host closer, by the server's clock" {
-	need_sshd
-	local hosts=("${HOSTS[@]:0:3}") state=$SSHD_DIR/home/.cache/sc/origins.db
-	seeds_for "${hosts[@]}" >seeds.txt
-	# A host's 6 URLs in four rounds (ROUND_MAX_PER_HOST=2): three hand-overs.
-	run -0 crawl_make -j 3 SEEDS=seeds.txt DEPTH=1 DIR=c CHUNK=2 ROUND_MAX_PER_HOST=2 WORKERS="w1 w2" \
-		'FETCH_ARGS=-A sc-worker/$$SC_WORKER --delay 300'
-	[ "$(jq -s 'map(select(.ok)) | length' c/pages.jsonl)" = 18 ]
-	[ "$(ls -d c/round-* | wc -l)" -ge 4 ]
-	# The workers' state, not one here, knows each host.
-	[ ! -e c/origins.db ]
-	run -0 sqlite3 "$state" "SELECT count(*) FROM origins WHERE last_start > 0 AND origin GLOB 'http://127.0.0.[234]:$SC_PORT'"
-	assert_output 3
-	host_gaps >gaps
-	echo "# closest arrivals per host (ms): $(cut -d' ' -f2 gaps | paste -sd ' ')" >&3
-	[ "$(wc -l <gaps)" = 3 ]
-	awk '$2 < 290' gaps >close
-	[ ! -s close ] || fail "requests closer than --delay 300: $(cat close)"
-}
-
 # The remote sc-fetch of worker $1, and the sshd session process above it.
 session_of_worker() {
 	local p q comm
@@ -246,12 +214,8 @@ make_killing_w1() {
 warc_crawl_ok() {
 	local f files=("$1"/warc/*.warc.gz) url o l
 	[[ -e ${files[0]} ]] || fail "no WARC in $1/warc"
-	: >warcio.all
-	for f in "${files[@]}"; do
-		run -0 sc-warc check "$f"
-		warcio_cdx "$f" >>warcio.all
-	done
-	LC_ALL=C sort warcio.all | diff -u - "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ"
+	warc_checked "${files[@]}" >warcio.sorted
+	diff -u warcio.sorted "$1/warc/index.cdxj" || fail "index.cdxj is not warcio's CDXJ"
 	if compgen -G "$1/round-*/*.open" >/dev/null; then fail "an .open file is left"; fi
 	sc-warc records "${files[@]}" 2>/dev/null | jq -r .url | grep -v '/robots.txt$' | sort >archived
 	jq -r .url "$1/pages.jsonl" | sort >pages.urls

@@ -11,6 +11,9 @@
 #                      Returns 1 with SSHD_SKIP set to the reason when sshd
 #                      cannot start here.
 # sshd_stop            stops it and removes SSHD_DIR.
+# need_sshd            in a test: skips it, saying why, when sshd_start
+#                      could not start one (SSHD_SKIP, exported by the
+#                      suite's setup_file).
 #
 # Remote sessions get PATH=$SC_BIN:/usr/bin:/bin and a HOME of their own
 # (SetEnv), as a fresh worker machine would: no shell start-up files of the
@@ -104,4 +107,8 @@ sshd_stop() {
 	[[ -n ${SSHD_DIR:-} ]] && rm -rf "$SSHD_DIR"
 	unset SSHD_PID SSHD_DIR
 	return 0
+}
+
+need_sshd() {
+	[[ -z ${SSHD_SKIP:-} ]] || skip "$SSHD_SKIP"
 }

@@ -28,3 +28,12 @@ warcio_cdx() {
 	[[ ! -s warcio.err ]] || fail "warcio wrote on stderr for $*: $(cat warcio.err)"
 	LC_ALL=C sort warcio.out
 }
+
+# warc_checked FILE...: every file passes sc-warc check and warcio_cdx
+# (exit 0, nothing on stderr); prints warcio's CDXJ of all of them,
+# sorted.  One run of each over all the files: a crawl writes a WARC per
+# chunk, and node's start-up is most of warcio's time on a small one.
+warc_checked() {
+	run -0 sc-warc check "$@"
+	warcio_cdx "$@"
+}
