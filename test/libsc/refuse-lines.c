@@ -19,9 +19,9 @@
 
 static int failures;
 
-static void on_done(sc_fetcher *f, const sc_result *r, void *user)
+static void on_done(sc_fetcher *f, const sc_result *r, void *user, void *ctx)
 {
-	(void)f, (void)user;
+	(void)f, (void)user, (void)ctx;
 	if (sc_result_error_name(r))
 		printf("done: %s %s\n", sc_result_error_name(r), sc_result_error_message(r));
 	else
@@ -61,7 +61,7 @@ static void refused(int opt, int rc[3], char *err[3])
 static void every_option(void)
 {
 	static const char *const values[3] = { "1\r\nX-Evil: 1", "1\nX-Evil: 1", "1\rX-Evil: 1" };
-	sc_fetcher *f = sc_fetcher_new(on_done);
+	sc_fetcher *f = sc_fetcher_new(on_done, NULL);
 
 	for (int opt = 1; opt < 1000; opt++) {
 		int rc[3];
@@ -83,7 +83,7 @@ static void one_argv(char *opt, char *value)
 	char *argv[] = { prog, opt, value, NULL };
 	int first, rc[3];
 	char *err[3] = { NULL, NULL, NULL };
-	sc_fetcher *f = sc_fetcher_new(on_done);
+	sc_fetcher *f = sc_fetcher_new(on_done, NULL);
 
 	rc[0] = rc[1] = rc[2] =
 	        sc_fetcher_setopt_argv(f, value ? 3 : 2, argv, &first, NULL, &err[0]);
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	one_argv(opt_a, ua);
 	one_argv(header, NULL);
 
-	sc_fetcher *f = sc_fetcher_new(on_done);
+	sc_fetcher *f = sc_fetcher_new(on_done, NULL);
 	if (sc_fetcher_setopt(f, SC_FETCHOPT_USER_AGENT, "ua\r\nX-Evil: 1", NULL) != SC_EBADVALUE ||
 	    sc_fetcher_setopt(f, SC_FETCHOPT_HEADER, "X-A: 1\r\nX-Evil: 1", NULL) != SC_EBADVALUE) {
 		printf("broken: a bad agent or header was taken\n");
