@@ -131,6 +131,29 @@ gaps() {
 	((refused * 100 >= 60 * n)) || fail "--no-adaptive: only $refused of $n refused"
 }
 
+@test "--origin-state: the background refusal rate learnt by one sc-fetch holds for the next, which does not look for it again" {
+	# 40% refused whatever the pace: more than the 10% taken at first, so
+	# the first process looks at a slower pace to learn it.
+	urls 150 '/unreliable/bg?percent=40' 127.0.0.2 >a
+	run -0 sc-fetch --per-host 1 --delay 5 --retries 20 --origin-state st.db --metrics m.jsonl <a
+	run -0 jq -s 'map(select(.event == "summary"))[-1].pace | to_entries[0].value.background' m.jsonl
+	echo "# learnt: $output; $(jq -c -s 'map(select(.event == "throttle") | [.reason, .interval_ms])' m.jsonl)" >&3
+	jq -e -n "$output > 0.25 and $output < 0.55" >/dev/null || fail "background $output"
+	run -0 sqlite3 st.db "SELECT round(background, 2) FROM origins WHERE origin LIKE '%127.0.0.2%'"
+	[ -n "$output" ] || fail "no background in the file"
+	# The next process starts from it: no look, no slowing (it may narrow
+	# the spacing it took over back to --delay).
+	urls 60 '/unreliable/bg2?percent=40' 127.0.0.2 >b
+	run -0 sc-fetch --per-host 1 --delay 5 --retries 20 --origin-state st.db --metrics m2.jsonl <b
+	[ "$(jq -s 'map(select(.event == "throttle" and .reason != "recover")) | length' m2.jsonl)" = 0 ] ||
+		fail "$(jq -c 'select(.event == "throttle")' m2.jsonl | head -3)"
+	# Without the file, the same requests make it look.
+	sc_server_reset
+	run -0 sc-fetch --per-host 1 --delay 5 --retries 20 --metrics m3.jsonl <b
+	jq -e -s 'map(select(.event == "throttle" and .reason == "503")) | length > 0' m3.jsonl >/dev/null ||
+		fail "the test would pass without --origin-state"
+}
+
 @test "a bucket of 50 requests/s answering bare 429s: after the first 4 s, under 1% refused and at least 90% of its rate" {
 	urls 600 '/bucket/b50?rate=50&burst=5' >in
 	run -0 sc-fetch -c 16 --metrics m.jsonl <in
