@@ -24,4 +24,16 @@
 /* Whether the n bytes at s hold no CR, LF or NUL. */
 bool sc_protocol_value_ok(const char *s, size_t n);
 
+/* Whether n bytes can go on the request line or a header field as they
+ * are: sc_protocol_value_ok, and no other control character either
+ * (U+0001-U+001F, DEL), which a URL, a method and a header's name cannot
+ * hold.  tab_ok allows HTAB, which a header's value may hold (RFC 9110
+ * 5.5). */
+bool sc_protocol_request_text_ok(const char *s, size_t n, bool tab_ok);
+/* Whether n bytes can be a request header's name (not empty, no ':',
+ * space or control character) or its value (no control character but
+ * HTAB): what -H and a record's request.headers may send. */
+bool sc_protocol_header_name_ok(const char *name, size_t n);
+bool sc_protocol_header_value_ok(const char *value, size_t n);
+
 #endif

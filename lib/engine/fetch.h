@@ -179,12 +179,6 @@ const char *sc_fetch_request_problem(const json_t *req);
 /* Why a record's url (n bytes) cannot be requested as it is ("not a
  * valid URL: it holds a control character"), or NULL. */
 const char *sc_fetch_url_problem(const char *url, size_t n);
-/* Whether n bytes can be a request header's name (not empty, no ':',
- * space or control character) or its value (no control character but
- * HTAB): what -H and a record's request.headers may send.  Neither lets a
- * CR, LF or NUL through (core/protocol.h). */
-bool sc_fetch_header_name_ok(const char *name, size_t n);
-bool sc_fetch_header_value_ok(const char *value, size_t n);
 /* The header lines of a request: given (the -H headers, "Name: value")
  * but those req's headers name, then req's (req checked by
  * sc_fetch_request_problem; NULL: none), then what its body needs

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/protocol.h"
 #include "core/sqlite_shared.h"
 #include "core/util.h"
 #include "core/version.h"
@@ -90,9 +91,9 @@ static int add_header(void *base, const struct sc_opt *row, const char *arg, cha
 	(void)row;
 	if (!colon && semi && semi[1] == '\0')
 		colon = semi;
-	if (!colon || !sc_fetch_header_name_ok(arg, (size_t)(colon - arg)))
+	if (!colon || !sc_protocol_header_name_ok(arg, (size_t)(colon - arg)))
 		return snprintf(err, errlen, "--header: '%.200s' is not 'Name: value'", arg), -1;
-	if (!sc_fetch_header_value_ok(colon + 1, strlen(colon + 1)))
+	if (!sc_protocol_header_value_ok(colon + 1, strlen(colon + 1)))
 		return snprintf(err, errlen,
 		                "--header: a value may hold no control character but a tab"),
 		       -1;
@@ -170,7 +171,11 @@ const struct sc_opt sc_fetch_opts[] = {
 	SC_OPT_ROW_SECONDS("max-crawl-delay", 0, "secs", AT(max_crawl_delay_ms), 0, 86400),
 	SC_OPT_ROW_COPY("robots-cache", 0, "file", AT(robots_cache_path)),
 	SC_OPT_ROW_FLAG("headers", 0, AT(response_headers)),
-	{ .name = "adaptive", .kind = SC_OPT_CALL, .call = set_adaptive, .tag = 1, .or_next = true },
+	{ .name = "adaptive",
+	  .kind = SC_OPT_CALL,
+	  .call = set_adaptive,
+	  .tag = 1,
+	  .or_next = true },
 	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
 	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
 	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),

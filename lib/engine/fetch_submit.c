@@ -34,40 +34,11 @@ static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_e
 	fetch_job_finish(e, job);
 }
 
-/* Whether n bytes can go on the request line or a header field as they
- * are: the rule every value obeys (no CR, LF or NUL: core/protocol.h;
- * a NUL would also cut the C string curl is given, so that another
- * request would go out than the one checked), and no other control
- * character either (U+0001-U+001F, DEL), which a URL, a method and a
- * header's name cannot hold.  tab_ok allows HTAB, which a header's value
- * may hold (RFC 9110 5.5). */
-static bool request_text_ok(const char *s, size_t n, bool tab_ok)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!sc_protocol_value_ok(s, n))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((p[i] < 0x20 && !(tab_ok && p[i] == '\t')) || p[i] == 0x7f)
-			return false;
-	return true;
-}
-
-bool sc_fetch_header_name_ok(const char *name, size_t n)
-{
-	return n > 0 && !memchr(name, ':', n) && !memchr(name, ' ', n) &&
-	       request_text_ok(name, n, false);
-}
-
-bool sc_fetch_header_value_ok(const char *value, size_t n)
-{
-	return request_text_ok(value, n, true);
-}
-
 const char *sc_fetch_url_problem(const char *url, size_t n)
 {
-	return request_text_ok(url, n, false) ? NULL
-	                                      : "not a valid URL: it holds a control character";
+	return sc_protocol_request_text_ok(url, n, false)
+	               ? NULL
+	               : "not a valid URL: it holds a control character";
 }
 
 /* Why a "request" member cannot be sent, or NULL when it can. */
@@ -86,7 +57,7 @@ const char *sc_fetch_request_problem(const json_t *req)
 		if (!m)
 			return "request.method is not a string";
 		size_t n = json_string_length(v);
-		if (n == 0 || memchr(m, ' ', n) || !request_text_ok(m, n, false))
+		if (n == 0 || memchr(m, ' ', n) || !sc_protocol_request_text_ok(m, n, false))
 			return "request.method is not a method name";
 	}
 	v = json_object_get(req, "headers");
@@ -98,9 +69,9 @@ const char *sc_fetch_request_problem(const json_t *req)
 		{
 			if (!json_is_string(hv))
 				return "request.headers has a value that is not a string";
-			if (!sc_fetch_header_name_ok(key, strlen(key)) ||
-			    !sc_fetch_header_value_ok(json_string_value(hv),
-			                              json_string_length(hv)))
+			if (!sc_protocol_header_name_ok(key, strlen(key)) ||
+			    !sc_protocol_header_value_ok(json_string_value(hv),
+			                                 json_string_length(hv)))
 				return "request.headers has a malformed header";
 		}
 	}
@@ -179,8 +150,8 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 /* Parses url: its origin key (sc_url_origin, malloced) into *key, or an
  * error.  Returns -1, or the error kind with a message in why
  * (SC_ERR_BAD_INPUT is 0: not "no error"). */
-static int url_origin(struct sc_fetch_engine *e, const char *url, char **key,
-                      char **metrics_url, char *why, size_t whysize)
+static int url_origin(struct sc_fetch_engine *e, const char *url, char **key, char **metrics_url,
+                      char *why, size_t whysize)
 {
 	char *scheme = NULL;
 	CURLUcode uc;
