@@ -88,8 +88,8 @@ static const unsigned char *unescape(const unsigned char *p, const unsigned char
 		return NULL;
 	p += 6;
 	if (cp >= 0xd800 && cp <= 0xdbff) {
-		if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || (lo = sc_hex4((const char *)p + 2)) < 0xdc00 ||
-		    lo > 0xdfff)
+		if (end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+		    (lo = sc_hex4((const char *)p + 2)) < 0xdc00 || lo > 0xdfff)
 			return NULL;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 		p += 6;

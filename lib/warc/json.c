@@ -405,4 +405,3 @@ struct sc_warc_json *sc_warc_json_parse(const char *text, size_t n)
 	}
 	return j;
 }
-

@@ -111,7 +111,8 @@ static void params_fill(struct params *q, const struct sc_warc_json *j, const ch
 
 	if (j->type == SC_WARC_JSON_OBJECT || j->type == SC_WARC_JSON_ARRAY) {
 		for (size_t i = 0; i < j->n; i++)
-			params_fill(q, j->kids[i], j->type == SC_WARC_JSON_OBJECT ? j->keys[i] : name);
+			params_fill(q, j->kids[i],
+			            j->type == SC_WARC_JSON_OBJECT ? j->keys[i] : name);
 		return;
 	}
 	if (j->type == SC_WARC_JSON_NULL)
@@ -209,7 +210,8 @@ static bool decode_uri(const char *s, size_t n, struct sc_buf *out)
 		for (; k < need; k++) {
 			size_t at = i + 3 * k;
 			int hi, lo;
-			if (at + 3 > n || s[at] != '%' || (hi = sc_hex_value((unsigned char)s[at + 1])) < 0 ||
+			if (at + 3 > n || s[at] != '%' ||
+			    (hi = sc_hex_value((unsigned char)s[at + 1])) < 0 ||
 			    (lo = sc_hex_value((unsigned char)s[at + 2])) < 0)
 				return false;
 			seq[k] = (unsigned char)(hi * 16 + lo);

@@ -383,7 +383,8 @@ static void char_class_init(void)
 	for (int c = 0; c < 256; c++) {
 		bool host =
 		        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
-		bool path = sc_url_is_unreserved((unsigned char)c) || (c && strchr("/:@!$&'()*+,;=", c));
+		bool path = sc_url_is_unreserved((unsigned char)c) ||
+		            (c && strchr("/:@!$&'()*+,;=", c));
 		char_class[c] =
 		        (unsigned char)((host ? CH_HOST : 0) | (path ? CH_PATH | CH_QUERY : 0) |
 		                        (c == '?' ? CH_QUERY : 0));

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "core/base64.h"
-#include "core/protocol.h"
 #include "core/buf.h"
 #include "core/hex.h"
+#include "core/protocol.h"
 #include "core/utf8.h"
 #include "core/util.h"
 #include "record/input.h"
@@ -212,13 +212,16 @@ static void test_utf8_lossy(void)
 {
 	static const char *const cases[][2] = {
 		{ "caf\xc3\xa9 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xf0\x9f\x98\x80" },
-		{ "a\xff" "b", "a\xef\xbf\xbd" "b" },
-		{ "\xe0\x80", "\xef\xbf\xbd\xef\xbf\xbd" },    /* 0x80 cannot follow 0xe0 */
-		{ "\xf0\x9f\x98!", "\xef\xbf\xbd!" },            /* a cut sequence is one */
+		{ "a\xff"
+		  "b",
+		  "a\xef\xbf\xbd"
+		  "b" },
+		{ "\xe0\x80", "\xef\xbf\xbd\xef\xbf\xbd" }, /* 0x80 cannot follow 0xe0 */
+		{ "\xf0\x9f\x98!", "\xef\xbf\xbd!" },       /* a cut sequence is one */
 		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* a surrogate */
-		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },    /* overlong */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                 /* overlong */
 		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xe2\x82", "\xef\xbf\xbd" },                   /* cut at the end */
+		{ "\xe2\x82", "\xef\xbf\xbd" }, /* cut at the end */
 		{ "", "" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -240,7 +243,9 @@ static void test_utf8_lossy(void)
 static void test_hex(void)
 {
 	const char *digits = "0123456789abcdefABCDEF";
-	int want[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15 };
+	int want[] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15
+	};
 	int right = 0;
 
 	for (int i = 0; digits[i]; i++)

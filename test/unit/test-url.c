@@ -361,7 +361,10 @@ static void test_origin(void)
 		{ "http://EXAMPLE.com.:8080/", "http://example.com.:8080" },
 		/* An IDN host as given (only ASCII lower-cased): the engine
 		 * requests it in punycode, sc_url_from_pasted's. */
-		{ "http://B\xc3\x9c" "CHER.example/x", "http://b\xc3\x9c" "cher.example:80" },
+		{ "http://B\xc3\x9c"
+		  "CHER.example/x",
+		  "http://b\xc3\x9c"
+		  "cher.example:80" },
 		{ "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example:443" },
 		/* Any scheme curl knows a port of (sc-report's host table). */
 		{ "FTP://Example.com/", "ftp://example.com:21" },
@@ -383,7 +386,9 @@ static void test_origin(void)
 	}
 
 	/* Pasted, then keyed, as the engine does: the punycode host. */
-	char *pasted = sc_url_from_pasted("http://B\xc3\x9c" "CHER.example/", 23);
+	char *pasted = sc_url_from_pasted("http://B\xc3\x9c"
+	                                  "CHER.example/",
+	                                  23);
 	char *key = pasted ? sc_url_origin_of(pasted) : NULL;
 	is_str(key, "http://xn--bcher-kva.example:80", "origin of a pasted IDN URL");
 	free(key);

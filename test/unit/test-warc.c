@@ -288,7 +288,8 @@ static void test_post_key(void)
 		 * each maximal ill-formed subpart one U+FFFD ("\xe0\x80" is two,
 		 * "\xf0\x9f\x98" one, a surrogate's three bytes three). */
 		{ "application/x-www-form-urlencoded",
-		  "\xef\xbb\xbf" "a=\xe0\x80\xc3(&b=\xf0\x9f\x98&c=\xed\xa0\x80",
+		  "\xef\xbb\xbf"
+		  "a=\xe0\x80\xc3(&b=\xf0\x9f\x98&c=\xed\xa0\x80",
 		  "a=" R3 "(&b=" R "&c=" R3 " \"a=" R3 "(&b=" R "&c=" R3 "\"",
 		  "a form's ill-formed UTF-8, each maximal subpart one U+FFFD" },
 		/* decodeURI throws on a lead byte that begins no sequence, and
@@ -304,7 +305,8 @@ static void test_post_key(void)
 		 * ascending; "01" and 4294967295 are names like any other. */
 		{ "application/json",
 		  "{\"4294967295\":\"x\",\"4294967294\":\"y\",\"b\":1,\"01\":2,\"0\":3,\"b\":4}",
-		  "0=3&4294967294=y&4294967295=x&b=4&01=2 \"0=3&4294967294=y&4294967295=x&b=4&01=2\"",
+		  "0=3&4294967294=y&4294967295=x&b=4&01=2 "
+		  "\"0=3&4294967294=y&4294967295=x&b=4&01=2\"",
 		  "integer keys first, up to 2^32 - 2" },
 		{ "text/plain", "\xef\xbb\xbf{\"k\":\"v \\u00e9\\ud83d\\ude00\"}",
 		  "k=v+\xc3\xa9\xf0\x9f\x98\x80 \"k=v+%C3%A9%F0%9F%98%80\"",
@@ -314,7 +316,8 @@ static void test_post_key(void)
 	};
 	for (size_t i = 0; i < sizeof(posts) / sizeof(*posts); i++) {
 		char want[512];
-		snprintf(want, sizeof(want), "http://Example.com/p?__wb_method=POST&%s", posts[i].want);
+		snprintf(want, sizeof(want), "http://Example.com/p?__wb_method=POST&%s",
+		         posts[i].want);
 		is_str(post_key("POST", posts[i].ctype, posts[i].body), want, "post key: %s",
 		       posts[i].what);
 	}
@@ -337,19 +340,21 @@ static void test_json_parse(void)
 		is_str(j->keys[2], "b", "json: a name met again keeps its first place");
 		is_str(j->kids[2]->text, "0.5", "json: and takes its last value");
 		const struct sc_warc_json *a = j->kids[1];
-		ok(a->type == SC_WARC_JSON_ARRAY && a->n == 5 && !a->keys, "json: an array of five");
+		ok(a->type == SC_WARC_JSON_ARRAY && a->n == 5 && !a->keys,
+		   "json: an array of five");
 		if (a->n == 5) {
 			ok(a->kids[0]->type == SC_WARC_JSON_BOOL, "json: true is a boolean");
 			is_str(a->kids[0]->text, "true", "json: spelled true");
 			ok(a->kids[1]->type == SC_WARC_JSON_NULL, "json: null");
 			is_str(a->kids[2]->text, "0", "json: -0 is 0 (Number::toString)");
 			is_str(a->kids[3]->text, "1e+21", "json: 1e21 is 1e+21");
-			is_str(a->kids[4]->text, "\xef\xbf\xbd", "json: a lone surrogate as U+FFFD");
+			is_str(a->kids[4]->text, "\xef\xbf\xbd",
+			       "json: a lone surrogate as U+FFFD");
 		}
 	}
 	sc_warc_json_free(j);
-	static const char *const bad[] = { "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\x01\"",
-		                           "[1] x", "tru", "\"\\x\"" };
+	static const char *const bad[] = { "",   "{",        "[1,]",  "{\"a\" 1}", "01",
+		                           "1.", "\"\x01\"", "[1] x", "tru",       "\"\\x\"" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		j = sc_warc_json_parse(bad[i], strlen(bad[i]));
 		ok(!j, "json: '%s' does not parse", bad[i]);
