@@ -21,7 +21,7 @@ DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1
             libpsl-dev libidn2-dev libxxhash-dev libssl-dev libbrotli-dev libdeflate-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
-            openssh-server openssh-client parallel rsync gnuplot-nox chromium nodejs wget \
+            openssh-server openssh-client parallel rsync gnuplot-nox chromium chromium-headless-shell nodejs wget \
             nginx openssl abigail-tools $(DEB_BUILD_TOOLS)
 # What `make deb` needs besides the build's own libraries (debian/control's
 # Build-Depends), and man-db for test/deb.bats' `man -w`.
