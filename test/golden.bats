@@ -18,6 +18,7 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/golden'
 
 bats_require_minimum_version 1.5.0
 
@@ -42,19 +43,9 @@ golden_input() {
 	sed "s|@BASE@|$SC_BASE|g" "$GOLDEN/$1"
 }
 
-# Records and request metrics lines: the port, timings and dates out; a
-# retry's wait is jittered (from one random stream shared by all records,
-# drawn in the order attempts end, which the machine's load changes), so
-# only whether there was one stays: any wait is 1, and so is the wait of
-# every attempt after the first, whatever was drawn (0 included).
+# Records and request metrics lines: lib/golden.bash.
 normalize() {
-	sed -E \
-		-e "s/127\\.0\\.0\\.1:$SC_PORT/127.0.0.1:PORT/g" \
-		-e 's/"(elapsed_ms|latency_ms|queue_ms|dns_ms|connect_ms|tls_ms|ttfb_ms|redirect_ms|total_ms)":[0-9.e+-]+/"\1":0/g' \
-		-e 's/"(fetched_at|ts)":"[^"]*"/"\1":"T"/g' \
-		-e 's/"wait_ms":[1-9][0-9]*/"wait_ms":1/g' \
-		-e 's/("attempt":([2-9]|[1-9][0-9]+),[^{}]*"wait_ms":)[0-9]+/\11/g' \
-		-e 's/after [0-9]+ milliseconds/after N milliseconds/g'
+	sc_golden_normalize
 }
 
 # The summary line: only its counts stay (the learnt pace, "pace", comes

@@ -1,4 +1,4 @@
-/* version: sc's version string, SC_VERSION ("0.1.0"), which the Makefile
+/* version: sc's version string, SC_VERSION (as 1.2.3), which the Makefile
  * passes from its VERSION (-DSC_VERSION); "unknown" where a file is
  * compiled without it (a linter or an editor reading one file).  The one
  * place for the fallback: --version (kit/cli.c), the User-Agent of
