@@ -89,7 +89,7 @@ static char *add_field(struct config *cfg, const char *spec)
 		err = sc_api_error("-f %s: field named twice", f.name);
 	else if (eq[1] == '\0')
 		err = sc_api_error("-f %s: empty selector", f.name);
-	else if (selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
+	else if (parse_selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
 		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column,
 		                   msg);
 	else {
@@ -105,11 +105,11 @@ static void free_config(struct config *cfg)
 {
 	for (size_t i = 0; i < cfg->nfields; i++) {
 		free(cfg->fields[i].name);
-		selector_free(&cfg->fields[i].sel);
+		parse_selector_free(&cfg->fields[i].sel);
 	}
 	free(cfg->fields);
 	if (cfg->has_each)
-		selector_free(&cfg->each);
+		parse_selector_free(&cfg->each);
 	for (size_t i = 0; i < cfg->nrequire; i++)
 		free((char *)cfg->require[i]);
 	free(cfg->require);
@@ -137,7 +137,7 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 		cfg->require[cfg->nrequire++] = sc_strdup(require[i]);
 	}
 	if (p->each) {
-		if (selector_compile(p->each, &cfg->each, &column, msg, sizeof(msg)) != 0)
+		if (parse_selector_compile(p->each, &cfg->each, &column, msg, sizeof(msg)) != 0)
 			return sc_api_error("--each: invalid selector at column %zu: %s", column,
 			                    msg);
 		cfg->has_each = true;
@@ -182,8 +182,8 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 		free(p);
 		return NULL;
 	}
-	quiet_libxml2();
-	worker_init(&p->w, &p->cfg);
+	parse_quiet_libxml2();
+	parse_worker_init(&p->w, &p->cfg);
 	return p;
 }
 
@@ -206,7 +206,7 @@ void sc_parser_free(sc_parser *p)
 {
 	if (!p)
 		return;
-	worker_destroy(&p->w);
+	parse_worker_destroy(&p->w);
 	free_config(&p->cfg);
 	for (size_t i = 0; i < p->nfields; i++)
 		free(p->fields[i]);
@@ -241,8 +241,8 @@ int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t len, size
 	if (!p || !record_json || !out_json)
 		return SC_EINVAL;
 	/* libxml2's error handlers are per thread: this one's silenced too. */
-	quiet_libxml2();
-	worker_process(&p->w, record_json, len, lineno, flags & SC_APPLY_TRUNCATED, &out);
+	parse_quiet_libxml2();
+	parse_worker_process(&p->w, record_json, len, lineno, flags & SC_APPLY_TRUNCATED, &out);
 	free(p->warning);
 	p->warning = out.warning;
 	p->failed = out.not_ok;
@@ -292,14 +292,14 @@ char *sc_selector_explain(const char *selector, char **errmsg)
 		return NULL;
 	}
 	xmlInitParser();
-	if (selector_compile(selector, &sel, &column, msg, sizeof(msg)) != 0) {
+	if (parse_selector_compile(selector, &sel, &column, msg, sizeof(msg)) != 0) {
 		if (errmsg)
 			*errmsg = sc_api_error("invalid selector at column %zu: %s", column, msg);
 		return NULL;
 	}
 	xpath = sel.xpath;
 	sel.xpath = NULL;
-	selector_free(&sel);
+	parse_selector_free(&sel);
 	return xpath;
 }
 

@@ -17,21 +17,21 @@
 	(HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | \
 	 HTML_PARSE_COMPACT | HTML_PARSE_IGNORE_ENC | XML_PARSE_HUGE)
 
-/* How many interned names make a parser context worn (parser_worn). */
+/* How many interned names make a parser context worn (parse_parser_worn). */
 #define DICT_RENEW_SIZE 50000
 
-void body_free(struct body *b)
+void parse_body_free(struct body *b)
 {
 	free(b->copy);
 	free(b->decoded);
 	b->copy = b->decoded = NULL;
 }
 
-int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
+int parse_body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 {
 	const json_t *body = json_object_get(rec, "body");
 	const json_t *body64 = json_object_get(rec, "body_base64");
-	const char *content_type = record_string(rec, "content_type");
+	const char *content_type = parse_record_string(rec, "content_type");
 	const unsigned char *bytes;
 	size_t n;
 
@@ -46,7 +46,7 @@ int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 		}
 		bytes = (const unsigned char *)json_string_value(body);
 		n = json_string_length(body);
-		if (has_prefix(bytes, n, "\xef\xbb\xbf", 3))
+		if (parse_has_prefix(bytes, n, "\xef\xbb\xbf", 3))
 			b->skip = 3;
 	} else if (body64 && !json_is_null(body64)) {
 		if (!json_is_string(body64) ||
@@ -59,12 +59,12 @@ int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 	} else {
 		return 0;
 	}
-	if (n > INT_MAX || !looks_like_html(content_type, bytes, n)) {
-		body_free(b);
+	if (n > INT_MAX || !parse_looks_like_html(content_type, bytes, n)) {
+		parse_body_free(b);
 		return 0;
 	}
 	if (b->decoded)
-		b->encoding = choose_encoding(content_type, bytes, n, &b->skip);
+		b->encoding = parse_choose_encoding(content_type, bytes, n, &b->skip);
 	/* libxml2 2.9 takes a NUL byte for the end of its input in places and
 	 * drops the rest of the page; the HTML standard makes it a parse
 	 * error and goes on.  Blank them out, except in UTF-16 where zero
@@ -80,13 +80,13 @@ int body_of(const json_t *rec, struct body *b, char *why, size_t whysize)
 	return 1;
 }
 
-htmlDocPtr body_parse(htmlParserCtxtPtr ctxt, const struct body *b)
+htmlDocPtr parse_body_parse(htmlParserCtxtPtr ctxt, const struct body *b)
 {
 	return htmlCtxtReadMemory(ctxt, (const char *)b->bytes + b->skip, (int)(b->n - b->skip),
 	                          NULL, b->encoding, PARSE_OPTIONS);
 }
 
-bool parser_worn(htmlParserCtxtPtr ctxt)
+bool parse_parser_worn(htmlParserCtxtPtr ctxt)
 {
 	return xmlDictSize(ctxt->dict) > DICT_RENEW_SIZE;
 }

@@ -1,5 +1,5 @@
-/* body: the bytes of a record's body that libxml2 parses, for page_load
- * and page_scan_defaults alike: which bytes (body.c), whether they are
+/* body: the bytes of a record's body that libxml2 parses, for parse_page_load
+ * and parse_page_scan_defaults alike: which bytes (body.c), whether they are
  * HTML at all (sniff.c), in what encoding (charset.c), and how libxml2
  * reads them (body.c).
  *
@@ -21,7 +21,7 @@
 
 /* The bytes to parse: the body's, or body_base64's decoded, with the
  * encoding to read them in.  bytes points into the record, decoded or copy
- * (malloced, freed by body_free). */
+ * (malloced, freed by parse_body_free). */
 struct body {
 	const unsigned char *bytes;
 	size_t n, skip;
@@ -33,34 +33,34 @@ struct body {
 
 /* Returns 1 with the HTML to parse in b, 0 when there is none (record not
  * ok, no body, not HTML), or -1 with a reason in why when the record
- * itself is malformed (body_base64 not base64).  b is for body_free
+ * itself is malformed (body_base64 not base64).  b is for parse_body_free
  * either way. */
-int body_of(const json_t *rec, struct body *b, char *why, size_t whysize);
-void body_free(struct body *b);
+int parse_body_of(const json_t *rec, struct body *b, char *why, size_t whysize);
+void parse_body_free(struct body *b);
 
 /* Parses b's bytes with ctxt, as every page is parsed (recovering from
  * errors, quietly, in b's encoding whatever the document says): the
  * document (the caller's to free), or NULL. */
-htmlDocPtr body_parse(htmlParserCtxtPtr ctxt, const struct body *b);
+htmlDocPtr parse_body_parse(htmlParserCtxtPtr ctxt, const struct body *b);
 
 /* True when ctxt should be replaced by a new context before the next page:
  * libxml2 keeps interned names in the context's dictionary across pages,
  * and a context is renewed past a limit, so memory stays flat over an
  * endless stream of pages with ever-new attribute names. */
-bool parser_worn(htmlParserCtxtPtr ctxt);
+bool parse_parser_worn(htmlParserCtxtPtr ctxt);
 
 /* sniff.c */
 
 /* True when the n bytes at s, served as content_type (or NULL), are to be
  * parsed as HTML. */
-bool looks_like_html(const char *content_type, const unsigned char *s, size_t n);
+bool parse_looks_like_html(const char *content_type, const unsigned char *s, size_t n);
 
 /* charset.c */
 
 /* The encoding to parse body_base64 bytes with.  *skip is the length of a
  * byte order mark to drop.  UTF-8 is named too: libxml2 given no encoding
  * follows the page's <meta> even with HTML_PARSE_IGNORE_ENC. */
-const char *choose_encoding(const char *content_type, const unsigned char *s, size_t n,
-                            size_t *skip);
+const char *parse_choose_encoding(const char *content_type, const unsigned char *s, size_t n,
+                                  size_t *skip);
 
 #endif

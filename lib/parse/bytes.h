@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* The n bytes at s begin with the m bytes of magic. */
-static inline bool has_prefix(const unsigned char *s, size_t n, const char *magic, size_t m)
+static inline bool parse_has_prefix(const unsigned char *s, size_t n, const char *magic, size_t m)
 {
 	return n >= m && memcmp(s, magic, m) == 0;
 }

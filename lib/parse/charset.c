@@ -99,20 +99,20 @@ static const char *encoding_for_label(const char *label)
 	return name;
 }
 
-const char *choose_encoding(const char *content_type, const unsigned char *s, size_t n,
-                            size_t *skip)
+const char *parse_choose_encoding(const char *content_type, const unsigned char *s, size_t n,
+                                  size_t *skip)
 {
 	char label[64];
 	const char *enc;
 
 	*skip = 0;
-	if (has_prefix(s, n, "\xef\xbb\xbf", 3)) {
+	if (parse_has_prefix(s, n, "\xef\xbb\xbf", 3)) {
 		*skip = 3;
 		return "UTF-8";
 	}
-	if (has_prefix(s, n, "\xff\xfe", 2))
+	if (parse_has_prefix(s, n, "\xff\xfe", 2))
 		return "UTF-16LE";
-	if (has_prefix(s, n, "\xfe\xff", 2))
+	if (parse_has_prefix(s, n, "\xfe\xff", 2))
 		return "UTF-16BE";
 	if (content_type) {
 		find_charset(content_type, strlen(content_type), label, sizeof(label));

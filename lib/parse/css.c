@@ -80,7 +80,7 @@ static struct sc_buf *new_buf(struct parser *p)
 	n->next = p->pool;
 	p->pool = n;
 	sc_buf_init(&n->b, PARSE_BUF_MAX);
-	buf_clear(&n->b);
+	parse_buf_clear(&n->b);
 	return &n->b;
 }
 
@@ -215,7 +215,7 @@ static void parse_ident(struct parser *p, struct sc_buf *out, bool allow_digit_s
 	size_t start = p->pos;
 	char tmp[8];
 
-	buf_clear(out);
+	parse_buf_clear(out);
 	if (peek(p) == '-' && !allow_digit_start) {
 		sc_buf_add(out, "-", 1);
 		p->pos++;
@@ -248,7 +248,7 @@ static void parse_string(struct parser *p, struct sc_buf *out)
 	char quote = peek(p);
 	size_t start = p->pos;
 
-	buf_clear(out);
+	parse_buf_clear(out);
 	p->pos++;
 	for (;;) {
 		char c = peek(p);
@@ -604,8 +604,8 @@ static bool parse_compound(struct parser *p, struct sc_buf *type, struct sc_buf 
 	size_t start = p->pos;
 	struct sc_buf *ident = new_buf(p);
 
-	buf_clear(type);
-	buf_clear(preds);
+	parse_buf_clear(type);
+	parse_buf_clear(preds);
 	if (peek(p) == '*') {
 		p->pos++;
 		sc_buf_adds(type, "*");
@@ -733,7 +733,7 @@ static enum pseudo_element parse_complex(struct parser *p, struct sc_buf *out)
 	}
 }
 
-/* The group, after css_compile has set up the failure exit. */
+/* The group, after parse_css_compile has set up the failure exit. */
 static void parse_group(struct parser *p, struct sc_buf *xpath, bool *outer_html)
 {
 	enum pseudo_element first = PE_NONE;
@@ -757,7 +757,7 @@ static void parse_group(struct parser *p, struct sc_buf *xpath, bool *outer_html
 	*outer_html = first == PE_HTML;
 }
 
-int css_compile(const char *selector, struct css_compiled *out, struct css_error *err)
+int parse_css_compile(const char *selector, struct css_compiled *out, struct css_error *err)
 {
 	struct parser p = { .src = selector, .err = err };
 	struct sc_buf *xpath;

@@ -23,6 +23,6 @@ struct css_compiled {
 };
 
 /* Compiles selector.  Returns 0, or -1 with err filled in (out untouched). */
-int css_compile(const char *selector, struct css_compiled *out, struct css_error *err);
+int parse_css_compile(const char *selector, struct css_compiled *out, struct css_error *err);
 
 #endif

@@ -94,7 +94,7 @@ static int add_value(struct sc_buf *b, const json_t *v)
 	return REFUSED;
 }
 
-int record_encode(struct sc_buf *b, const json_t *rec)
+int parse_record_encode(struct sc_buf *b, const json_t *rec)
 {
 	size_t start = b->len;
 	char *text;

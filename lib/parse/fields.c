@@ -83,8 +83,8 @@ static void found_link(struct found *f, const struct page *page, const xmlNode *
 
 	if (!v)
 		return;
-	abs = page_resolve(page, v, true);
-	if (abs && !has_http_prefix(abs)) {
+	abs = parse_page_resolve(page, v, true);
+	if (abs && !parse_has_http_prefix(abs)) {
 		free(abs);
 		abs = NULL;
 	}
@@ -105,7 +105,7 @@ static void found_meta(struct found *f, const xmlNode *node, struct sc_buf *scra
 	is_description = strcasecmp(v, "description") == 0;
 	xmlFree(owned);
 	if (is_description && (v = attr(node, "content", &owned))) {
-		f->description = normalised_string(v, scratch);
+		f->description = parse_normalised_string(v, scratch);
 		xmlFree(owned);
 	}
 }
@@ -120,10 +120,10 @@ static void found_link_element(struct found *f, const struct page *page, const x
 
 	if (!v)
 		return;
-	is_canonical = has_word(v, "canonical");
+	is_canonical = parse_has_word(v, "canonical");
 	xmlFree(owned);
 	if (is_canonical && (v = attr(node, "href", &owned))) {
-		char *abs = page_resolve(page, v, false);
+		char *abs = parse_page_resolve(page, v, false);
 		f->canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
 		                   : sc_json_string_lossy(v, strlen(v));
 		free(abs);
@@ -146,17 +146,17 @@ static void found_element(struct found *f, const struct page *page, const xmlNod
 		break;
 	case 't':
 		if (!f->title && strcmp(name, "title") == 0) {
-			node_text(node, scratch);
+			parse_node_text(node, scratch);
 			f->title = sc_json_string_lossy(scratch->p, scratch->len);
 		}
 		break;
 	case 'h':
 		if (!f->h1 && strcmp(name, "h1") == 0) {
-			node_text(node, scratch);
+			parse_node_text(node, scratch);
 			f->h1 = sc_json_string_lossy(scratch->p, scratch->len);
 		} else if (!f->lang && strcmp(name, "html") == 0 &&
 		           (v = attr(node, "lang", &owned))) {
-			f->lang = normalised_string(v, scratch);
+			f->lang = parse_normalised_string(v, scratch);
 			xmlFree(owned);
 		}
 		break;
@@ -176,7 +176,7 @@ static json_t *or_null(json_t *v)
 	return v ? v : json_null();
 }
 
-void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch)
+void parse_page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch)
 {
 	struct found f = { 0 };
 	const xmlNode *node;

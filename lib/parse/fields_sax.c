@@ -3,7 +3,7 @@
  * For the default fields alone, libxml2's parser calls back for each start
  * tag, end tag and run of text, and no tree is built or freed.  The
  * callbacks see what the tree builder (xmlSAX2*) sees, so they gather what
- * page_default_fields reads from the tree: the first title and h1 and
+ * parse_page_default_fields reads from the tree: the first title and h1 and
  * their text (less script and style), the first html lang, meta
  * description, link rel=canonical and base href, and every a href, in
  * document order.  One difference to mind: when a start tag has no '>'
@@ -23,7 +23,7 @@
 
 /* What the SAX callbacks gather for the default fields.  A collector
  * follows the text of one element (the first title, the first h1) as
- * node_text would read it from the tree. */
+ * parse_node_text would read it from the tree. */
 enum collector_state {
 	COLLECT_NOT_SEEN,
 	COLLECT_OPEN,
@@ -65,7 +65,7 @@ struct page_scanner {
 	struct linkset links;
 };
 
-struct page_scanner *page_scanner_new(void)
+struct page_scanner *parse_page_scanner_new(void)
 {
 	struct page_scanner *ps = sc_calloc(1, sizeof(*ps));
 	struct sc_buf *bufs[] = { &ps->scan.title.text,  &ps->scan.h1.text,   &ps->scan.lang,
@@ -77,7 +77,7 @@ struct page_scanner *page_scanner_new(void)
 	return ps;
 }
 
-void page_scanner_free(struct page_scanner *ps)
+void parse_page_scanner_free(struct page_scanner *ps)
 {
 	if (!ps)
 		return;
@@ -141,7 +141,7 @@ static void collector_start(struct collector *c, const char *name, const char *w
 		c->depth = depth;
 		c->skip = 0;
 		c->space = false;
-		buf_clear(&c->text);
+		parse_buf_clear(&c->text);
 	}
 }
 
@@ -157,7 +157,7 @@ static const char *sax_attr(const xmlChar **atts, const char *name)
 
 static void keep(struct sc_buf *b, bool *has, const char *v)
 {
-	buf_clear(b);
+	parse_buf_clear(b);
 	sc_buf_add(b, v, strlen(v));
 	*has = true;
 }
@@ -204,7 +204,7 @@ static void on_start_element(void *ctx, const xmlChar *xname, const xmlChar **at
 		break;
 	case 'l':
 		if (!sc->has_canonical && strcmp(name, "link") == 0 &&
-		    (v = sax_attr(atts, "rel")) && has_word(v, "canonical") &&
+		    (v = sax_attr(atts, "rel")) && parse_has_word(v, "canonical") &&
 		    (w = sax_attr(atts, "href")))
 			keep(&sc->canonical, &sc->has_canonical, w);
 		break;
@@ -231,14 +231,14 @@ static void collector_text(struct collector *c, const char *s, size_t n, int dep
 {
 	collector_sync(c, depth, false);
 	if (c->state == COLLECT_OPEN && !c->skip)
-		text_add_normalised(&c->text, s, n, &c->space);
+		parse_text_add_normalised(&c->text, s, n, &c->space);
 }
 
 static void on_characters(void *ctx, const xmlChar *ch, int len)
 {
 	struct scan *sc = scan_of(ctx);
 	int depth = depth_of(ctx);
-	/* A text node's content ends at a NUL, as node_text reads it. */
+	/* A text node's content ends at a NUL, as parse_node_text reads it. */
 	size_t n = strnlen((const char *)ch, (size_t)len);
 
 	collector_text(&sc->title, (const char *)ch, n, depth);
@@ -299,18 +299,18 @@ static void linkset_keep(struct linkset *set, size_t off)
 }
 
 /* Adds the absolute form of href, if it is an http(s) URL not there yet;
- * as page_default_fields does. */
+ * as parse_page_default_fields does. */
 static void link_add(struct linkset *set, const struct page *page, const char *href)
 {
 	size_t off = set->text.len;
 	char *abs;
 
-	if (page->origin && is_plain_root_relative(href)) {
-		/* page_resolve's fast path, without its copy. */
+	if (page->origin && parse_is_plain_root_relative(href)) {
+		/* parse_page_resolve's fast path, without its copy. */
 		sc_buf_add(&set->text, page->origin, strlen(page->origin));
 		sc_buf_add(&set->text, href, strlen(href) + 1);
-	} else if ((abs = page_resolve(page, href, true))) {
-		if (has_http_prefix(abs))
+	} else if ((abs = parse_page_resolve(page, href, true))) {
+		if (parse_has_http_prefix(abs))
 			sc_buf_add(&set->text, abs, strlen(abs) + 1);
 		free(abs);
 	}
@@ -322,7 +322,7 @@ static htmlParserCtxtPtr scan_context(struct page_scanner *ps)
 {
 	xmlSAXHandler *sax;
 
-	if (ps->ctxt && !parser_worn(ps->ctxt))
+	if (ps->ctxt && !parse_parser_worn(ps->ctxt))
 		return ps->ctxt;
 	if (ps->ctxt)
 		htmlFreeParserCtxt(ps->ctxt);
@@ -364,7 +364,7 @@ static json_t *collected(const struct collector *c)
 	return sc_json_string_lossy(c->text.p, c->text.len);
 }
 
-json_t *links_json(const struct scan_result *r)
+json_t *parse_links_json(const struct scan_result *r)
 {
 	json_t *links = json_array();
 	const char *s = r->links;
@@ -376,8 +376,8 @@ json_t *links_json(const struct scan_result *r)
 	return links;
 }
 
-int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
-                       struct sc_buf *scratch, char *why, size_t whysize)
+int parse_page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
+                             struct sc_buf *scratch, char *why, size_t whysize)
 {
 	struct scan *sc = &ps->scan;
 	struct page page = { 0 };
@@ -386,31 +386,31 @@ int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_r
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
+	if ((rc = parse_body_of(rec, &b, why, whysize)) <= 0)
 		return rc;
 	scan_reset(sc);
-	doc = body_parse(scan_context(ps), &b);
+	doc = parse_body_parse(scan_context(ps), &b);
 	if (doc) /* not with these callbacks; to be sure */
 		xmlFreeDoc(doc);
-	body_free(&b);
+	parse_body_free(&b);
 	if (!sc->started)
 		return 0;
 
-	page_locate(&page, rec, sc->has_base ? sc->base.p : NULL);
+	parse_page_locate(&page, rec, sc->has_base ? sc->base.p : NULL);
 
 	out->parsed = true;
 	out->title = collected(&sc->title);
-	out->description =
-	        sc->has_description ? normalised_string(sc->description.p, scratch) : json_null();
+	out->description = sc->has_description ? parse_normalised_string(sc->description.p, scratch)
+	                                       : json_null();
 	if (sc->has_canonical) {
-		char *abs = page_resolve(&page, sc->canonical.p, false);
+		char *abs = parse_page_resolve(&page, sc->canonical.p, false);
 		out->canonical = abs ? sc_json_string_lossy(abs, strlen(abs))
 		                     : sc_json_string_lossy(sc->canonical.p, sc->canonical.len);
 		free(abs);
 	} else {
 		out->canonical = json_null();
 	}
-	out->lang = sc->has_lang ? normalised_string(sc->lang.p, scratch) : json_null();
+	out->lang = sc->has_lang ? parse_normalised_string(sc->lang.p, scratch) : json_null();
 	out->h1 = collected(&sc->h1);
 	linkset_reset(&ps->links);
 	for (size_t i = 0, off = 0; i < sc->nhrefs; i++) {
@@ -420,6 +420,6 @@ int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_r
 	}
 	out->links = ps->links.text.p;
 	out->nlinks = ps->links.count;
-	page_free(&page);
+	parse_page_free(&page);
 	return 0;
 }

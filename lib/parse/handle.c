@@ -28,13 +28,13 @@ static xmlXPathCompExprPtr compile_or_die(const char *xpath)
 	return comp;
 }
 
-void worker_init(struct worker *w, const struct config *cfg)
+void parse_worker_init(struct worker *w, const struct config *cfg)
 {
 	memset(w, 0, sizeof(*w));
 	w->cfg = cfg;
 	sc_buf_init(&w->text, PARSE_BUF_MAX);
-	w->pp = page_parser_new();
-	w->scanner = page_scanner_new();
+	w->pp = parse_page_parser_new();
+	w->scanner = parse_page_scanner_new();
 	/* Each thread compiles its own copies: libxml2 does not promise that
 	 * one compiled expression may be evaluated by two threads at once. */
 	w->comps = sc_calloc(cfg->nfields ? cfg->nfields : 1, sizeof(*w->comps));
@@ -44,15 +44,15 @@ void worker_init(struct worker *w, const struct config *cfg)
 		w->each = compile_or_die(cfg->each.xpath);
 }
 
-void worker_destroy(struct worker *w)
+void parse_worker_destroy(struct worker *w)
 {
 	for (size_t i = 0; i < w->cfg->nfields; i++)
 		xmlXPathFreeCompExpr(w->comps[i]);
 	free(w->comps);
 	if (w->each)
 		xmlXPathFreeCompExpr(w->each);
-	page_parser_free(w->pp);
-	page_scanner_free(w->scanner);
+	parse_page_parser_free(w->pp);
+	parse_page_scanner_free(w->scanner);
 	sc_jsonscan_free(&w->js);
 	sc_buf_free(&w->text);
 }
@@ -91,7 +91,7 @@ static void replace_too_large(struct output *out, size_t start, const json_t *re
 	sc_buf_truncate(&out->text, start);
 	out->text.max = (size_t)-1;
 	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
-	    record_encode(&out->text, small) != 0)
+	    parse_record_encode(&out->text, small) != 0)
 		sc_die(1, "out of memory");
 	out->text.max = max;
 	json_decref(small);
@@ -106,7 +106,7 @@ static void add_output(struct output *out, const json_t *rec)
 	size_t start = out->text.len;
 
 	if ((start > 0 && sc_buf_addc(&out->text, '\n') != 0) ||
-	    record_encode(&out->text, rec) != 0)
+	    parse_record_encode(&out->text, rec) != 0)
 		replace_too_large(out, start, rec);
 }
 
@@ -131,13 +131,13 @@ static void set_fields(struct worker *w, const struct page *page, xmlXPathContex
 		return;
 	}
 	if (cfg->nfields == 0) {
-		page_default_fields(page, rec, &w->text);
+		parse_page_default_fields(page, rec, &w->text);
 		return;
 	}
 	for (size_t i = 0; i < cfg->nfields; i++)
 		json_object_set_new(
 		        rec, cfg->fields[i].name,
-		        field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
+		        parse_field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
 }
 
 static bool is_empty(const json_t *v)
@@ -191,7 +191,7 @@ static json_t *read_record(struct worker *w, const char *line, size_t len, size_
 static void set_scanned(json_t *rec, const struct scan_result *r)
 {
 	json_t *values[] = { r->title, r->description, r->canonical,
-		             r->lang,  r->h1,          r->parsed ? links_json(r) : NULL };
+		             r->lang,  r->h1,          r->parsed ? parse_links_json(r) : NULL };
 
 	for (size_t i = 0; i < default_field_count; i++)
 		json_object_set_new(rec, default_field_names[i],
@@ -219,7 +219,7 @@ static void add_scanned_output(struct output *out, json_t *rec, struct scan_resu
 
 	if (start > 0)
 		rc |= sc_buf_addc(b, '\n');
-	rc |= record_encode(b, rec);
+	rc |= parse_record_encode(b, rec);
 	if (rc != 0) {
 		for (size_t i = 0; r->parsed && i < sizeof(values) / sizeof(values[0]); i++)
 			json_decref(values[i]);
@@ -235,7 +235,7 @@ static void add_scanned_output(struct output *out, json_t *rec, struct scan_resu
 		if (!r->parsed) {
 			rc |= sc_buf_add(b, "null", 4);
 		} else if (i < sizeof(values) / sizeof(values[0])) {
-			rc |= record_encode(b, values[i]);
+			rc |= parse_record_encode(b, values[i]);
 			json_decref(values[i]);
 		} else {
 			rc |= sc_buf_addc(b, '[');
@@ -247,7 +247,7 @@ static void add_scanned_output(struct output *out, json_t *rec, struct scan_resu
 					rc |= sc_jsonstr_quoted(b, link, n);
 				} else {
 					json_t *v = sc_json_string_lossy(link, n);
-					rc |= record_encode(b, v);
+					rc |= parse_record_encode(b, v);
 					json_decref(v);
 				}
 				link += n + 1;
@@ -278,8 +278,8 @@ static void drop_body(const struct config *cfg, json_t *rec)
 	}
 }
 
-/* The default fields without a tree (page_scan_defaults), for a run with
- * no -f: what worker_process does, less the document. */
+/* The default fields without a tree (parse_page_scan_defaults), for a run with
+ * no -f: what parse_worker_process does, less the document. */
 static void process_defaults(struct worker *w, json_t *rec, struct output *out)
 {
 	const struct config *cfg = w->cfg;
@@ -287,7 +287,7 @@ static void process_defaults(struct worker *w, json_t *rec, struct output *out)
 	char why[256];
 
 	if (out->not_ok == 0 &&
-	    page_scan_defaults(w->scanner, rec, &r, &w->text, why, sizeof(why)) != 0)
+	    parse_page_scan_defaults(w->scanner, rec, &r, &w->text, why, sizeof(why)) != 0)
 		reject_body(rec, why, out);
 	drop_body(cfg, rec);
 	if (cfg->nrequire == 0 && !has_default_member(rec))
@@ -308,7 +308,7 @@ static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 	const struct config *cfg = w->cfg;
 	json_t *links;
 	bool truncated;
-	const char *kind = sitemap_links(rec, &links, &truncated);
+	const char *kind = parse_sitemap_links(rec, &links, &truncated);
 
 	if (!kind)
 		return false;
@@ -327,8 +327,8 @@ static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 	return true;
 }
 
-void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
-                    struct output *out)
+void parse_worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
+                          bool too_long, struct output *out)
 {
 	const struct config *cfg = w->cfg;
 	struct page page = { 0 };
@@ -345,7 +345,7 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 		process_defaults(w, rec, out);
 		return;
 	}
-	if (out->not_ok == 0 && page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
+	if (out->not_ok == 0 && parse_page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
 		reject_body(rec, why, out);
 	drop_body(cfg, rec);
 	if (page.doc && (cfg->nfields > 0 || cfg->has_each)) {
@@ -392,6 +392,6 @@ void worker_process(struct worker *w, const char *line, size_t len, size_t linen
 	}
 	if (ctx)
 		xmlXPathFreeContext(ctx);
-	page_free(&page);
+	parse_page_free(&page);
 	json_decref(rec);
 }

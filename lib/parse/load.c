@@ -1,4 +1,4 @@
-/* load: a record's page as a libxml2 tree (page_load), its base URL set
+/* load: a record's page as a libxml2 tree (parse_page_load), its base URL set
  * from the record and the first <base href>. */
 #include "parse/parse.h"
 
@@ -12,7 +12,7 @@ struct page_parser {
 	htmlParserCtxtPtr ctxt; /* owned */
 };
 
-struct page_parser *page_parser_new(void)
+struct page_parser *parse_page_parser_new(void)
 {
 	struct page_parser *pp = sc_calloc(1, sizeof(*pp));
 
@@ -22,7 +22,7 @@ struct page_parser *page_parser_new(void)
 	return pp;
 }
 
-void page_parser_free(struct page_parser *pp)
+void parse_page_parser_free(struct page_parser *pp)
 {
 	if (!pp)
 		return;
@@ -59,7 +59,7 @@ static xmlChar *first_base_href(xmlDocPtr doc)
 /* The context, renewed when its dictionary has grown too big. */
 static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
 {
-	if (parser_worn(*ctxt)) {
+	if (parse_parser_worn(*ctxt)) {
 		htmlFreeParserCtxt(*ctxt);
 		if (!(*ctxt = htmlNewParserCtxt()))
 			sc_die(1, "out of memory");
@@ -67,8 +67,8 @@ static htmlParserCtxtPtr fresh_context(htmlParserCtxtPtr *ctxt)
 	return *ctxt;
 }
 
-int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
-              size_t whysize)
+int parse_page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
+                    size_t whysize)
 {
 	struct body b;
 	xmlChar *base_href;
@@ -77,19 +77,19 @@ int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char
 	page->doc = NULL;
 	page->base = NULL;
 	page->origin = NULL;
-	if ((rc = body_of(rec, &b, why, whysize)) <= 0)
+	if ((rc = parse_body_of(rec, &b, why, whysize)) <= 0)
 		return rc;
-	page->doc = body_parse(fresh_context(&pp->ctxt), &b);
-	body_free(&b);
+	page->doc = parse_body_parse(fresh_context(&pp->ctxt), &b);
+	parse_body_free(&b);
 
 	base_href = page->doc ? first_base_href(page->doc) : NULL;
-	page_locate(page, rec, (const char *)base_href);
+	parse_page_locate(page, rec, (const char *)base_href);
 	if (base_href)
 		xmlFree(base_href);
 	return 0;
 }
 
-void page_free(struct page *page)
+void parse_page_free(struct page *page)
 {
 	if (page->doc)
 		xmlFreeDoc(page->doc);

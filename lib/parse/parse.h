@@ -20,7 +20,7 @@
  * Who calls whom, without a cycle: handle.c calls load.c, fields.c,
  * fields_sax.c, select.c and sitemap.c; load.c and fields_sax.c read the
  * body through body.h (fields_sax.c frees its page with load.c's
- * page_free); fields*.c and select.c use resolve.c and text.c, which call
+ * parse_page_free); fields*.c and select.c use resolve.c and text.c, which call
  * nothing of lib/parse's.
  *
  * A configuration is built once (lib/api/parser.c) and only read
@@ -80,7 +80,7 @@ struct page {
 #define PARSE_BUF_MAX ((size_t)2 << 30)
 
 /* rec's member key when it is a non-empty string, else NULL. */
-static inline const char *record_string(const json_t *rec, const char *key)
+static inline const char *parse_record_string(const json_t *rec, const char *key)
 {
 	const char *s = json_string_value(json_object_get(rec, key));
 
@@ -88,7 +88,7 @@ static inline const char *record_string(const json_t *rec, const char *key)
 }
 
 /* b set up (it may have been zeroed) and holding "" (b->p not NULL). */
-static inline void buf_clear(struct sc_buf *b)
+static inline void parse_buf_clear(struct sc_buf *b)
 {
 	if (b->max == 0)
 		sc_buf_init(b, PARSE_BUF_MAX);
@@ -100,63 +100,63 @@ static inline void buf_clear(struct sc_buf *b)
 
 /* The whitespace-normalised text of node and its descendants, without the
  * contents of script and style elements, into b (replacing its content). */
-void node_text(const xmlNode *node, struct sc_buf *b);
+void parse_node_text(const xmlNode *node, struct sc_buf *b);
 
 /* Appends s[0..n) to b with runs of whitespace collapsed; *space carries a
  * pending space between calls, so text split over nodes joins correctly. */
-void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space);
+void parse_text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space);
 
 /* s with runs of whitespace collapsed and none at either end, as a new
  * JSON string (scratch is overwritten). */
-json_t *normalised_string(const char *s, struct sc_buf *scratch);
+json_t *parse_normalised_string(const char *s, struct sc_buf *scratch);
 
 /* True when word is one of the whitespace-separated words of list,
  * compared without case (rel="alternate canonical"). */
-bool has_word(const char *list, const char *word);
+bool parse_has_word(const char *list, const char *word);
 
 /* select.c */
 
 /* Compiles src (CSS, or XPath after "xpath:").  Returns 0, or -1 with the
  * 1-based column and a message. */
-int selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
-                     size_t msgsize);
-void selector_free(struct selector *sel);
+int parse_selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
+                           size_t msgsize);
+void parse_selector_free(struct selector *sel);
 
 /* The output value of one node of an XPath result (an element's text or
  * markup, an attribute's value made absolute if it is a URL, ...). */
-json_t *match_value(const struct page *page, const xmlNode *node, bool html,
-                    struct sc_buf *scratch);
+json_t *parse_match_value(const struct page *page, const xmlNode *node, bool html,
+                          struct sc_buf *scratch);
 
 /* Evaluates comp with at as the context node: the first match's value or
  * null, or every match's as an array for a NAME[] field. */
-json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
-                    xmlNodePtr at, const struct field *f, struct sc_buf *scratch);
+json_t *parse_field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
+                          xmlNodePtr at, const struct field *f, struct sc_buf *scratch);
 
 /* encode.c */
 
 /* Appends rec as json_dumps(rec, SC_JSON_FLAGS) writes it to b.  Returns
  * 0, or -1 (b as it was) past b's maximum. */
-int record_encode(struct sc_buf *b, const json_t *rec);
+int parse_record_encode(struct sc_buf *b, const json_t *rec);
 
 /* resolve.c */
 
 /* Sets the page's base URL (rec's final_url, else its url), replaced by
  * base_href (the first <base href>, or NULL) resolved against it, and the
  * origin that goes with it. */
-void page_locate(struct page *page, const json_t *rec, const char *base_href);
+void parse_page_locate(struct page *page, const json_t *rec, const char *base_href);
 
 /* The absolute form of ref against the page's base URL, or NULL when it
  * cannot be made one.  strip_fragment removes "#...".  Malloced. */
-char *page_resolve(const struct page *page, const char *ref, bool strip_fragment);
+char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fragment);
 
 /* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
  * as it is after the base's origin: no "//" authority, no dot segment,
  * nothing to percent-encode or decode, no fragment, no empty query (which
  * libcurl drops).  Most links on most sites; the rest go to libcurl. */
-bool is_plain_root_relative(const char *ref);
+bool parse_is_plain_root_relative(const char *ref);
 
 /* url begins with "http://" or "https://" (as libcurl spells them). */
-static inline bool has_http_prefix(const char *url)
+static inline bool parse_has_http_prefix(const char *url)
 {
 	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
@@ -165,49 +165,49 @@ static inline bool has_http_prefix(const char *url)
 
 /* One per thread: libxml2's parser context is reused between pages. */
 struct page_parser;
-struct page_parser *page_parser_new(void);
-void page_parser_free(struct page_parser *pp);
+struct page_parser *parse_page_parser_new(void);
+void parse_page_parser_free(struct page_parser *pp);
 
 /* Parses rec's body (body or body_base64) unless rec is "ok": false, and the body is
  * HTML.  Returns 0 (page->doc may still be NULL), or -1 with a reason in
  * why when the record itself is malformed (body_base64 not base64). */
-int page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
-              size_t whysize);
-void page_free(struct page *page);
+int parse_page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
+                    size_t whysize);
+void parse_page_free(struct page *page);
 
 /* fields.c */
 
 /* Adds the default fields (title, description, canonical, lang, h1,
  * links) to rec; null when the page was not parsed. */
-void page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch);
+void parse_page_default_fields(const struct page *page, json_t *rec, struct sc_buf *scratch);
 extern const char *const default_field_names[];
 extern const size_t default_field_count;
 
 /* fields_sax.c */
 
-/* One per thread: the parser context and buffers of page_scan_defaults,
+/* One per thread: the parser context and buffers of parse_page_scan_defaults,
  * reused between pages. */
 struct page_scanner;
-struct page_scanner *page_scanner_new(void);
-void page_scanner_free(struct page_scanner *ps);
+struct page_scanner *parse_page_scanner_new(void);
+void parse_page_scanner_free(struct page_scanner *ps);
 
-/* The default fields, from page_scan_defaults: new references, or all
+/* The default fields, from parse_page_scan_defaults: new references, or all
  * NULL when the page was not parsed.  The links are nlinks strings, each
  * NUL-terminated, one after the other, in a buffer of the page_scanner
- * (valid until its next page); links_json makes them the "links" value. */
+ * (valid until its next page); parse_links_json makes them the "links" value. */
 struct scan_result {
 	bool parsed;
 	json_t *title, *description, *canonical, *lang, *h1;
 	const char *links;
 	size_t nlinks;
 };
-json_t *links_json(const struct scan_result *r);
+json_t *parse_links_json(const struct scan_result *r);
 
-/* Parses rec's body as page_load does and gathers the default fields as
- * page_default_fields would give them, without building a tree.  Returns
- * 0, or -1 with a reason in why as page_load does. */
-int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
-                       struct sc_buf *scratch, char *why, size_t whysize);
+/* Parses rec's body as parse_page_load does and gathers the default fields as
+ * parse_page_default_fields would give them, without building a tree.  Returns
+ * 0, or -1 with a reason in why as parse_page_load does. */
+int parse_page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_result *out,
+                             struct sc_buf *scratch, char *why, size_t whysize);
 
 /* sitemap.c */
 
@@ -220,22 +220,22 @@ int page_scan_defaults(struct page_scanner *ps, const json_t *rec, struct scan_r
  * of its <loc> URLs (absolute http/https, trimmed, deduplicated, in
  * order); *truncated when it was inflated only up to SITEMAP_MAX_BYTES.
  * Otherwise NULL, and the body is left to the HTML path. */
-const char *sitemap_links(const json_t *rec, json_t **links, bool *truncated);
+const char *parse_sitemap_links(const json_t *rec, json_t **links, bool *truncated);
 
 /* handle.c */
 
 struct worker {
 	const struct config *cfg;
-	struct page_parser *pp;       /* page_load's */
-	struct page_scanner *scanner; /* page_scan_defaults' */
+	struct page_parser *pp;       /* parse_page_load's */
+	struct page_scanner *scanner; /* parse_page_scan_defaults' */
 	xmlXPathCompExprPtr *comps;   /* one per field */
 	xmlXPathCompExprPtr each;
 	struct sc_buf text;    /* scratch for values */
 	struct sc_jsonscan js; /* the fast line decoder's scratch */
 };
 
-void worker_init(struct worker *w, const struct config *cfg);
-void worker_destroy(struct worker *w);
+void parse_worker_init(struct worker *w, const struct config *cfg);
+void parse_worker_destroy(struct worker *w);
 
 /* What one input line became. */
 struct output {
@@ -248,11 +248,11 @@ struct output {
 };
 
 /* Processes one input line (number lineno, too_long as the reader saw it). */
-void worker_process(struct worker *w, const char *line, size_t len, size_t lineno, bool too_long,
-                    struct output *out);
+void parse_worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
+                          bool too_long, struct output *out);
 
 /* libxml2 reports errors through per-thread handlers: each thread that
  * parses calls this first so nothing reaches stderr. */
-void quiet_libxml2(void);
+void parse_quiet_libxml2(void);
 
 #endif

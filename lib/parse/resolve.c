@@ -25,7 +25,7 @@ static void set_base(struct page *page, const char *url)
  * own. */
 static void rebase(struct page *page, const char *href)
 {
-	char *abs = page_resolve(page, href, false);
+	char *abs = parse_page_resolve(page, href, false);
 
 	if (abs) {
 		curl_url_cleanup(page->base);
@@ -40,7 +40,7 @@ static void rebase(struct page *page, const char *href)
  * what follows the authority is the path as given. */
 static void set_origin(struct page *page)
 {
-	char *root = page_resolve(page, "/", false);
+	char *root = parse_page_resolve(page, "/", false);
 	size_t n = root ? strlen(root) : 0;
 
 	if (n > 0 && root[n - 1] == '/' && !strpbrk(root, "?#") &&
@@ -53,12 +53,12 @@ static void set_origin(struct page *page)
 	free(root);
 }
 
-void page_locate(struct page *page, const json_t *rec, const char *base_href)
+void parse_page_locate(struct page *page, const json_t *rec, const char *base_href)
 {
-	const char *url = record_string(rec, "final_url");
+	const char *url = parse_record_string(rec, "final_url");
 
 	if (!url)
-		url = record_string(rec, "url");
+		url = parse_record_string(rec, "url");
 	if (url)
 		set_base(page, url);
 	if (base_href)
@@ -67,7 +67,7 @@ void page_locate(struct page *page, const json_t *rec, const char *base_href)
 		set_origin(page);
 }
 
-bool is_plain_root_relative(const char *ref)
+bool parse_is_plain_root_relative(const char *ref)
 {
 	/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits
 	 * of ASCII 0-63 and 64-127:
@@ -167,16 +167,16 @@ static char *curl_resolve(const struct page *page, const char *clean, bool strip
 	return result;
 }
 
-char *page_resolve(const struct page *page, const char *ref, bool strip_fragment)
+char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fragment)
 {
 	char *clean, *result;
 
 	/* The common case first: nothing to trim, drop or strip (the allowed
 	 * characters exclude spaces, controls and '#'). */
-	if (page->origin && is_plain_root_relative(ref))
+	if (page->origin && parse_is_plain_root_relative(ref))
 		return origin_joined(page->origin, ref);
 	clean = clean_reference(ref, strip_fragment);
-	if (page->origin && is_plain_root_relative(clean))
+	if (page->origin && parse_is_plain_root_relative(clean))
 		result = origin_joined(page->origin, clean);
 	else
 		result = curl_resolve(page, clean, strip_fragment);

@@ -43,7 +43,7 @@ static void ignore_generic(void *ctx, const char *msg, ...)
 	(void)ctx, (void)msg;
 }
 
-void quiet_libxml2(void)
+void parse_quiet_libxml2(void)
 {
 	xmlSetStructuredErrorFunc(NULL, ignore_error);
 	xmlSetGenericErrorFunc(NULL, ignore_generic);
@@ -61,7 +61,7 @@ static int check_xpath(const char *xpath, int *offset, char *msg, size_t msgsize
 		sc_die(1, "out of memory");
 	xmlSetStructuredErrorFunc(&err, catch_xpath_error);
 	comp = xmlXPathCtxtCompile(ctx, (const xmlChar *)xpath);
-	quiet_libxml2();
+	parse_quiet_libxml2();
 	xmlXPathFreeContext(ctx);
 	if (comp) {
 		xmlXPathFreeCompExpr(comp);
@@ -72,8 +72,8 @@ static int check_xpath(const char *xpath, int *offset, char *msg, size_t msgsize
 	return -1;
 }
 
-int selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
-                     size_t msgsize)
+int parse_selector_compile(const char *src, struct selector *out, size_t *column, char *msg,
+                           size_t msgsize)
 {
 	const size_t plen = strlen(XPATH_PREFIX);
 	int offset;
@@ -97,7 +97,7 @@ int selector_compile(const char *src, struct selector *out, size_t *column, char
 
 	struct css_compiled css;
 	struct css_error err;
-	if (css_compile(src, &css, &err) != 0) {
+	if (parse_css_compile(src, &css, &err) != 0) {
 		*column = err.column;
 		snprintf(msg, msgsize, "%s", err.message);
 		return -1;
@@ -114,7 +114,7 @@ int selector_compile(const char *src, struct selector *out, size_t *column, char
 	return 0;
 }
 
-void selector_free(struct selector *sel)
+void parse_selector_free(struct selector *sel)
 {
 	free(sel->xpath);
 	sel->xpath = NULL;
@@ -158,25 +158,26 @@ static json_t *owned_string(xmlChar *s)
 	return v;
 }
 
-json_t *match_value(const struct page *page, const xmlNode *node, bool html, struct sc_buf *scratch)
+json_t *parse_match_value(const struct page *page, const xmlNode *node, bool html,
+                          struct sc_buf *scratch)
 {
 	switch (node->type) {
 	case XML_ELEMENT_NODE:
 		if (html)
 			return outer_html(node);
-		node_text(node, scratch);
+		parse_node_text(node, scratch);
 		return sc_json_string_lossy(scratch->p, scratch->len);
 	case XML_DOCUMENT_NODE:
 	case XML_HTML_DOCUMENT_NODE: {
 		const xmlNode *root = xmlDocGetRootElement((xmlDocPtr)node);
 		if (!root)
 			return json_string("");
-		return match_value(page, root, html, scratch);
+		return parse_match_value(page, root, html, scratch);
 	}
 	case XML_ATTRIBUTE_NODE: {
 		xmlChar *value = xmlNodeGetContent(node);
 		if (value && is_url_attribute((const char *)node->name)) {
-			char *abs = page_resolve(page, (const char *)value, false);
+			char *abs = parse_page_resolve(page, (const char *)value, false);
 			if (abs) {
 				json_t *v = sc_json_string_lossy(abs, strlen(abs));
 				free(abs);
@@ -197,8 +198,8 @@ json_t *match_value(const struct page *page, const xmlNode *node, bool html, str
 	}
 }
 
-json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
-                    xmlNodePtr at, const struct field *f, struct sc_buf *scratch)
+json_t *parse_field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCompExprPtr comp,
+                          xmlNodePtr at, const struct field *f, struct sc_buf *scratch)
 {
 	xmlXPathObjectPtr res;
 	json_t *value;
@@ -213,12 +214,12 @@ json_t *field_value(const struct page *page, xmlXPathContextPtr ctx, xmlXPathCom
 		if (f->many) {
 			value = json_array();
 			for (int i = 0; i < n; i++)
-				json_array_append_new(value,
-				                      match_value(page, set->nodeTab[i],
-				                                  f->sel.outer_html, scratch));
+				json_array_append_new(
+				        value, parse_match_value(page, set->nodeTab[i],
+				                                 f->sel.outer_html, scratch));
 		} else {
-			value = n > 0 ? match_value(page, set->nodeTab[0], f->sel.outer_html,
-			                            scratch)
+			value = n > 0 ? parse_match_value(page, set->nodeTab[0], f->sel.outer_html,
+			                                  scratch)
 			              : json_null();
 		}
 	} else {

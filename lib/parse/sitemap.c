@@ -31,7 +31,7 @@
 /* base64 characters decoded to sniff (a multiple of 4). */
 #define SNIFF_B64 8192
 
-static bool has_prefix(const unsigned char *s, size_t n, const char *p)
+static bool parse_has_prefix(const unsigned char *s, size_t n, const char *p)
 {
 	size_t m = strlen(p);
 	return n >= m && memcmp(s, p, m) == 0;
@@ -48,17 +48,17 @@ static const char *root_kind(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 
-	if (has_prefix(s, n, "\xef\xbb\xbf"))
+	if (parse_has_prefix(s, n, "\xef\xbb\xbf"))
 		i = 3;
 	for (;;) {
 		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
 			i++;
 		const char *close = NULL;
-		if (has_prefix(s + i, n - i, "<?"))
+		if (parse_has_prefix(s + i, n - i, "<?"))
 			close = "?>";
-		else if (has_prefix(s + i, n - i, "<!--"))
+		else if (parse_has_prefix(s + i, n - i, "<!--"))
 			close = "-->";
-		else if (has_prefix(s + i, n - i, "<!"))
+		else if (parse_has_prefix(s + i, n - i, "<!"))
 			close = ">";
 		if (close && close[0] == '>') {
 			/* A doctype's internal subset holds '>'s of its own. */
@@ -270,7 +270,7 @@ static json_t *read_locs(const unsigned char *xml, size_t n, const char *url)
 	return l.links;
 }
 
-const char *sitemap_links(const json_t *rec, json_t **links, bool *truncated)
+const char *parse_sitemap_links(const json_t *rec, json_t **links, bool *truncated)
 {
 	unsigned char *owned, *inflated = NULL;
 	const unsigned char *s;
@@ -300,7 +300,7 @@ const char *sitemap_links(const json_t *rec, json_t **links, bool *truncated)
 	/* A sitemap: the whole body. */
 	s = body_bytes(rec, 0, &n, &owned);
 	if (!s)
-		return NULL; /* body_base64 not base64 after all: page_load says so */
+		return NULL; /* body_base64 not base64 after all: parse_page_load says so */
 	if (is_gzip(s, n)) {
 		inflated = gunzip(s, n, SITEMAP_MAX_BYTES, &n, truncated);
 		s = inflated;

@@ -21,14 +21,15 @@ static void media_type(const char *ct, char *out, size_t size)
  * signatures are unmistakable. */
 static bool binary_signature(const unsigned char *s, size_t n)
 {
-	return has_prefix(s, n, "\x89PNG\r\n\x1a\n", 8) || has_prefix(s, n, "GIF8", 4) ||
-	       has_prefix(s, n, "\xff\xd8\xff", 3) || has_prefix(s, n, "%PDF-", 5) ||
-	       has_prefix(s, n, "PK\x03\x04", 4) || has_prefix(s, n, "\x1f\x8b", 2) ||
-	       (has_prefix(s, n, "RIFF", 4) && n >= 12 && memcmp(s + 8, "WEBP", 4) == 0) ||
-	       has_prefix(s, n, "\x00\x00\x01\x00", 4) || has_prefix(s, n, "wOF", 3);
+	return parse_has_prefix(s, n, "\x89PNG\r\n\x1a\n", 8) ||
+	       parse_has_prefix(s, n, "GIF8", 4) || parse_has_prefix(s, n, "\xff\xd8\xff", 3) ||
+	       parse_has_prefix(s, n, "%PDF-", 5) || parse_has_prefix(s, n, "PK\x03\x04", 4) ||
+	       parse_has_prefix(s, n, "\x1f\x8b", 2) ||
+	       (parse_has_prefix(s, n, "RIFF", 4) && n >= 12 && memcmp(s + 8, "WEBP", 4) == 0) ||
+	       parse_has_prefix(s, n, "\x00\x00\x01\x00", 4) || parse_has_prefix(s, n, "wOF", 3);
 }
 
-bool looks_like_html(const char *content_type, const unsigned char *s, size_t n)
+bool parse_looks_like_html(const char *content_type, const unsigned char *s, size_t n)
 {
 	char mt[128] = "";
 	size_t i = 0;
@@ -46,7 +47,7 @@ bool looks_like_html(const char *content_type, const unsigned char *s, size_t n)
 		return strcmp(mt, "text/html") == 0 || strcmp(mt, "application/xhtml+xml") == 0;
 	/* No content type: sniff as browsers do, by the first tag; skip a
 	 * UTF-8 byte order mark. */
-	if (has_prefix(s + i, n - i, "\xef\xbb\xbf", 3))
+	if (parse_has_prefix(s + i, n - i, "\xef\xbb\xbf", 3))
 		i += 3;
 	return i < n && s[i] == '<';
 }

@@ -14,7 +14,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-void text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space)
+void parse_text_add_normalised(struct sc_buf *b, const char *s, size_t n, bool *space)
 {
 	const char *run = s, *end = s + n;
 
@@ -44,19 +44,19 @@ static bool skipped_element(const xmlNode *n)
 	                                       strcmp((const char *)n->name, "style") == 0);
 }
 
-void node_text(const xmlNode *node, struct sc_buf *b)
+void parse_node_text(const xmlNode *node, struct sc_buf *b)
 {
 	const xmlNode *cur = node;
 	bool space = false;
 
-	buf_clear(b);
+	parse_buf_clear(b);
 	/* Pre-order over node's subtree, without recursion (pages can nest
 	 * 10,000 deep), skipping scripts and styles inside it. */
 	while (cur) {
 		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
 		    cur->content)
-			text_add_normalised(b, (const char *)cur->content,
-			                    strlen((const char *)cur->content), &space);
+			parse_text_add_normalised(b, (const char *)cur->content,
+			                          strlen((const char *)cur->content), &space);
 		if (cur->children &&
 		    (cur == node || (cur->type == XML_ELEMENT_NODE && !skipped_element(cur)))) {
 			cur = cur->children;
@@ -73,7 +73,7 @@ void node_text(const xmlNode *node, struct sc_buf *b)
 	}
 }
 
-bool has_word(const char *list, const char *word)
+bool parse_has_word(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -89,11 +89,11 @@ bool has_word(const char *list, const char *word)
 	return false;
 }
 
-json_t *normalised_string(const char *s, struct sc_buf *scratch)
+json_t *parse_normalised_string(const char *s, struct sc_buf *scratch)
 {
 	bool space = false;
 
-	buf_clear(scratch);
+	parse_buf_clear(scratch);
 	for (; *s; s++) {
 		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f') {
 			space = scratch->len > 0;

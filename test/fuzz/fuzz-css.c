@@ -1,7 +1,7 @@
 /* libFuzzer target: sc-parse's CSS selector compiler (lib/parse/css.c).
  *
  * The promise checked, for any selector text (cut at its first NUL, as a
- * command-line argument is): css_compile never crashes; when it refuses,
+ * command-line argument is): parse_css_compile never crashes; when it refuses,
  * the error column lies within the selector (or just past its end) and
  * the message is not empty; when it compiles, libxml2's xmlXPathCompile
  * accepts the XPath it made. */
@@ -18,11 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct css_error err = { 0 };
 	char *src = strndup((const char *)data, size);
 
-	quiet_libxml2();
-	if (css_compile(src, &out, &err) == 0) {
+	parse_quiet_libxml2();
+	if (parse_css_compile(src, &out, &err) == 0) {
 		xmlXPathCompExprPtr comp = xmlXPathCompile((const xmlChar *)out.xpath);
 		if (!comp)
-			fuzz_fail("css_compile made XPath libxml2 refuses:\nCSS:   %s\nXPath: %s",
+			fuzz_fail("parse_css_compile made XPath libxml2 refuses:\nCSS:   "
+			          "%s\nXPath: %s",
 			          src, out.xpath);
 		xmlXPathFreeCompExpr(comp);
 		free(out.xpath);
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("error column %zu outside the selector of %zu bytes: %s",
 			          err.column, strlen(src), src);
 		if (!err.message[0])
-			fuzz_fail("css_compile refused without a message: %s", src);
+			fuzz_fail("parse_css_compile refused without a message: %s", src);
 	}
 	free(src);
 	return 0;

@@ -1,6 +1,6 @@
 /* libFuzzer target: sc-parse's default fields, gathered while parsing (the
- * SAX path, page_scan_defaults) against read from the tree (the path
- * SC_PARSE_TREE=1 forces, page_load + page_default_fields): a
+ * SAX path, parse_page_scan_defaults) against read from the tree (the path
+ * SC_PARSE_TREE=1 forces, parse_page_load + parse_page_default_fields): a
  * differential target.  The whole of handle.c runs, as for a real line.
  *
  * The input: its first byte picks the record's url and content_type (so
@@ -45,9 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (!scan_worker.cfg) {
-		quiet_libxml2();
-		worker_init(&scan_worker, &scan_cfg);
-		worker_init(&tree_worker, &tree_cfg);
+		parse_quiet_libxml2();
+		parse_worker_init(&scan_worker, &scan_cfg);
+		parse_worker_init(&tree_worker, &tree_cfg);
 	}
 	json_t *rec = json_object();
 	json_object_set_new(rec, "url", json_string(urls[data[0] & 7]));
@@ -58,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *line = json_dumps(rec, SC_JSON_FLAGS);
 	json_decref(rec);
 
-	worker_process(&scan_worker, line, strlen(line), 1, false, &a);
-	worker_process(&tree_worker, line, strlen(line), 1, false, &b);
+	parse_worker_process(&scan_worker, line, strlen(line), 1, false, &a);
+	parse_worker_process(&tree_worker, line, strlen(line), 1, false, &b);
 	if (a.text.len != b.text.len || (a.text.len && memcmp(a.text.p, b.text.p, a.text.len) != 0))
 		fuzz_fail("the SAX path and the tree differ:\nscan: %.*s\ntree: %.*s",
 		          (int)a.text.len, a.text.p ? a.text.p : "", (int)b.text.len,

@@ -36,12 +36,12 @@ static void run(struct config *cfg, const char *line)
 	struct worker w;
 	struct output out;
 
-	worker_init(&w, cfg);
-	worker_process(&w, line, strlen(line), 1, false, &out);
+	parse_worker_init(&w, cfg);
+	parse_worker_process(&w, line, strlen(line), 1, false, &out);
 	check_output(&out);
 	sc_buf_free(&out.text);
 	free(out.warning);
-	worker_destroy(&w);
+	parse_worker_destroy(&w);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,14 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!nl)
 		return 0;
-	quiet_libxml2();
+	parse_quiet_libxml2();
 	char *src = strndup((const char *)data, (size_t)(nl - data));
 	if (strncmp(src, "xpath:", 6) == 0 ||
-	    selector_compile(src, &sel, &column, msg, sizeof(msg)) != 0) {
+	    parse_selector_compile(src, &sel, &column, msg, sizeof(msg)) != 0) {
 		free(src);
 		return 0;
 	}
-	selector_compile(src, &sel2, &column, msg, sizeof(msg));
+	parse_selector_compile(src, &sel2, &column, msg, sizeof(msg));
 
 	json_t *rec = json_pack(
 	        "{s:s, s:b, s:s, s:o}", "url", "http://example.com/dir/page.html", "ok", 1,
@@ -79,8 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&cfg, line);
 
 	free(line);
-	selector_free(&sel);
-	selector_free(&sel2);
+	parse_selector_free(&sel);
+	parse_selector_free(&sel2);
 	free(src);
 	return 0;
 }
