@@ -6,7 +6,13 @@
  * options (the one shared table, lib/engine/fetch_opts.c) and the same retry
  * policy, re-sending their "request" when they have one.  The engine
  * continues the record's "attempts" and "history", so the output record
- * tells the whole story.  One output record per input record. */
+ * tells the whole story.  One output record per input record.
+ *
+ * Why lib/engine and not sc.h, as sc-fetch and sc-parse use: sc-retry
+ * continues a record's attempts (its "attempts" and "history" carried on,
+ * the retry budget counted from them), which libsc has no call for, and a
+ * call made only for sc-retry would be the engine's interface under
+ * another name (README.md, "libsc"). */
 #include <jansson.h>
 #include <limits.h>
 #include <stdbool.h>
