@@ -69,8 +69,11 @@ static void every_option(void)
 		for (int k = 0; k < 3; k++)
 			rc[k] = sc_fetcher_setopt(f, (enum sc_fetcher_option)opt, values[k],
 			                          &err[k]);
-		if (rc[0] == SC_EINVAL && rc[1] == SC_EINVAL && rc[2] == SC_EINVAL)
-			continue; /* no such option */
+		if (rc[0] == SC_EINVAL && rc[1] == SC_EINVAL && rc[2] == SC_EINVAL) {
+			for (int k = 0; k < 3; k++) /* no such option, and its text */
+				sc_free(err[k]);
+			continue;
+		}
 		refused(opt, rc, err);
 	}
 	sc_fetcher_free(f);
