@@ -285,6 +285,52 @@ record() {
 	cmp plain.warc before
 }
 
+# ---- forget ----
+
+# A dedupe index of the pages of the fixture's /page/1..N: archives one.warc.gz.
+dedupe_two_archives() {
+	for i in 1 2 3 4; do echo "$SC_BASE/page/$i"; done >urls
+	run -0 sc-fetch -q --warc one.warc.gz --warc-dedupe seen.db <urls
+	# The same pages again: revisits of one's records, nothing learnt.
+	run -0 sc-fetch -q --warc two.warc.gz --warc-dedupe seen.db <urls
+	assert_equal "$(sqlite3 seen.db 'SELECT count(*) FROM payloads')" 4
+}
+
+@test "forget: the index forgets the payloads of an archive's records, and only those" {
+	dedupe_two_archives
+	n=$(zcat two.warc.gz | grep -ac '^WARC-Record-ID: ')
+	run -0 --separate-stderr sc-warc forget seen.db two.warc.gz
+	assert_equal "$stderr" "{\"files\":1,\"records\":$n,\"forgotten\":0}"
+	n=$(zcat one.warc.gz | grep -ac '^WARC-Record-ID: ')
+	run -0 --separate-stderr sc-warc forget seen.db one.warc.gz
+	# Of all its records, the 4 responses held the payloads.
+	assert_equal "$stderr" "{\"files\":1,\"records\":$n,\"forgotten\":4}"
+	assert_equal "$(sqlite3 seen.db 'SELECT count(*) FROM payloads')" 0
+	# The index learns again: a third run archives the payloads in full.
+	run -0 sc-fetch -q --warc three.warc.gz --warc-dedupe seen.db <urls
+	assert_equal "$(zcat three.warc.gz | grep -ac '^WARC-Type: revisit')" 0
+}
+
+@test "forget: a file cut short gives its whole records (status 3); a missing index is an error, not created" {
+	dedupe_two_archives
+	# Cut inside the last response's gzip member (sc-warc cdx gives it).
+	last=$(sc-warc cdx one.warc.gz | sed 's/.*"offset":"\?\([0-9]*\).*/\1/' | sort -n | tail -1)
+	truncate -s $((last + 20)) one.warc.gz
+	run -3 --separate-stderr sc-warc forget seen.db one.warc.gz
+	[[ $stderr == *'"forgotten":3}' ]] || fail "$stderr"
+	assert_equal "$(sqlite3 seen.db 'SELECT count(*) FROM payloads')" 1
+	run -1 --separate-stderr sc-warc forget nothere.db one.warc.gz
+	[[ $stderr == "sc-warc: nothere.db: No such file or directory" ]] || fail "$stderr"
+	[[ ! -e nothere.db ]] || fail "the index was created"
+	run -2 --separate-stderr sc-warc forget seen.db
+	[[ $stderr == *"forget: an index and the files"* ]] || fail "$stderr"
+}
+
+@test "crawl.sh reaches into no program's file: the dedupe index through sc-warc forget" {
+	run grep -n 'FROM payloads\|INTO payloads' "$BATS_TEST_DIRNAME/../share/sc/"*.sh "$BATS_TEST_DIRNAME/../share/sc/crawl.mk"
+	assert_failure
+}
+
 # ---- usage ----
 
 @test "usage errors exit 2: no command, an unknown command, no file, --headers elsewhere" {

@@ -1,6 +1,7 @@
 /* sc-warc: WARC files read back: fetch records from them (records), every
  * record verified (check), their CDXJ index (cdx), and a file cut short
- * by a kill made whole again (mend).  See sc-warc(1). */
+ * by a kill made whole again (mend), and a dedupe index made to forget
+ * their payloads (forget).  See sc-warc(1). */
 #include <jansson.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ static const char usage_text[] = "usage: sc-warc records [-q] [--headers] file..
                                  "       sc-warc check [-q] file...\n"
                                  "       sc-warc cdx file...\n"
                                  "       sc-warc mend [-q] file.open...\n"
+                                 "       sc-warc forget [-q] index file...\n"
                                  "       sc-warc -h | -V\n";
 
 #define AT(member) SC_OPT_AT(struct warc_options, member)
@@ -52,9 +54,11 @@ static int parse_options(int argc, char **argv, struct warc_options *o)
 	if (first == SC_OPT_PARSE_ERROR)
 		sc_usage_error("%s", err);
 	if (first >= argc)
-		sc_usage_error("no command (records, check, cdx or mend)");
+		sc_usage_error("no command (records, check, cdx, mend or forget)");
 	if (first + 1 >= argc)
 		sc_usage_error("%s: no file given", argv[first]);
+	if (strcmp(argv[first], "forget") == 0 && first + 2 >= argc)
+		sc_usage_error("forget: an index and the files whose payloads it forgets");
 	if (o->headers && strcmp(argv[first], "records") != 0)
 		sc_usage_error("--headers: only for records");
 	return first;
@@ -80,7 +84,10 @@ int main(int argc, char **argv)
 		status = warc_cdx(files, nfiles, &o);
 	else if (strcmp(command, "mend") == 0)
 		status = warc_mend(files, nfiles, &o);
+	else if (strcmp(command, "forget") == 0)
+		status = warc_forget(files[0], files + 1, nfiles - 1, &o);
 	else
-		sc_usage_error("'%s': not a command (records, check, cdx or mend)", command);
+		sc_usage_error("'%s': not a command (records, check, cdx, mend or forget)",
+		               command);
 	return sc_exit_status(status);
 }

@@ -15,6 +15,7 @@ int warc_records(char **files, int nfiles, const struct warc_options *o);
 int warc_check(char **files, int nfiles, const struct warc_options *o);
 int warc_cdx(char **files, int nfiles, const struct warc_options *o);
 int warc_mend(char **files, int nfiles, const struct warc_options *o);
+int warc_forget(const char *index, char **files, int nfiles, const struct warc_options *o);
 
 /* "sc-warc: FILE:OFFSET: message" on stderr. */
 void warc_report(const char *file, uint64_t offset, const char *message);

@@ -120,3 +120,60 @@ int sc_warc_dedupe_add(struct sc_warc_dedupe *d, const char *digest, const char 
 	}
 	return 0;
 }
+
+/* Runs sql on d, or says why not in err. */
+static int exec_or_say(struct sc_warc_dedupe *d, const char *sql, char *err, size_t errlen)
+{
+	if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	snprintf(err, errlen, "the dedupe index: %s", sqlite3_errmsg(d->db));
+	return -1;
+}
+
+/* The ids into the temporary table forget.ids. */
+static int forget_fill(struct sc_warc_dedupe *d, const char *const *ids, size_t n, char *err,
+                       size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_DONE;
+
+	if (exec_or_say(d,
+	                "CREATE TEMP TABLE IF NOT EXISTS forget (id TEXT PRIMARY KEY);"
+	                "DELETE FROM temp.forget;",
+	                err, errlen) != 0)
+		return -1;
+	if (sqlite3_prepare_v2(d->db, "INSERT OR IGNORE INTO temp.forget (id) VALUES (?1)", -1, &st,
+	                       NULL) != SQLITE_OK)
+		rc = SQLITE_ERROR;
+	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+		sqlite3_bind_text(st, 1, ids[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	snprintf(err, errlen, "the dedupe index: %s", sqlite3_errmsg(d->db));
+	return -1;
+}
+
+long sc_warc_dedupe_forget(struct sc_warc_dedupe *d, const char *const *ids, size_t n, char *err,
+                           size_t errlen)
+{
+	long forgotten;
+
+	if (exec_or_say(d, "BEGIN IMMEDIATE", err, errlen) != 0)
+		return -1;
+	if (forget_fill(d, ids, n, err, errlen) != 0 ||
+	    exec_or_say(d, "DELETE FROM payloads WHERE id IN (SELECT id FROM temp.forget)", err,
+	                errlen) != 0) {
+		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	forgotten = (long)sqlite3_changes(d->db);
+	if (exec_or_say(d, "COMMIT", err, errlen) != 0) {
+		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return forgotten;
+}

@@ -45,4 +45,13 @@ bool sc_warc_dedupe_find_uri(struct sc_warc_dedupe *d, const char *uri,
 int sc_warc_dedupe_add(struct sc_warc_dedupe *d, const char *digest, const char *id,
                        const char *uri, const char *date, char *err, size_t errlen);
 
+/* The index forgets the payloads held by the records of those n
+ * WARC-Record-IDs ("<urn:uuid:...>"): before their archive is removed, so
+ * that no later revisit refers to a record that is gone (sc-warc forget,
+ * which crawl.mk runs on a chunk's archives before it fetches the chunk
+ * again).  One transaction, one pass over the table.  Returns how many
+ * were forgotten, or -1 with the reason in err. */
+long sc_warc_dedupe_forget(struct sc_warc_dedupe *d, const char *const *ids, size_t n, char *err,
+                           size_t errlen);
+
 #endif

@@ -138,18 +138,17 @@ warc_for() {
 }
 
 # warc_forget FILE...: WARC_DEDUPE forgets the payloads of the archives
-# among FILE... before they are removed (notes).
+# among FILE... before they are removed (notes), through sc-warc forget,
+# which owns the index's format (lib/warc/dedupe.c).
 warc_forget() {
-	local f archives=() ids
+	local f archives=() said rc=0
 	[[ -n $WARC_DEDUPE && -e $WARC_DEDUPE ]] || return 0
 	for f in "$@"; do [[ ! -e $f || $f != *.warc.gz* ]] || archives+=("$f"); done
 	((${#archives[@]} > 0)) || return 0
-	command -v sqlite3 >/dev/null || die "WARC_DEDUPE needs sqlite3(1) to forget the payloads of ${archives[*]}"
-	ids=$(zcat -f -- "${archives[@]}" 2>/dev/null |
-		sed -n "s/^WARC-Record-ID: \(<urn:uuid:[0-9a-fA-F-]*>\)\r\$/'\1',/p" | tr -d '\n')
-	[[ -n $ids ]] || return 0
-	sqlite3 -batch "$WARC_DEDUPE" ".timeout 10000" "DELETE FROM payloads WHERE id IN (${ids%,});" >/dev/null ||
-		die "cannot forget the payloads of ${archives[*]} in $WARC_DEDUPE"
+	# A file a kill cut short is read as far as it is whole (status 3):
+	# what it holds is forgotten all the same.
+	said=$(sc-warc forget -q "$WARC_DEDUPE" "${archives[@]}" 2>&1) || rc=$?
+	((rc == 0 || rc == 3)) || die "cannot forget the payloads of ${archives[*]} in $WARC_DEDUPE: $said"
 }
 
 # remove FILE...: rm -f, the archives among them forgotten first.
