@@ -211,6 +211,28 @@ gaps() {
 	jq -se 'map(select(.event == "summary")) | length == 1 and (.[0] | .robots | to_entries[0].value.crawl_delay == 0.4)' <<<"$stderr"
 }
 
+@test "crawl.mk's progress watcher counts sc-fetch's metrics as it means to: a URL once at its last attempt, robots.txt never" {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	printf 'User-agent: *\nCrawl-delay: 0.05\n' >"$ROBOTS/127.0.0.1"
+	{
+		echo "$SC_BASE/page/1"
+		echo "$SC_BASE/flaky/pin?fail=1"
+		echo "$SC_BASE/status/404"
+	} >urls
+	local status=0
+	sc-fetch --robots --retries 2 --retry-base 10 --metrics metrics <urls >records || status=$?
+	assert_equal "$status" 3
+	# The lines the awk reads are there: robots.txt's (with its
+	# crawl_delay), a retried attempt, and the last ones.
+	grep -q '"robots":true,"crawl_delay"' metrics || fail "no robots.txt line with its Crawl-delay"
+	grep -q '"next":"again"' metrics || fail "no retried attempt"
+	# shellcheck source=share/sc/crawl-progress.sh
+	source "$BATS_TEST_DIRNAME/../share/sc/crawl-progress.sh"
+	run -0 awk -v LOG=1 -v L="$(stat -c %s metrics)" "$GROWN_AWK" metrics
+	# 3 URLs done, 1 failed (the 404), every byte a whole line.
+	assert_output "3 1 $(stat -c %s metrics)"
+}
+
 @test "--max-crawl-delay caps Crawl-delay; --delay, when larger, wins" {
 	printf 'User-agent: *\nCrawl-delay: 3600\n' >"$ROBOTS/127.0.0.1"
 	for i in 1 2 3; do echo "$SC_BASE/page/$i"; done >"$BATS_TEST_TMPDIR/urls"

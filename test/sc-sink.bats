@@ -260,6 +260,7 @@ sc-sink: <stdin>:4: not a JSON object
 	assert_equal "$(sqlite3 o.db 'select count(*) from records')" 4
 }
 
+# The summary's bytes are also what crawl.sh's commit_or_remove reads ({"records":N,).
 @test "records that arrive not ok are data: exit 0" {
 	run -0 --separate-stderr sc-sink o.jsonl <three.jsonl
 	assert_equal "$stderr" '{"records":3,"bad_input":0,"sinks":[{"format":"jsonl","file":"o.jsonl","records":3}]}'

@@ -338,6 +338,9 @@ static void finish_sinks(struct run *run)
 	}
 }
 
+/* The summary line on stderr.  Read by a shell step: crawl.sh's
+ * commit_or_remove keeps a chunk only when it begins {"records":N, with N
+ * the chunk's URLs (sc-sink.bats pins these bytes). */
 static void summary(const struct run *run)
 {
 	json_t *sinks = json_array();

@@ -1,7 +1,14 @@
 /* fetch_metrics: the metrics stream (sc-fetch(1) METRICS).  Owns the
  * request line written per attempt, the counters and latency histograms
  * (overall and for the busiest hosts), the summary line, and the
- * --progress line on the terminal. */
+ * --progress line on the terminal.
+ *
+ * Read by a shell step, byte for byte: crawl.mk's progress watcher
+ * (share/sc/crawl-progress.sh, GROWN_AWK) takes a line that begins
+ * {"event":"request" and holds no "next":"again" for a URL done, and
+ * "error":" for a failed one (fetch_robots.c's "robots":true marks
+ * robots.txt's).  Keep those bytes, or change the awk with them
+ * (test/sc-fetch-robots.bats runs it on these lines). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

@@ -320,6 +320,7 @@ void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job
 	(void)e;
 	if (!en)
 		return;
+	/* ,"robots":true then , or }: crawl-progress.sh's GROWN_AWK. */
 	sc_buf_add(b, ",\"robots\":true", 14);
 	if (en->state == RB_KNOWN && en->delay_ms > 0) {
 		int k = snprintf(tmp, sizeof(tmp), ",\"crawl_delay\":%.12g", en->delay_ms / 1000.0);
