@@ -129,10 +129,11 @@ static void start_stopping(struct sc_fetch_engine *e)
 	while (e->origins.nheap > 0)
 		cancel_waiting(e, fetch_heap_pop(&e->origins));
 	/* Jobs queued on origins that were not in the ring (at their cap). */
-	for (size_t i = 0; i < e->origins.hsize; i++)
-		for (struct origin *origin = e->origins.htab[i]; origin; origin = origin->hnext)
-			while (origin->queued > 0)
-				cancel_waiting(e, fetch_origin_pop(&e->origins, origin));
+	for (struct sc_strtab_link *l = e->origins.table.head; l; l = l->next) {
+		struct origin *origin = SC_STRTAB_ENTRY(l, struct origin, link);
+		while (origin->queued > 0)
+			cancel_waiting(e, fetch_origin_pop(&e->origins, origin));
+	}
 }
 
 /* The attempt curl ended (or refused to start) is dealt with; then its

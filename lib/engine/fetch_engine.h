@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/strtab.h"
 #include "core/util.h"
 #include "engine/fetch.h"
 #include "record/metrics.h"
@@ -75,7 +76,7 @@ struct job;
 struct origin {
 	/* Admission: fetch_origin.c's. */
 	char *key;                    /* "scheme://host:port" (owned) */
-	struct origin *hnext;         /* hash chain */
+	struct sc_strtab_link link;   /* in fetch_origins' table, by key */
 	struct origin *rprev, *rnext; /* the admission ring, while in it */
 	bool in_ring;
 	struct job *qhead, *qtail; /* jobs ready to start, in order */
@@ -253,8 +254,8 @@ typedef bool (*fetch_gate_fn)(void *ctx, struct origin *origin, double now, doub
 /* Origins and admission (fetch_origin.c). */
 struct fetch_origins {
 	const struct sc_fetch_options *opts; /* borrowed */
-	struct origin **htab;                /* hash table of origins, hsize buckets */
-	size_t hsize, count, count_at_sweep;
+	struct sc_strtab table;              /* the origins (struct origin's link) */
+	size_t count_at_sweep;
 	struct origin *ring;      /* admission cursor */
 	size_t queued;            /* jobs in origin queues */
 	double tokens, tokens_at; /* --rate bucket */

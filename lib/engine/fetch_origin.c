@@ -11,31 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hash.h"
+#include "core/strtab.h"
 #include "engine/fetch_engine.h"
 
-static void origin_grow(struct fetch_origins *o)
+static struct origin *origin_of(struct sc_strtab_link *link)
 {
-	size_t nsize = o->hsize ? o->hsize * 2 : 256;
-	struct origin **nt = sc_calloc(nsize, sizeof(*nt));
-
-	for (size_t i = 0; i < o->hsize; i++) {
-		struct origin *origin = o->htab[i], *next;
-		for (; origin; origin = next) {
-			next = origin->hnext;
-			size_t b = sc_fnv1a_str(origin->key) & (nsize - 1);
-			origin->hnext = nt[b];
-			nt[b] = origin;
-		}
-	}
-	free(o->htab);
-	o->htab = nt;
-	o->hsize = nsize;
+	return link ? SC_STRTAB_ENTRY(link, struct origin, link) : NULL;
 }
 
 static void origin_free(struct fetch_origins *o, struct origin *origin)
 {
-	o->count--;
+	sc_strtab_remove(&o->table, &origin->link);
 	free(origin->key);
 	free(origin);
 }
@@ -44,44 +30,32 @@ static void origin_free(struct fetch_origins *o, struct origin *origin)
  * table stays as small as the set of hosts in play. */
 static void origin_sweep(struct fetch_origins *o, double now)
 {
-	for (size_t i = 0; i < o->hsize; i++) {
-		struct origin **pp = &o->htab[i];
-		while (*pp) {
-			struct origin *origin = *pp;
-			bool idle = origin->refs == 0 && origin->next_start <= now &&
-			            origin->paused_until <= now && origin->pace_next <= now &&
-			            origin->pace_until <= now &&
-			            (o->opts->host_rate <= 0 || now - origin->tokens_at > 10000);
-			if (idle) {
-				*pp = origin->hnext;
-				origin_free(o, origin);
-			} else {
-				pp = &origin->hnext;
-			}
-		}
+	for (struct sc_strtab_link *l = o->table.head, *next; l; l = next) {
+		struct origin *origin = origin_of(l);
+		next = l->next;
+		bool idle = origin->refs == 0 && origin->next_start <= now &&
+		            origin->paused_until <= now && origin->pace_next <= now &&
+		            origin->pace_until <= now &&
+		            (o->opts->host_rate <= 0 || now - origin->tokens_at > 10000);
+		if (idle)
+			origin_free(o, origin);
 	}
-	o->count_at_sweep = o->count;
+	o->count_at_sweep = o->table.count;
 }
 
 struct origin *fetch_origin_get(struct fetch_origins *o, const char *key, double now)
 {
-	if (o->hsize == 0 || o->count >= o->hsize)
-		origin_grow(o);
-	size_t b = sc_fnv1a_str(key) & (o->hsize - 1);
-	for (struct origin *origin = o->htab[b]; origin; origin = origin->hnext)
-		if (strcmp(origin->key, key) == 0)
-			return origin;
-	if (o->count >= 4096 && o->count >= 2 * o->count_at_sweep) {
+	struct origin *origin = origin_of(sc_strtab_find(&o->table, key));
+
+	if (origin)
+		return origin;
+	if (o->table.count >= 4096 && o->table.count >= 2 * o->count_at_sweep)
 		origin_sweep(o, now);
-		b = sc_fnv1a_str(key) & (o->hsize - 1);
-	}
-	struct origin *origin = sc_calloc(1, sizeof(*origin));
+	origin = sc_calloc(1, sizeof(*origin));
 	origin->key = sc_strdup(key);
 	origin->tokens = 1;
 	origin->tokens_at = now;
-	origin->hnext = o->htab[b];
-	o->htab[b] = origin;
-	o->count++;
+	sc_strtab_add(&o->table, &origin->link, origin->key);
 	return origin;
 }
 
@@ -104,16 +78,9 @@ void fetch_origins_set_gate(struct fetch_origins *o, fetch_gate_fn gate, void *c
 
 void fetch_origins_free(struct fetch_origins *o)
 {
-	for (size_t i = 0; i < o->hsize; i++) {
-		struct origin *origin = o->htab[i], *next;
-		for (; origin; origin = next) {
-			next = origin->hnext;
-			origin_free(o, origin);
-		}
-	}
-	free(o->htab);
-	o->htab = NULL;
-	o->hsize = 0;
+	while (o->table.head)
+		origin_free(o, origin_of(o->table.head));
+	sc_strtab_free(&o->table);
 	free(o->heap);
 	o->heap = NULL;
 }
@@ -380,13 +347,7 @@ void fetch_origin_set_pace(struct fetch_origins *o, struct origin *origin, long 
 
 struct origin *fetch_origin_find(struct fetch_origins *o, const char *key)
 {
-	if (o->hsize == 0)
-		return NULL;
-	size_t b = sc_fnv1a_str(key) & (o->hsize - 1);
-	for (struct origin *origin = o->htab[b]; origin; origin = origin->hnext)
-		if (strcmp(origin->key, key) == 0)
-			return origin;
-	return NULL;
+	return origin_of(sc_strtab_find(&o->table, key));
 }
 
 void fetch_origin_ref(struct origin *origin)

@@ -20,7 +20,7 @@
 
 struct pace_entry {
 	char *key;                        /* the origin's key (owned) */
-	struct pace_entry *hnext, *next;  /* hash chain; the run's list */
+	struct sc_strtab_link link;       /* in fetch_pace's table, by key */
 	struct pace_entry *dnext;         /* the list of blocked origins, while in it */
 	struct pace_entry *snext;         /* the list of requests sent, while in it */
 	bool sent_pending;                /* in that list */
@@ -34,13 +34,16 @@ struct pace_entry {
 struct fetch_pace {
 	bool adaptive;
 	struct sc_origin_state *state; /* --origin-state, or NULL */
-	struct pace_entry **htab;      /* hsize buckets */
-	size_t hsize, count;
-	struct pace_entry *head, *tail; /* in order of first use */
-	struct pace_entry *blocked;     /* blocked past --retry-max-wait */
-	struct pace_entry *sent;        /* a claimed start went out: to record */
-	uint64_t held, state_errors;    /* starts another process held; file errors */
+	struct sc_strtab table;        /* the entries, in order of first use */
+	struct pace_entry *blocked;    /* blocked past --retry-max-wait */
+	struct pace_entry *sent;       /* a claimed start went out: to record */
+	uint64_t held, state_errors;   /* starts another process held; file errors */
 };
+
+static struct pace_entry *entry_of(struct sc_strtab_link *link)
+{
+	return link ? SC_STRTAB_ENTRY(link, struct pace_entry, link) : NULL;
+}
 
 bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
 {
@@ -69,12 +72,13 @@ void fetch_pace_free(struct sc_fetch_engine *e)
 
 	if (!fp)
 		return;
-	for (struct pace_entry *en = fp->head, *next; en; en = next) {
-		next = en->next;
+	for (struct sc_strtab_link *l = fp->table.head, *next; l; l = next) {
+		struct pace_entry *en = entry_of(l);
+		next = l->next;
 		free(en->key);
 		free(en);
 	}
-	free(fp->htab);
+	sc_strtab_free(&fp->table);
 	sc_origin_state_close(fp->state);
 	free(fp);
 	e->pace = NULL;
@@ -132,20 +136,6 @@ static void restore(struct sc_fetch_engine *e, struct pace_entry *en, double now
 	sc_pace_bound(p, p->max_limit, p->min_interval_ms);
 }
 
-static void table_grow(struct fetch_pace *fp)
-{
-	size_t nsize = fp->hsize ? fp->hsize * 2 : 256;
-
-	free(fp->htab);
-	fp->htab = sc_calloc(nsize, sizeof(*fp->htab));
-	fp->hsize = nsize;
-	for (struct pace_entry *en = fp->head; en; en = en->next) {
-		size_t b = sc_fnv1a_str(en->key) & (nsize - 1);
-		en->hnext = fp->htab[b];
-		fp->htab[b] = en;
-	}
-}
-
 static struct pace_entry *entry_new(struct sc_fetch_engine *e, const char *key, double now)
 {
 	struct fetch_pace *fp = e->pace;
@@ -157,15 +147,7 @@ static struct pace_entry *entry_new(struct sc_fetch_engine *e, const char *key, 
 	             sc_retry_state_seed(e->loop.retry) ^ sc_fnv1a_str(key));
 	if (fp->adaptive && fp->state)
 		restore(e, en, now);
-	size_t b = sc_fnv1a_str(key) & (fp->hsize - 1);
-	en->hnext = fp->htab[b];
-	fp->htab[b] = en;
-	if (fp->tail)
-		fp->tail->next = en;
-	else
-		fp->head = en;
-	fp->tail = en;
-	fp->count++;
+	sc_strtab_add(&fp->table, &en->link, en->key);
 	return en;
 }
 
@@ -185,12 +167,7 @@ static struct pace_entry *entry_for(struct sc_fetch_engine *e, struct origin *or
 
 	if (origin->pace)
 		return origin->pace;
-	if (fp->count >= fp->hsize)
-		table_grow(fp);
-	size_t b = sc_fnv1a_str(origin->key) & (fp->hsize - 1);
-	struct pace_entry *en = fp->htab[b];
-	while (en && strcmp(en->key, origin->key) != 0)
-		en = en->hnext;
+	struct pace_entry *en = entry_of(sc_strtab_find(&fp->table, origin->key));
 	if (!en)
 		en = entry_new(e, origin->key, now);
 	origin->pace = en;
@@ -419,7 +396,8 @@ void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double
 		return;
 	if (fp->adaptive) {
 		json_t *all = json_object();
-		for (struct pace_entry *en = fp->head; en; en = en->next) {
+		for (struct sc_strtab_link *l = fp->table.head; l; l = l->next) {
+			struct pace_entry *en = entry_of(l);
 			if (en->throttles == 0)
 				continue;
 			double blocked = en->pace.blocked_ms;

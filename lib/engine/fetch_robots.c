@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hash.h"
 #include "engine/fetch_engine.h"
 #include "web/robots.h"
 
@@ -28,8 +27,8 @@ enum robots_state {
 };
 
 struct robots_entry {
-	char *key;                         /* the origin's key (owned) */
-	struct robots_entry *hnext, *next; /* hash chain; the run's list */
+	char *key;                  /* the origin's key (owned) */
+	struct sc_strtab_link link; /* in fetch_robots' table, by key */
 	enum robots_state state;
 	struct sc_robots *rules; /* when KNOWN (owned) */
 	long status;             /* of the robots.txt answer; 0: none */
@@ -39,15 +38,18 @@ struct robots_entry {
 };
 
 struct fetch_robots {
-	struct robots_entry **htab; /* hsize buckets */
-	size_t hsize, count;
-	struct robots_entry *head, *tail; /* in order of first use */
-	char *agent;                      /* product token (owned) */
-	struct sc_robots_cache *cache;    /* --robots-cache, or NULL */
+	struct sc_strtab table;        /* the entries, in order of first use */
+	char *agent;                   /* product token (owned) */
+	struct sc_robots_cache *cache; /* --robots-cache, or NULL */
 	uint64_t cache_hits, cache_errors;
 };
 
 static bool robots_admissible(void *ctx, struct origin *origin, double now, double *wake);
+
+static struct robots_entry *entry_of(struct sc_strtab_link *link)
+{
+	return link ? SC_STRTAB_ENTRY(link, struct robots_entry, link) : NULL;
+}
 
 bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 {
@@ -78,54 +80,29 @@ void fetch_robots_free(struct sc_fetch_engine *e)
 
 	if (!rb)
 		return;
-	for (struct robots_entry *en = rb->head, *next; en; en = next) {
-		next = en->next;
+	for (struct sc_strtab_link *l = rb->table.head, *next; l; l = next) {
+		struct robots_entry *en = entry_of(l);
+		next = l->next;
 		sc_robots_free(en->rules);
 		free(en->key);
 		free(en);
 	}
-	free(rb->htab);
+	sc_strtab_free(&rb->table);
 	free(rb->agent);
 	sc_robots_cache_close(rb->cache);
 	free(rb);
 	e->robots = NULL;
 }
 
-static void table_grow(struct fetch_robots *rb)
-{
-	size_t nsize = rb->hsize ? rb->hsize * 2 : 256;
-
-	free(rb->htab);
-	rb->htab = sc_calloc(nsize, sizeof(*rb->htab));
-	rb->hsize = nsize;
-	for (struct robots_entry *en = rb->head; en; en = en->next) {
-		size_t b = sc_fnv1a_str(en->key) & (nsize - 1);
-		en->hnext = rb->htab[b];
-		rb->htab[b] = en;
-	}
-}
-
 static struct robots_entry *entry_for(struct fetch_robots *rb, struct origin *origin)
 {
 	if (origin->robots)
 		return origin->robots;
-	if (rb->count >= rb->hsize)
-		table_grow(rb);
-	size_t b = sc_fnv1a_str(origin->key) & (rb->hsize - 1);
-	struct robots_entry *en = rb->htab[b];
-	while (en && strcmp(en->key, origin->key) != 0)
-		en = en->hnext;
+	struct robots_entry *en = entry_of(sc_strtab_find(&rb->table, origin->key));
 	if (!en) {
 		en = sc_calloc(1, sizeof(*en));
 		en->key = sc_strdup(origin->key);
-		en->hnext = rb->htab[b];
-		rb->htab[b] = en;
-		if (rb->tail)
-			rb->tail->next = en;
-		else
-			rb->head = en;
-		rb->tail = en;
-		rb->count++;
+		sc_strtab_add(&rb->table, &en->link, en->key);
 	}
 	return origin->robots = en;
 }
@@ -338,7 +315,8 @@ void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary)
 	if (!rb)
 		return;
 	json_t *all = json_object();
-	for (struct robots_entry *en = rb->head; en; en = en->next) {
+	for (struct sc_strtab_link *l = rb->table.head; l; l = l->next) {
+		struct robots_entry *en = entry_of(l);
 		if (en->state != RB_KNOWN)
 			continue;
 		size_t n;
