@@ -1,7 +1,12 @@
 /* agg: the figures.  Owns the totals, the hosts (a hash table of them),
  * the timeline's bins and the rounds.  Latencies are kept exactly, one
  * float per request overall and one per request in its host's vector (8
- * bytes a request), so that percentiles are exact. */
+ * bytes a request), so that percentiles are exact.
+ *
+ * Its host table is its own, not lib/core/strtab's: a host is looked up
+ * by the bytes of the metrics line being read (a key and its length, no
+ * NUL, no copy made for a host already known), once per request line, and
+ * the hosts are an array that the report sorts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
