@@ -404,11 +404,11 @@ static void test_origin(void)
 
 	/* A long host is not cut (the engine's and sc-report's 1 KiB
 	 * buffers cut it; robots.txt's key did not). */
-	char url[1200], want[1200];
-	memcpy(url, "http://", 7);
-	memset(url + 7, 'a', 1100);
-	strcpy(url + 1107, ".example/");
-	snprintf(want, sizeof(want), "http://%.1100s.example:80", url + 7);
+	char host[1101], url[1200], want[1200];
+	memset(host, 'a', 1100);
+	host[1100] = '\0';
+	snprintf(url, sizeof(url), "http://%s.example/", host);
+	snprintf(want, sizeof(want), "http://%s.example:80", host);
 	key = sc_url_origin_of(url);
 	is_str(key, want, "a 1,100-byte host whole");
 	free(key);
