@@ -80,11 +80,12 @@ static int add_link(struct run *r, const char *link, const char *base, const cha
 	const struct options *o = r->o;
 	struct cand *k = &r->cand[r->ncand];
 	struct sc_url u; /* a view of the URL in r->urls: nothing to free */
-	const char *error;
+	char error[128];
 	size_t at, before = r->urls.len;
 
 	r->c->links++;
-	if (sc_url_canonical_buf(link, base, o->strip_query, &r->urls, &at, &u, &error) < 0) {
+	if (sc_url_canonical_buf(link, base, o->strip_query, &r->urls, &at, &u, error,
+	                         sizeof(error)) < 0) {
 		r->c->reason[strcmp(error, "not http or https") == 0 ? R_NOT_HTTP : R_NOT_URL]++;
 		return 0;
 	}
@@ -142,7 +143,7 @@ static int add_page(struct run *r, const struct sc_lines *in, const struct sc_li
 	const char *url = member_string(rec, "url"), *seed = member_string(rec, "seed");
 	const char *base = member_string(rec, "final_url");
 	struct sc_url seed_url = { 0 };
-	const char *error;
+	char error[128];
 	char *key = NULL;
 	int rc = 0;
 
@@ -167,8 +168,10 @@ static int add_page(struct run *r, const struct sc_lines *in, const struct sc_li
 		return 0;
 	}
 	/* A page without a seed is a seed itself. */
-	if ((seed && sc_url_canonical(seed, NULL, o->strip_query, &seed_url, &error) == 0) ||
-	    (url && sc_url_canonical(url, NULL, o->strip_query, &seed_url, &error) == 0))
+	if ((seed &&
+	     sc_url_canonical(seed, NULL, o->strip_query, &seed_url, error, sizeof(error)) == 0) ||
+	    (url &&
+	     sc_url_canonical(url, NULL, o->strip_query, &seed_url, error, sizeof(error)) == 0))
 		key = scope_key(o->scope, &seed_url);
 	size_t i;
 	const json_t *link;

@@ -493,7 +493,8 @@ static const char *parse_error(CURLUcode uc)
 	}
 }
 
-int sc_url_canonical(const char *text, const char *base, const regex_t *strip_query,
+/* sc_url_canonical, its reason one of this file's fixed texts. */
+static int canonical(const char *text, const char *base, const regex_t *strip_query,
                      struct sc_url *out, const char **error)
 {
 	size_t len;
@@ -547,15 +548,27 @@ done:
 	return rc;
 }
 
+int sc_url_canonical(const char *text, const char *base, const regex_t *strip_query,
+                     struct sc_url *out, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	int rc = canonical(text, base, strip_query, out, &why);
+
+	if (rc < 0)
+		snprintf(err, errlen, "%s", why);
+	return rc;
+}
+
 int sc_url_canonical_buf(const char *text, const char *base, const regex_t *strip_query,
-                         struct sc_buf *to, size_t *at, struct sc_url *out, const char **error)
+                         struct sc_buf *to, size_t *at, struct sc_url *out, char *err,
+                         size_t errlen)
 {
 	size_t len, before = to->len;
 	const char *url = text;
 
 	memset(out, 0, sizeof(*out));
 	if (!canonical_already(text, strip_query, out, &len)) {
-		if (sc_url_canonical(text, base, strip_query, out, error) < 0)
+		if (sc_url_canonical(text, base, strip_query, out, err, errlen) < 0)
 			return -1;
 		url = out->url;
 		len = strlen(url);
@@ -565,7 +578,7 @@ int sc_url_canonical_buf(const char *text, const char *base, const regex_t *stri
 		sc_url_free(out);
 	if (rc < 0) {
 		sc_buf_truncate(to, before);
-		*error = "not a URL: too long";
+		snprintf(err, errlen, "not a URL: too long");
 		return -1;
 	}
 	*at = before;

@@ -53,10 +53,10 @@ struct sc_url {
  * NULL, removes every query parameter whose name it matches (regexec on
  * the name, after percent-encoding normalisation), and a query left empty
  * is dropped with its '?'.  Userinfo is kept.
- * Returns 0 and fills *out, or -1 with *error set ("not a URL: ...",
- * "not http or https"). */
+ * Returns 0 and fills *out, or -1 with the reason in err ("not a URL:
+ * ...", "not http or https"). */
 int sc_url_canonical(const char *text, const char *base, const regex_t *strip_query,
-                     struct sc_url *out, const char **error);
+                     struct sc_url *out, char *err, size_t errlen);
 void sc_url_free(struct sc_url *u);
 
 struct sc_buf;
@@ -64,10 +64,11 @@ struct sc_buf;
  * caller that keeps many URLs (sc-frontier's batches): one allocation for
  * all of them instead of one each.  The URL is at to->p + *at; out gets
  * the offsets and https, and out->url is NULL (there is nothing to free).
- * Returns 0, or -1 with *error set and to unchanged (also when to's
- * maximum is reached: "not a URL: too long"). */
+ * Returns 0, or -1 with the reason in err and to unchanged (also when
+ * to's maximum is reached: "not a URL: too long"). */
 int sc_url_canonical_buf(const char *text, const char *base, const regex_t *strip_query,
-                         struct sc_buf *to, size_t *at, struct sc_url *out, const char **error);
+                         struct sc_buf *to, size_t *at, struct sc_url *out, char *err,
+                         size_t errlen);
 
 /* The canonical URL's host, a new string: the same host always gives the
  * same key, whatever case, port or IDN form the URLs used. */

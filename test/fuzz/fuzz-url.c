@@ -38,8 +38,8 @@ static void check_pasted(const char *text, size_t len)
 		if (*c == ' ' || *c >= 0x80)
 			plain = false;
 	struct sc_url u;
-	const char *error = NULL;
-	if (!plain && sc_url_canonical(once, NULL, NULL, &u, &error) == 0)
+	char error[256] = "";
+	if (!plain && sc_url_canonical(once, NULL, NULL, &u, error, sizeof(error)) == 0)
 		fuzz_fail("'%s' keeps a space or non-ASCII, yet is canonical as '%s'", once, u.url);
 	free(once);
 }
@@ -60,8 +60,8 @@ static void check_canonical(const struct sc_url *u)
 			fuzz_fail("host not lower-case: '%s'", url);
 
 	struct sc_url again;
-	const char *error = NULL;
-	if (sc_url_canonical(url, NULL, NULL, &again, &error) != 0)
+	char error[256] = "";
+	if (sc_url_canonical(url, NULL, NULL, &again, error, sizeof(error)) != 0)
 		fuzz_fail("a canonical URL is refused: '%s' (%s)", url, error);
 	if (strcmp(again.url, url) != 0)
 		fuzz_fail("not idempotent: '%s' then '%s'", url, again.url);
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size + 1);
 	const char *base = NULL;
 	struct sc_url u;
-	const char *error = NULL;
+	char error[256] = "";
 
 	if (!text)
 		return 0;
@@ -96,10 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A base must be an absolute URL: skip the resolution with another. */
 	if (base && strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
 		base = NULL;
-	if (sc_url_canonical(text, base, NULL, &u, &error) == 0) {
+	if (sc_url_canonical(text, base, NULL, &u, error, sizeof(error)) == 0) {
 		check_canonical(&u);
 		sc_url_free(&u);
-	} else if (!error) {
+	} else if (!error[0]) {
 		fuzz_fail("refused without a reason: '%s'", text);
 	}
 	free(text);

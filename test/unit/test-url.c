@@ -16,14 +16,14 @@ static bool same_in_buf(const char *text, const char *base, const regex_t *strip
 {
 	struct sc_buf b;
 	struct sc_url v;
-	const char *e = NULL;
+	char e[256] = "";
 	size_t at = 0;
 	bool same;
 
 	sc_buf_init(&b, 1 << 20);
 	sc_buf_adds(&b, "before");
-	if (sc_url_canonical_buf(text, base, strip, &b, &at, &v, &e) != 0)
-		same = !u && e && strcmp(e, error) == 0 && b.len == 6;
+	if (sc_url_canonical_buf(text, base, strip, &b, &at, &v, e, sizeof(e)) != 0)
+		same = !u && strcmp(e, error) == 0 && b.len == 6;
 	else
 		same = u && !v.url && at == 6 && strcmp(b.p + at, u->url) == 0 &&
 		       b.len == at + strlen(u->url) + 1 && v.host_off == u->host_off &&
@@ -39,9 +39,9 @@ static const char *canon_base(const char *text, const char *base, const regex_t 
 {
 	static char buf[4096];
 	struct sc_url u;
-	const char *error = NULL;
+	char error[256] = "";
 
-	if (sc_url_canonical(text, base, strip, &u, &error) != 0) {
+	if (sc_url_canonical(text, base, strip, &u, error, sizeof(error)) != 0) {
 		snprintf(buf, sizeof(buf), "ERROR: %s", error);
 		if (!same_in_buf(text, base, strip, NULL, error))
 			ok(0, "sc_url_canonical_buf refuses %s as well", text);
@@ -247,11 +247,11 @@ static void test_from_pasted(void)
 static void test_host_and_directory(void)
 {
 	struct sc_url u;
-	const char *error;
+	char error[256] = "";
 	char *s;
 
 	if (sc_url_canonical("http://User@WWW.Example.com:8080/a/b/c.html?x=/y", NULL, NULL, &u,
-	                     &error) != 0) {
+	                     error, sizeof(error)) != 0) {
 		ok(0, "parse: %s", error);
 		return;
 	}
@@ -263,7 +263,7 @@ static void test_host_and_directory(void)
 	free(s);
 	ok(!u.https, "http is not https");
 	sc_url_free(&u);
-	if (sc_url_canonical("https://h", NULL, NULL, &u, &error) == 0) {
+	if (sc_url_canonical("https://h", NULL, NULL, &u, error, sizeof(error)) == 0) {
 		s = sc_url_directory(&u);
 		is_str(s, "https://h/", "the root's directory is itself");
 		free(s);
@@ -304,17 +304,19 @@ static void test_canonical_buf(void)
 {
 	struct sc_buf b;
 	struct sc_url u;
-	const char *error = NULL;
+	char error[256] = "";
 	size_t at1 = 99, at2 = 99;
 
 	sc_buf_init(&b, 40);
-	ok(sc_url_canonical_buf("http://a.example/x", NULL, NULL, &b, &at1, &u, &error) == 0 &&
-	           sc_url_canonical_buf("HTTP://B.example:80/%7e", NULL, NULL, &b, &at2, &u,
-	                                &error) == 0,
+	ok(sc_url_canonical_buf("http://a.example/x", NULL, NULL, &b, &at1, &u, error,
+	                        sizeof(error)) == 0 &&
+	           sc_url_canonical_buf("HTTP://B.example:80/%7e", NULL, NULL, &b, &at2, &u, error,
+	                                sizeof(error)) == 0,
 	   "two URLs, the fast path and curl's, one after the other");
 	ok(at1 == 0 && at2 == 19 && strcmp(b.p + at2, "http://b.example/~") == 0 && b.len == 38,
 	   "each NUL-terminated, at its offset");
-	ok(sc_url_canonical_buf("http://c.example/", NULL, NULL, &b, &at1, &u, &error) == -1 &&
+	ok(sc_url_canonical_buf("http://c.example/", NULL, NULL, &b, &at1, &u, error,
+	                        sizeof(error)) == -1 &&
 	           strcmp(error, "not a URL: too long") == 0 && b.len == 38,
 	   "past the buffer's maximum: refused, the buffer as it was");
 	sc_buf_free(&b);
