@@ -38,8 +38,9 @@ struct records {
 	json_t *by_id, *by_digest, *by_uri; /* -> [file, offset] of a response */
 	json_t *deferred;                   /* [file, offset] of waiting revisits */
 	struct sc_buf chunks, decoded, scratch;
-	struct sc_buf line; /* the output line being made */
-	const char *body;   /* the decoded body (decode_body) */
+	struct sc_buf line;     /* the output line being made */
+	const char *body;       /* the decoded body (decode_body) */
+	char decode_error[128]; /* why decode_body could not */
 	size_t body_len;
 	uint64_t written, failed;
 	bool problems;
@@ -149,13 +150,15 @@ static const char *decode_body(struct records *r, const struct sc_warc_http *msg
 		*end = '\0';
 		if (*s && strcasecmp(s, "identity") != 0) {
 			sc_buf_reset(&r->scratch);
-			if (sc_warc_content_decode(s, r->body, r->body_len, &r->scratch, &why) ==
-			    0) {
+			if (sc_warc_content_decode(s, r->body, r->body_len, &r->scratch,
+			                           r->decode_error, sizeof(r->decode_error)) == 0) {
 				struct sc_buf t = r->decoded;
 				r->decoded = r->scratch;
 				r->scratch = t;
 				r->body = r->decoded.p ? r->decoded.p : "";
 				r->body_len = r->decoded.len;
+			} else {
+				why = r->decode_error;
 			}
 		}
 		if (c == codings)

@@ -2,6 +2,7 @@
 
 #include <libdeflate.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -28,13 +29,13 @@ int sc_warc_gz_magic(const unsigned char *in, size_t n)
 #define STEP ((size_t)256 << 10)
 
 enum sc_warc_gz_status sc_warc_gz_member(z_stream *z, const unsigned char *in, size_t n,
-                                         struct sc_buf *out, size_t *used, const char **why)
+                                         struct sc_buf *out, size_t *used, char *err, size_t errlen)
 {
 	static unsigned char sink[64 << 10];
 	int rc;
 
-	if (why)
-		*why = NULL;
+	if (err && errlen)
+		*err = '\0';
 	if (!sc_warc_gz_magic(in, n))
 		return n < 3 ? SC_WARC_GZ_CUT : SC_WARC_GZ_BAD;
 	inflateReset(z);
@@ -69,8 +70,8 @@ enum sc_warc_gz_status sc_warc_gz_member(z_stream *z, const unsigned char *in, s
 	}
 	if (rc == Z_BUF_ERROR && z->avail_in == 0 && left == 0)
 		return SC_WARC_GZ_CUT;
-	if (why)
-		*why = z->msg ? z->msg : "corrupt data";
+	if (err)
+		snprintf(err, errlen, "%s", z->msg ? z->msg : "corrupt data");
 	return SC_WARC_GZ_BAD;
 }
 
@@ -95,7 +96,7 @@ struct libdeflate_decompressor *sc_warc_gz_inflater(void)
 
 enum sc_warc_gz_status sc_warc_gz_whole(struct libdeflate_decompressor *d, z_stream *z,
                                         const unsigned char *in, size_t n, struct sc_buf *out,
-                                        size_t *used, const char **why)
+                                        size_t *used, char *err, size_t errlen)
 {
 	size_t start = out->len;
 	size_t room = out->cap > start + WHOLE_MIN ? out->cap - start - 1 : WHOLE_MIN;
@@ -108,12 +109,12 @@ enum sc_warc_gz_status sc_warc_gz_whole(struct libdeflate_decompressor *d, z_str
 		if (rc == LIBDEFLATE_SUCCESS) {
 			sc_buf_setlen(out, start + out_len);
 			*used = in_used;
-			if (why)
-				*why = NULL;
+			if (err && errlen)
+				*err = '\0';
 			return SC_WARC_GZ_OK;
 		}
 		if (rc != LIBDEFLATE_INSUFFICIENT_SPACE)
 			break;
 	}
-	return sc_warc_gz_member(z, in, n, out, used, why);
+	return sc_warc_gz_member(z, in, n, out, used, err, errlen);
 }

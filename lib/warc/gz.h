@@ -34,10 +34,11 @@ void sc_warc_gz_end(z_stream *z);
 
 /* Inflates the member at in (n bytes available) and appends its content
  * to out (out NULL: the content is only checked, not kept).  *used gets
- * the member's compressed length when it is whole.  *why (may be NULL)
- * gets zlib's message for a bad member. */
+ * the member's compressed length when it is whole.  err (may be NULL)
+ * gets zlib's message for a bad member, "" otherwise. */
 enum sc_warc_gz_status sc_warc_gz_member(z_stream *z, const unsigned char *in, size_t n,
-                                         struct sc_buf *out, size_t *used, const char **why);
+                                         struct sc_buf *out, size_t *used, char *err,
+                                         size_t errlen);
 
 struct libdeflate_decompressor;
 
@@ -49,7 +50,7 @@ struct libdeflate_decompressor *sc_warc_gz_inflater(void);
  * d when it can be, else by z. */
 enum sc_warc_gz_status sc_warc_gz_whole(struct libdeflate_decompressor *d, z_stream *z,
                                         const unsigned char *in, size_t n, struct sc_buf *out,
-                                        size_t *used, const char **why);
+                                        size_t *used, char *err, size_t errlen);
 
 /* Does the data begin like a gzip member (1f 8b 08)? */
 int sc_warc_gz_magic(const unsigned char *in, size_t n);

@@ -2,6 +2,7 @@
 
 #include <brotli/decode.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -209,8 +210,9 @@ static int brotli_all(const char *p, size_t n, struct sc_buf *out, const char **
 	return -1;
 }
 
-int sc_warc_content_decode(const char *encoding, const char *p, size_t n, struct sc_buf *out,
-                           const char **why)
+/* sc_warc_content_decode, its reason one of these fixed texts. */
+static int content_decode(const char *encoding, const char *p, size_t n, struct sc_buf *out,
+                          const char **why)
 {
 	if (!encoding || !*encoding || strcasecmp(encoding, "identity") == 0)
 		return sc_buf_add(out, p, n) == 0 ? 0 : (*why = "body too large", -1);
@@ -228,4 +230,15 @@ int sc_warc_content_decode(const char *encoding, const char *p, size_t n, struct
 		return brotli_all(p, n, out, why);
 	*why = "unknown Content-Encoding";
 	return -1;
+}
+
+int sc_warc_content_decode(const char *encoding, const char *p, size_t n, struct sc_buf *out,
+                           char *err, size_t errlen)
+{
+	const char *why = NULL;
+	int rc = content_decode(encoding, p, n, out, &why);
+
+	if (rc != 0)
+		snprintf(err, errlen, "%s", why ? why : "bad data");
+	return rc;
 }

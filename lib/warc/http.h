@@ -42,9 +42,9 @@ bool sc_warc_http_has_token(const struct sc_warc_http *msg, const char *name, co
 int sc_warc_dechunk(const char *p, size_t n, struct sc_buf *out);
 
 /* Undoes a Content-Encoding (gzip, x-gzip, deflate, br; identity or none
- * is a copy) into out.  Returns 0, or -1 with the reason in *why (an
+ * is a copy) into out.  Returns 0, or -1 with the reason in err (an
  * encoding not known, or bad data). */
 int sc_warc_content_decode(const char *encoding, const char *p, size_t n, struct sc_buf *out,
-                           const char **why);
+                           char *err, size_t errlen);
 
 #endif

@@ -317,11 +317,11 @@ static enum sc_warc_next next_gzip(struct sc_warc_reader *r, struct sc_warc_rec 
 	if (r->pos >= r->size)
 		return SC_WARC_END;
 	size_t start = r->pos, used = 0;
-	const char *why;
+	char why[128];
 	sc_buf_shrink(&r->content, (size_t)16 << 20);
 	r->content_pos = 0;
 	switch (sc_warc_gz_whole(r->inflater, &r->z, r->data + start, r->size - start, &r->content,
-	                         &used, &why)) {
+	                         &used, why, sizeof(why))) {
 	case SC_WARC_GZ_OK:
 		r->pos = start + used;
 		r->member_offset = start;
@@ -345,7 +345,7 @@ static enum sc_warc_next next_gzip(struct sc_warc_reader *r, struct sc_warc_rec 
 		if (!sc_warc_gz_magic(r->data + start, r->size - start))
 			return problem_at(problem, start, "not a gzip member");
 		return problem_at(problem, start, "corrupt gzip member: %s",
-		                  why ? why : "bad data");
+		                  why[0] ? why : "bad data");
 	}
 }
 

@@ -296,7 +296,8 @@ static size_t whole_members(const unsigned char *p, size_t n)
 	size_t at = 0, used;
 
 	sc_warc_gz_begin(&z);
-	while (at < n && sc_warc_gz_member(&z, p + at, n - at, NULL, &used, NULL) == SC_WARC_GZ_OK)
+	while (at < n &&
+	       sc_warc_gz_member(&z, p + at, n - at, NULL, &used, NULL, 0) == SC_WARC_GZ_OK)
 		at += used;
 	sc_warc_gz_end(&z);
 	return at;

@@ -70,7 +70,7 @@ static void use_record(const struct sc_warc_rec *rec, struct sc_buf *scratch)
 	struct sc_warc_http msg;
 	int problems = 0;
 	size_t total = 0;
-	const char *why;
+	char why[128];
 
 	sc_warc_verify(rec, count, &problems);
 	sc_buf_reset(scratch);
@@ -89,7 +89,8 @@ static void use_record(const struct sc_warc_rec *rec, struct sc_buf *scratch)
 	sc_warc_dechunk(msg.payload, msg.payload_len, scratch);
 	char *enc = sc_warc_http_field(&msg, "Content-Encoding");
 	sc_buf_reset(scratch);
-	sc_warc_content_decode(enc ? enc : "gzip", msg.payload, msg.payload_len, scratch, &why);
+	sc_warc_content_decode(enc ? enc : "gzip", msg.payload, msg.payload_len, scratch, why,
+	                       sizeof(why));
 	free(enc);
 }
 
