@@ -63,11 +63,10 @@ bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 	rb->agent = o->robots_agent ? sc_strdup(o->robots_agent)
 	                            : sc_robots_product_token(o->user_agent);
 	if (o->robots_cache_path) {
-		char *why = NULL;
-		rb->cache = sc_robots_cache_open(o->robots_cache_path, &why);
+		char why[200];
+		rb->cache = sc_robots_cache_open(o->robots_cache_path, why, sizeof(why));
 		if (!rb->cache) {
-			snprintf(err, 256, "--robots-cache: %s", why ? why : "cannot open");
-			free(why);
+			snprintf(err, 256, "--robots-cache: %s", why);
 			return false;
 		}
 	}
@@ -182,10 +181,10 @@ bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
 	struct robots_entry *en = entry_for(rb, job->origin);
 	if (en->state == RB_UNKNOWN && rb->cache) {
 		long status = 0;
-		char *body = NULL, *err = NULL;
+		char *body = NULL;
 		size_t len = 0;
 		int found = sc_robots_cache_get(rb->cache, en->key, sc_wall_ms(), &status, &body,
-		                                &len, &err);
+		                                &len, NULL, 0);
 		if (found > 0) {
 			rb->cache_hits++;
 			en->cached = true;
@@ -194,7 +193,6 @@ bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
 			rb->cache_errors++; /* fetched instead */
 		}
 		free(body);
-		free(err);
 	}
 	if (en->state == RB_UNKNOWN)
 		request_robots(e, en, job->origin, sc_now_ms());
@@ -256,11 +254,9 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 	}
 	entry_know(e, en, status, body, len, sent);
 	if (e->robots->cache && status != 0) {
-		char *err = NULL;
 		if (sc_robots_cache_put(e->robots->cache, en->key, sc_wall_ms(), status, body, len,
-		                        &err) != 0)
+		                        NULL, 0) != 0)
 			e->robots->cache_errors++;
-		free(err);
 	}
 	/* Sort the held queue, in its order. */
 	for (size_t n = origin->queued; n > 0; n--) {

@@ -130,21 +130,23 @@ char *sc_robots_normalize(const char *s, size_t len);
 
 struct sc_robots_cache; /* opaque; one per thread */
 
-/* Opens or creates the file.  NULL with a malloced *err on failure. */
-struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err);
+/* Opens or creates the file.  NULL with the reason in err (may be NULL)
+ * on failure. */
+struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t errlen);
 void sc_robots_cache_close(struct sc_robots_cache *c);
 
 /* Looks the origin up: 1 when an entry fetched in (now - TTL, now] is
  * there (*status, *body (malloced, NUL-terminated), *len set), 0 when none
- * is or it is stale, -1 with a malloced *err on a database error. */
+ * is or it is stale, -1 with the reason in err (may be NULL) on a
+ * database error. */
 int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long *status,
-                        char **body, size_t *len, char **err);
+                        char **body, size_t *len, char *err, size_t errlen);
 /* Stores (replaces) the origin's entry.  Only answers that say something
  * about the site are stored: 2xx, 3xx and 4xx other than 429.  An
  * unreachable robots.txt holds for the run only (issue #11), so for those
  * statuses nothing is written and the old entry is left as it was.
- * 0, or -1 with a malloced *err. */
+ * 0, or -1 with the reason in err (may be NULL). */
 int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
-                        const char *body, size_t len, char **err);
+                        const char *body, size_t len, char *err, size_t errlen);
 
 #endif

@@ -6,7 +6,6 @@
 #include "web/robots.h"
 
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,24 +21,14 @@ struct sc_robots_cache {
 	sqlite3_stmt *get, *put;
 };
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
+static void db_msg(sqlite3 *db, const char *what, char *err, size_t errlen)
 {
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return sc_strdup(buf);
+	if (err)
+		snprintf(err, errlen, "robots cache: %s: %s", what,
+		         db ? sqlite3_errmsg(db) : "out of memory");
 }
 
-static char *db_msg(sqlite3 *db, const char *what)
-{
-	return msg("robots cache: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
-}
-
-struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err)
+struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t errlen)
 {
 	static const char schema[] = "CREATE TABLE IF NOT EXISTS robots ("
 	                             " origin TEXT PRIMARY KEY,"
@@ -66,8 +55,8 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char **err)
 	return c;
 fail:
 	if (err)
-		*err = msg("robots cache: %s: %s: %s", path, what,
-		           c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		snprintf(err, errlen, "robots cache: %s: %s: %s", path, what,
+		         c->db ? sqlite3_errmsg(c->db) : "out of memory");
 	sc_robots_cache_close(c);
 	return NULL;
 }
@@ -83,7 +72,7 @@ void sc_robots_cache_close(struct sc_robots_cache *c)
 }
 
 int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long *status,
-                        char **body, size_t *len, char **err)
+                        char **body, size_t *len, char *err, size_t errlen)
 {
 	int found = 0;
 
@@ -105,8 +94,7 @@ int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t n
 		}
 	} else if (rc != SQLITE_DONE) {
 		found = -1;
-		if (err)
-			*err = db_msg(c->db, "lookup");
+		db_msg(c->db, "lookup", err, errlen);
 	}
 	sqlite3_reset(c->get);
 	sqlite3_clear_bindings(c->get);
@@ -114,7 +102,7 @@ int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t n
 }
 
 int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
-                        const char *body, size_t len, char **err)
+                        const char *body, size_t len, char *err, size_t errlen)
 {
 	if (sc_robots_kind_for_status(status) == SC_ROBOTS_DISALLOW_ALL)
 		return 0;
@@ -132,8 +120,7 @@ int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t n
 	sqlite3_reset(c->put);
 	sqlite3_clear_bindings(c->put);
 	if (rc != SQLITE_DONE) {
-		if (err)
-			*err = db_msg(c->db, "store");
+		db_msg(c->db, "store", err, errlen);
 		return -1;
 	}
 	return 0;

@@ -475,24 +475,24 @@ static void remove_db(const char *path)
 
 static void test_cache_expiry(void)
 {
-	char *path = tmp_db(), *err = NULL, *body = NULL;
+	char *path = tmp_db(), err[300] = "", *body = NULL;
 	const int64_t t0 = 1800000000000LL; /* 2027-01-15 */
 	long status = 0;
 	size_t len = 0;
-	struct sc_robots_cache *c = sc_robots_cache_open(path, &err);
+	struct sc_robots_cache *c = sc_robots_cache_open(path, err, sizeof(err));
 
-	ok(c != NULL, "cache opens (%s)", err ? err : "no error");
+	ok(c != NULL, "cache opens (%s)", err[0] ? err : "no error");
 	if (!c) {
-		free(err);
 		free(path);
 		return;
 	}
-	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, &err), 0,
+	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, err, sizeof(err)), 0,
 	       "empty cache misses");
 	is_int(sc_robots_cache_put(c, "http://a:80", t0, 200, "User-agent: *\nDisallow: /p\n", 28,
-	                           &err),
+	                           err, sizeof(err)),
 	       0, "store a 200");
-	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 23 * HOUR_MS, &status, &body, &len, &err),
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 23 * HOUR_MS, &status, &body, &len, err,
+	                           sizeof(err)),
 	       1, "fresh after 23 hours");
 	is_int(status, 200, "status kept");
 	is_int(len, 28, "body length kept");
@@ -500,44 +500,51 @@ static void test_cache_expiry(void)
 	   "body kept, terminated");
 	free(body);
 	body = NULL;
-	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 24 * HOUR_MS, &status, &body, &len, &err),
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 24 * HOUR_MS, &status, &body, &len, err,
+	                           sizeof(err)),
 	       0, "stale at 24 hours");
-	is_int(sc_robots_cache_get(c, "http://a:80", t0 - 1000, &status, &body, &len, &err), 0,
-	       "an entry from the future is not trusted");
-	is_int(sc_robots_cache_get(c, "https://a:443", t0, &status, &body, &len, &err), 0,
-	       "keyed by the whole origin");
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 - 1000, &status, &body, &len, err,
+	                           sizeof(err)),
+	       0, "an entry from the future is not trusted");
+	is_int(sc_robots_cache_get(c, "https://a:443", t0, &status, &body, &len, err, sizeof(err)),
+	       0, "keyed by the whole origin");
 
 	/* Replaced by a later fetch; a 503 is not stored and leaves it alone. */
-	sc_robots_cache_put(c, "http://a:80", t0 + 25 * HOUR_MS, 404, "not found", 9, &err);
-	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, &err),
+	sc_robots_cache_put(c, "http://a:80", t0 + 25 * HOUR_MS, 404, "not found", 9, err,
+	                    sizeof(err));
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, err,
+	                           sizeof(err)),
 	       1, "refreshed entry fresh");
 	is_int(status, 404, "now a 404");
 	is_int(len, 0, "a 404's body is not kept");
 	free(body);
 	body = NULL;
-	is_int(sc_robots_cache_put(c, "http://a:80", t0 + 27 * HOUR_MS, 503, "", 0, &err), 0,
-	       "storing a 503 succeeds");
-	sc_robots_cache_get(c, "http://a:80", t0 + 27 * HOUR_MS, &status, &body, &len, &err);
+	is_int(sc_robots_cache_put(c, "http://a:80", t0 + 27 * HOUR_MS, 503, "", 0, err,
+	                           sizeof(err)),
+	       0, "storing a 503 succeeds");
+	sc_robots_cache_get(c, "http://a:80", t0 + 27 * HOUR_MS, &status, &body, &len, err,
+	                    sizeof(err));
 	is_int(status, 404, "... and does not replace the 404");
 	free(body);
 	body = NULL;
-	is_int(sc_robots_cache_put(c, "http://b:80", t0, 0, NULL, 0, &err), 0, "a network error");
-	is_int(sc_robots_cache_get(c, "http://b:80", t0, &status, &body, &len, &err), 0,
+	is_int(sc_robots_cache_put(c, "http://b:80", t0, 0, NULL, 0, err, sizeof(err)), 0,
+	       "a network error");
+	is_int(sc_robots_cache_get(c, "http://b:80", t0, &status, &body, &len, err, sizeof(err)), 0,
 	       "... is not stored");
 	sc_robots_cache_close(c);
 
 	/* Across runs: a new handle on the same file sees the entry. */
-	c = sc_robots_cache_open(path, &err);
-	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, &err),
+	c = sc_robots_cache_open(path, err, sizeof(err));
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, err,
+	                           sizeof(err)),
 	       1, "reopened, the entry is there");
 	free(body);
 	sc_robots_cache_close(c);
 	remove_db(path);
 	free(path);
 
-	c = sc_robots_cache_open("/nonexistent-dir/x.db", &err);
-	ok(c == NULL && err && strstr(err, "/nonexistent-dir/x.db"), "open failure names the file");
-	free(err);
+	c = sc_robots_cache_open("/nonexistent-dir/x.db", err, sizeof(err));
+	ok(c == NULL && strstr(err, "/nonexistent-dir/x.db"), "open failure names the file");
 }
 
 /* Two processes write 300 entries each into one file at the same time:
@@ -553,14 +560,14 @@ static void test_cache_two_writers(void)
 	for (int w = 0; w < 2; w++) {
 		pids[w] = fork();
 		if (pids[w] == 0) {
-			char *err = NULL, origin[64];
-			struct sc_robots_cache *c = sc_robots_cache_open(path, &err);
+			char err[300], origin[64];
+			struct sc_robots_cache *c = sc_robots_cache_open(path, err, sizeof(err));
 			if (!c)
 				_exit(2);
 			for (int i = 0; i < PER_WRITER; i++) {
 				snprintf(origin, sizeof origin, "http://w%d-%d:80", w, i);
 				if (sc_robots_cache_put(c, origin, 1000 + i, 200, origin,
-				                        strlen(origin), &err) != 0)
+				                        strlen(origin), err, sizeof(err)) != 0)
 					_exit(3);
 				/* Reads interleaved with the other writer's writes. */
 				if (i % 10 == 0) {
@@ -568,7 +575,7 @@ static void test_cache_two_writers(void)
 					char *b = NULL;
 					size_t n;
 					if (sc_robots_cache_get(c, origin, 1000 + i, &st, &b, &n,
-					                        &err) != 1)
+					                        err, sizeof(err)) != 1)
 						_exit(4);
 					free(b);
 				}
@@ -584,8 +591,8 @@ static void test_cache_two_writers(void)
 		   w, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	}
 
-	char *err = NULL;
-	struct sc_robots_cache *c = sc_robots_cache_open(path, &err);
+	char err[300];
+	struct sc_robots_cache *c = sc_robots_cache_open(path, err, sizeof(err));
 	int found = 0;
 	for (int w = 0; w < 2 && c; w++)
 		for (int i = 0; i < PER_WRITER; i++) {
@@ -593,7 +600,8 @@ static void test_cache_two_writers(void)
 			long st;
 			size_t n;
 			snprintf(origin, sizeof origin, "http://w%d-%d:80", w, i);
-			if (sc_robots_cache_get(c, origin, 1000 + i, &st, &b, &n, &err) == 1 &&
+			if (sc_robots_cache_get(c, origin, 1000 + i, &st, &b, &n, err,
+			                        sizeof(err)) == 1 &&
 			    n == strlen(origin) && memcmp(b, origin, n) == 0)
 				found++;
 			free(b);
