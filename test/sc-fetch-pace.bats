@@ -285,6 +285,22 @@ gaps() {
 	jq -e -n "$gap >= 990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 1"
 }
 
+@test "--origin-state: a process does not wait on its own claim: a Crawl-delay site alone takes its spacing per page, not two" {
+	printf 'User-agent: *\nCrawl-delay: 0.5\n' >"$ROBOTS/127.0.0.1"
+	urls 8 '/page/7' >in
+	run -0 --separate-stderr sc-fetch --robots --origin-state st.db <in
+	# robots.txt and 8 pages: 8 spacings of 500 ms between 9 starts.
+	local span gap held
+	span=$(sc_server_log '[.[] | select(.host | startswith("127.0.0.1:")) | .t_ms] | max - min')
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.1:")) | .t_ms]')")
+	held=$(jq -s 'map(select(.event == "summary"))[0].origin_state.held' <<<"$stderr")
+	echo "# 9 starts over $span ms (the bound 4000), closest $gap ms apart, $held held" >&3
+	jq -e -n "$gap >= 490" >/dev/null || fail "$gap ms between two requests under Crawl-delay 0.5"
+	# A second spacing on any of the 8 would add 500 ms; the load may add some.
+	jq -e -n "$span < 4400" >/dev/null || fail "$span ms for 8 spacings of 500 ms"
+	[ "$held" = 0 ] || fail "$held starts held on the process's own claims"
+}
+
 @test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {
 	printf 'User-agent: *\nAllow: /\n' >"$ROBOTS/127.0.0.1"
 	printf '3000\n' >"$ROBOTS/127.0.0.1.delay"
