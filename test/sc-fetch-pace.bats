@@ -301,6 +301,35 @@ gaps() {
 	[ "$held" = 0 ] || fail "$held starts held on the process's own claims"
 }
 
+@test "--defer-after: URLs left only on origins held past the bound end deferred, not requested; the others are fetched; the next run keeps the spacing" {
+	printf 'User-agent: *\nCrawl-delay: 2\n' >"$ROBOTS/127.0.0.2"
+	{ urls 3 '/page/8' 127.0.0.2; urls 4 '/page/9'; } >in
+	SECONDS=0
+	run -3 --separate-stderr sc-fetch --robots --robots-cache rc.db --origin-state st.db --defer-after 1000 <in
+	((SECONDS < 2)) || fail "the run took $SECONDS s: it waited on the held origin"
+	[ "${#lines[@]}" = 7 ]
+	printf '%s\n' "$output" >out
+	run -0 jq -sc 'map([(.url | test("127.0.0.2")), .ok, .error.kind]) | group_by(.) | map([.[0], length])' <<<"$output"
+	# Crawl-delay counts from the robots.txt request: every page would wait 2 s.
+	assert_output '[[[false,true,null],4],[[true,false,"deferred"],3]]'
+	run -0 jq -rs 'map(select(.ok == false))[0].error.message' out
+	[[ $output == "not requested: deferred: every origin left is held "*" (--defer-after 1000 ms)" ]]
+	run -0 sc_server_log '[.[] | select((.host | startswith("127.0.0.2:")) and (.path | startswith("/page/")))] | length'
+	assert_output 0
+	# A deferred URL, run next with the same file, waits the spacing from
+	# the last start of the run before (its robots.txt request).
+	urls 1 '/page/8' 127.0.0.2 >next
+	run -0 --separate-stderr sc-fetch --robots --robots-cache rc.db --origin-state st.db --defer-after 5000 <next
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 1 ]
+	# robots.txt from the cache (as in crawl.mk): then the one page.
+	run -0 sc_server_log '[.[] | select(.host | startswith("127.0.0.2:"))] | length'
+	assert_output 2
+	local gap
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.2:")) | .t_ms]')")
+	echo "# closest arrivals on the held origin $gap ms apart" >&3
+	jq -e -n "$gap >= 1990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 2"
+}
+
 @test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {
 	printf 'User-agent: *\nAllow: /\n' >"$ROBOTS/127.0.0.1"
 	printf '3000\n' >"$ROBOTS/127.0.0.1.delay"

@@ -201,6 +201,37 @@ static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind,
 	fetch_job_done(e, job);
 }
 
+/* --defer-after: all that is left of the run waits on origins held past
+ * the bound (a Crawl-delay, a Retry-After, the pace): those URLs end,
+ * not requested, as "deferred" records, for a later run (crawl.mk's next
+ * round).  An origin whose robots.txt request waits keeps its queue: its
+ * answer decides what the URLs are. */
+static void defer_held(struct sc_fetch_engine *e, double held_ms)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why),
+	         "deferred: every origin left is held %.0f s or more (--defer-after %ld ms)",
+	         ceil(held_ms / 1000.0), e->opts->defer_after_ms);
+	/* The ring changes as origins empty: searched again each time. */
+	for (;;) {
+		struct origin *start = e->origins.ring, *origin = start, *found = NULL;
+		if (!start)
+			return;
+		do {
+			if (origin->qhead && !origin->qhead->robots_for)
+				found = origin;
+			origin = origin->rnext;
+		} while (!found && origin != start);
+		if (!found)
+			return;
+		while (found->queued > 0)
+			fail_unstarted(e, fetch_origin_pop(&e->origins, found), SC_ERR_DEFERRED,
+			               why);
+		fetch_ring_update(&e->origins, found);
+	}
+}
+
 static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;
@@ -599,6 +630,10 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 	e->loop.host_blocked = host_blocked;
 	bool input_done = e->input.eof || e->input.error || e->output.error ||
 	                  (e->loop.stopping && !e->opts->read_input_in_drain && !e->input.pull);
+	if (input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
+	    e->origins.queued > 0 && e->opts->defer_after_ms > 0 &&
+	    wake > now + (double)e->opts->defer_after_ms)
+		defer_held(e, wake - now);
 	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
 		return -1;
 
