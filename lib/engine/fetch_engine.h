@@ -222,6 +222,7 @@ struct fetch_loop {
 	int epfd;             /* curl's sockets, the wake-up, the input */
 	int wakefd;           /* an eventfd: sc_fetch_wake (a signal, a drain) */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
+	double started_at;    /* the run's start (ms): --defer-after waits as long */
 	struct sc_retry_state *retry;
 	bool stopping;     /* a signal or a fatal error: draining */
 	bool aborted;      /* the grace ran out: transfers in flight were cancelled */
