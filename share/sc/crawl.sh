@@ -400,7 +400,7 @@ step_held() {
 	local r=$DIR/round-$1 chunks=("$DIR/round-$1"/chunk-*.jsonl)
 	rm -f "$r/.held.jsonl.tmp"
 	((${#chunks[@]} > 0)) || return 0
-	awk -f "$here/crawl-held.awk" "${chunks[@]}" -- "$r"/chunk-*.urls >"$r/.held.jsonl.tmp"
+	awk -f "$here/crawl-held.awk" "${chunks[@]}" "$r"/chunk-*.urls >"$r/.held.jsonl.tmp"
 	if [[ -s $r/.held.jsonl.tmp ]]; then
 		mv -f "$r/.held.jsonl.tmp" "$r/held.jsonl"
 	else
