@@ -118,6 +118,10 @@ depth_times() {
 	[ -e c/round-3/urls.jsonl ] || fail "no round after DEPTH: $(ls c)"
 	ls c/round-*/held.jsonl >/dev/null
 	[ "$(jq -s 'map(select(.error.kind == "deferred")) | length' c/pages.jsonl)" = 0 ]
+	# status counts them deferred, not failed.
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=2 DIR=c
+	assert_line --regexp '^round 1: [0-9]+ urls \([1-9][0-9]* deferred to the next round\), '
+	assert_line --regexp '^total: .*; pages 48 ok, 0 failed$'
 }
 
 @test "a hanging host holds a round for one timeout; its URLs are refused as unreachable, and make retry fetches them once it answers" {

@@ -610,7 +610,7 @@ warc_gather() {
 }
 
 step_status() {
-	local n d c done_ ok fail state later f words
+	local n d c done_ ok fail held state later f words
 	local tc=0 td=0 tok=0 tfail=0
 	for n in $ROUNDS; do
 		d=$DIR/round-$n
@@ -619,16 +619,20 @@ step_status() {
 			continue
 		fi
 		read -ra words < <(sed -n 's/^CHUNKS :=//p' "$d/chunks.mk") || true
-		c=${#words[@]} done_=0 ok=0 fail=0
+		c=${#words[@]} done_=0 ok=0 fail=0 held=0
 		for f in "$d"/chunk-*.jsonl; do
 			done_=$((done_ + 1))
 			ok=$((ok + $(grep -c '"ok":true' "$f" || true)))
 			fail=$((fail + $(grep -c '"ok":false' "$f" || true)))
+			# What sc-fetch deferred (DEFER_AFTER) is no failure: it is for later.
+			held=$((held + $(grep -c -F '"kind":"deferred"' "$f" || true)))
 		done
+		fail=$((fail - held))
 		state=running
 		[[ ! -e $d/done ]] || state="done"
+		[[ ! -e $d/deferred.jsonl ]] || held=$((held + $(wc -l <"$d/deferred.jsonl")))
 		later=
-		[[ ! -e $d/deferred.jsonl ]] || later=" ($(wc -l <"$d/deferred.jsonl") deferred to the next round)"
+		((held == 0)) || later=" ($held deferred to the next round)"
 		echo "round $n: $(wc -l <"$d/urls.jsonl") urls$later, $c chunks, $done_ done, $((c - done_)) pending;" \
 			"pages $ok ok, $fail failed ($state)"
 		tc=$((tc + c)) td=$((td + done_)) tok=$((tok + ok)) tfail=$((tfail + fail))
