@@ -78,7 +78,7 @@ MAN3 = $(wildcard man/*.3)
 MAN5 = $(wildcard man/*.5)
 MAN7 = $(wildcard man/*.7)
 # crawl.mk and the files it uses, installed to $(SHAREDIR) (sc-crawl(7)).
-SHARE_SC = share/sc/crawl.mk share/sc/crawl.sh share/sc/crawl-progress.sh share/sc/crawl-split.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
+SHARE_SC = share/sc/crawl.mk share/sc/crawl.sh share/sc/crawl-progress.sh share/sc/crawl-split.awk share/sc/crawl-held.awk share/sc/hadoop-map.sh share/sc/hadoop-reduce.sh
 
 .PHONY: all deps test demo install uninstall clean asan testserver bench bench-smoke print-version lib
 

@@ -81,6 +81,49 @@ setup() {
 # A host whose robots.txt does not answer within --timeout 1: round 0
 # holds its URL for one timeout (robots.txt asked once, unreachable at
 # once), not for retries of it, and the crawl goes on without it.
+# ---- a slow host does not hold the rounds ----
+
+# The arrival times (ms) of the pages at depth D of host H (expected: the
+# "DEPTH URL" list check_crawl leaves), by the server's clock.
+depth_times() {
+	grep "^$2 http://$1:" expected | cut -d' ' -f2 | sed "s|^http://[^/]*||" >paths
+	sc_server_log "[.[] | select(.host | startswith(\"$1:\")) | {path, t_ms}]" |
+		jq -c --rawfile p paths '($p | split("\n") | map(select(. != ""))) as $w |
+			[.[] | select(.path as $x | $w | index($x)) | .t_ms]'
+}
+
+@test "DEFER_AFTER: a host under Crawl-delay hands its URLs to the next rounds; the others go on; each page once, its spacing kept" {
+	local fast=(127.0.0.2 127.0.0.3) slow=127.0.0.4
+	printf 'User-agent: *\nCrawl-delay: 0.5\n' >"$BATS_FILE_TMPDIR/robots/$slow"
+	seeds_for "${fast[@]}" "$slow" >seeds.txt
+	run -0 crawl_make -j 3 SEEDS=seeds.txt DEPTH=2 CHUNK=4 DEFER_AFTER=300 DIR=c
+	check_crawl 2 "${fast[@]}" "$slow"
+	# The slow host's spacing held over every hand-over.
+	host_gaps >gaps
+	echo "# closest arrivals per host (ms): $(paste -sd ' ' gaps)" >&3
+	awk -v h="$slow" 'index($1, h ":") == 1 && $2 < 490' gaps >close
+	[ ! -s close ] || fail "requests closer than Crawl-delay 0.5: $(cat close)"
+	# Not held: the fast hosts' depth-2 pages came before the slow host's
+	# depth-1 pages were done; rounds as barriers would have them after.
+	local fast2 slow1 span
+	fast2=$(for h in "${fast[@]}"; do depth_times "$h" 2; done | jq -s 'add | min')
+	slow1=$(depth_times "$slow" 1 | jq max)
+	span=$(sc_server_log "[.[] | select(.host | startswith(\"$slow:\")) | .t_ms] | max - min")
+	echo "# fast hosts' first depth-2 page at $fast2, slow host's last depth-1 page at $slow1; slow host: 17 requests over $span ms (its bound 8000)" >&3
+	jq -e -n "$fast2 < $slow1" >/dev/null || fail "the fast hosts waited on the slow host's round"
+	# Its own serial work, not the rounds', bounds the slow host: 16 spacings
+	# of 500 ms, and some for a loaded machine's hand-overs.
+	jq -e -n "$span < 12000" >/dev/null || fail "$span ms for 16 spacings of 500 ms"
+	# Rounds past DEPTH took what the slow host was handed.
+	[ -e c/round-3/urls.jsonl ] || fail "no round after DEPTH: $(ls c)"
+	ls c/round-*/held.jsonl >/dev/null
+	[ "$(jq -s 'map(select(.error.kind == "deferred")) | length' c/pages.jsonl)" = 0 ]
+	# status counts them deferred, not failed.
+	run -0 crawl_make status SEEDS=seeds.txt DEPTH=2 DIR=c
+	assert_line --regexp '^round 1: [0-9]+ urls \([1-9][0-9]* deferred to the next round\), '
+	assert_line --regexp '^total: .*; pages 48 ok, 0 failed$'
+}
+
 @test "a hanging host holds a round for one timeout; its URLs are refused as unreachable, and make retry fetches them once it answers" {
 	local robots=$BATS_FILE_TMPDIR/robots hang=127.0.0.4 t0 ms
 	seeds_for 127.0.0.2 127.0.0.3 $hang >seeds.txt

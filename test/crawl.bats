@@ -282,9 +282,14 @@ killed_crawl() {
 	while ((total < 20)); do
 		crawls=$((crawls + 1))
 		args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=20 PER_HOST=1 "FETCH_ARGS=--delay 50")
-		# Every other crawl with a per-round host cap: rounds after DEPTH,
-		# and URLs deferred from one round file to the next.
-		((crawls % 2)) || args+=(ROUND_MAX_PER_HOST=2)
+		# Every third crawl with a per-round host cap: rounds after DEPTH,
+		# and URLs deferred from one round file to the next; every third
+		# with DEFER_AFTER under the delay: a host held past it hands its
+		# URLs from each sc-fetch to the next round.
+		case $((crawls % 3)) in
+		2) args+=(DEFER_AFTER=30) ;;
+		0) args+=(ROUND_MAX_PER_HOST=2) ;;
+		esac
 		rm -rf c log-length.* done.*
 		sc_server_reset
 		killed_crawl
@@ -295,10 +300,14 @@ killed_crawl() {
 		requested_urls | sort -u >requested
 		diff -u expected.urls requested || fail "requests differ (seed $seed, crawl $crawls)"
 
-		# URL -> chunk file, from the (deterministic) split.
-		for f in c/round-*/chunk-*.urls; do
-			jq -r --arg c "${f%.urls}.jsonl" '"\(.url) \($c)"' "$f"
+		# URL -> the chunk file that fetched it (not one that deferred it).
+		for f in c/round-*/chunk-*.jsonl; do
+			jq -r --arg c "$f" 'select(.error.kind != "deferred") | "\(.url) \($c)"' "$f"
 		done | sort >chunk-of
+		[ "$(wc -l <chunk-of)" = "$(wc -l <expected)" ] || fail "chunk-of: $(wc -l <chunk-of) URLs"
+		if [[ ${args[6]-} == DEFER_AFTER=* ]]; then
+			compgen -G 'c/round-*/held.jsonl' >/dev/null || fail "DEFER_AFTER deferred nothing (seed $seed)"
+		fi
 		sc_server_log '.[] | select(.path != "/robots.txt") | "http://\(.host)\(.path)"' |
 			jq -r . >log.urls
 		for ((k = 1; k <= kills; k++)); do

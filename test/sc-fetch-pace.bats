@@ -285,6 +285,54 @@ gaps() {
 	jq -e -n "$gap >= 990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 1"
 }
 
+@test "--origin-state: a process does not wait on its own claim: a Crawl-delay site alone takes its spacing per page, not two" {
+	printf 'User-agent: *\nCrawl-delay: 0.5\n' >"$ROBOTS/127.0.0.1"
+	urls 8 '/page/7' >in
+	run -0 --separate-stderr sc-fetch --robots --origin-state st.db <in
+	# robots.txt and 8 pages: 8 spacings of 500 ms between 9 starts.
+	local span gap held
+	span=$(sc_server_log '[.[] | select(.host | startswith("127.0.0.1:")) | .t_ms] | max - min')
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.1:")) | .t_ms]')")
+	held=$(jq -s 'map(select(.event == "summary"))[0].origin_state.held' <<<"$stderr")
+	echo "# 9 starts over $span ms (the bound 4000), closest $gap ms apart, $held held" >&3
+	jq -e -n "$gap >= 490" >/dev/null || fail "$gap ms between two requests under Crawl-delay 0.5"
+	# A second spacing on any of the 8 would add 500 ms; the load may add some.
+	jq -e -n "$span < 4400" >/dev/null || fail "$span ms for 8 spacings of 500 ms"
+	[ "$held" = 0 ] || fail "$held starts held on the process's own claims"
+}
+
+@test "--defer-after: URLs left only on origins held past the bound end deferred, not requested; the others are fetched; the next run keeps the spacing" {
+	printf 'User-agent: *\nCrawl-delay: 2\n' >"$ROBOTS/127.0.0.2"
+	{ urls 3 '/page/8' 127.0.0.2; urls 4 '/page/9'; } >in
+	local t0=$EPOCHREALTIME ms
+	run -3 --separate-stderr sc-fetch --robots --robots-cache rc.db --origin-state st.db --defer-after 500 <in
+	ms=$(jq -n "($EPOCHREALTIME - $t0) * 1000 | floor")
+	echo "# the run took $ms ms (the held origin's next start: 2000 ms)" >&3
+	# It lasts the bound at least, and ends before the origin is free.
+	((ms >= 500 && ms < 1900)) || fail "the run took $ms ms"
+	[ "${#lines[@]}" = 7 ]
+	printf '%s\n' "$output" >out
+	run -0 jq -sc 'map([(.url | test("127.0.0.2")), .ok, .error.kind]) | group_by(.) | map([.[0], length])' <<<"$output"
+	# Crawl-delay counts from the robots.txt request: every page would wait 2 s.
+	assert_output '[[[false,true,null],4],[[true,false,"deferred"],3]]'
+	run -0 jq -rs 'map(select(.ok == false))[0].error.message' out
+	[[ $output == "not requested: deferred: every origin left is held "*" (--defer-after 500 ms)" ]]
+	run -0 sc_server_log '[.[] | select((.host | startswith("127.0.0.2:")) and (.path | startswith("/page/")))] | length'
+	assert_output 0
+	# A deferred URL, run next with the same file, waits the spacing from
+	# the last start of the run before (its robots.txt request).
+	urls 1 '/page/8' 127.0.0.2 >next
+	run -0 --separate-stderr sc-fetch --robots --robots-cache rc.db --origin-state st.db --defer-after 5000 <next
+	[ "$(jq -s 'map(select(.ok)) | length' <<<"$output")" = 1 ]
+	# robots.txt from the cache (as in crawl.mk): then the one page.
+	run -0 sc_server_log '[.[] | select(.host | startswith("127.0.0.2:"))] | length'
+	assert_output 2
+	local gap
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.2:")) | .t_ms]')")
+	echo "# closest arrivals on the held origin $gap ms apart" >&3
+	jq -e -n "$gap >= 1990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 2"
+}
+
 @test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {
 	printf 'User-agent: *\nAllow: /\n' >"$ROBOTS/127.0.0.1"
 	printf '3000\n' >"$ROBOTS/127.0.0.1.delay"

@@ -202,6 +202,39 @@ static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind,
 	fetch_job_done(e, job);
 }
 
+/* --defer-after: all that is left of the run waits on origins held past
+ * the bound (a Crawl-delay, a Retry-After, the pace): those URLs end,
+ * not requested, as "deferred" records, for a later run (crawl.mk's next
+ * round).  Only once the run has lasted the bound too, so that runs one
+ * after another on a held origin each wait that long, never spin.  An
+ * origin whose robots.txt request waits keeps its queue: its answer
+ * decides what the URLs are. */
+static void defer_held(struct sc_fetch_engine *e, double held_ms)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why),
+	         "deferred: every origin left is held %.0f s or more (--defer-after %ld ms)",
+	         ceil(held_ms / 1000.0), e->opts->defer_after_ms);
+	/* The ring changes as origins empty: searched again each time. */
+	for (;;) {
+		struct origin *start = e->origins.ring, *origin = start, *found = NULL;
+		if (!start)
+			return;
+		do {
+			if (origin->qhead && !origin->qhead->robots_for)
+				found = origin;
+			origin = origin->rnext;
+		} while (!found && origin != start);
+		if (!found)
+			return;
+		while (found->queued > 0)
+			fail_unstarted(e, fetch_origin_pop(&e->origins, found), SC_ERR_DEFERRED,
+			               why);
+		fetch_ring_update(&e->origins, found);
+	}
+}
+
 static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;
@@ -507,6 +540,7 @@ static int run_begin(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_li
 	e->input.in = in;
 	e->input.on_line = on_line;
 	e->input.line_ctx = ctx;
+	e->loop.started_at = start;
 	fetch_output_start(e, line_max);
 	fetch_origins_start(&e->origins, start);
 	if (fetch_metrics_start(e, start, line_max))
@@ -600,6 +634,11 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 	e->loop.host_blocked = host_blocked;
 	bool input_done = e->input.eof || e->input.error || e->output.error ||
 	                  (e->loop.stopping && !e->opts->read_input_in_drain && !e->input.pull);
+	if (input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
+	    e->origins.queued > 0 && e->opts->defer_after_ms > 0 &&
+	    wake > now + (double)e->opts->defer_after_ms &&
+	    now >= e->loop.started_at + (double)e->opts->defer_after_ms)
+		defer_held(e, wake - now);
 	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
 		return -1;
 
@@ -611,6 +650,10 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 		timeout = fmin(timeout, wake - now);
 	if (e->loop.stopping && !e->loop.aborted)
 		timeout = fmin(timeout, e->loop.grace_deadline - now);
+	/* --defer-after: woken when the run has lasted the bound. */
+	double defer_at = e->loop.started_at + (double)e->opts->defer_after_ms;
+	if (e->opts->defer_after_ms > 0 && input_done && e->xfers.inflight == 0 && now < defer_at)
+		timeout = fmin(timeout, defer_at - now);
 	timeout = fmin(timeout, fetch_metrics_due(e) - now);
 	/* read_input may have started transfers since now was read. */
 	timeout = fmin(timeout, e->loop.curl_timer_at - sc_now_ms());
@@ -660,6 +703,7 @@ void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx)
 	e->input.pull = pull;
 	e->input.pull_ctx = ctx;
 	e->input.flags = -1;
+	e->loop.started_at = start;
 	fetch_output_start(e, line_max);
 	fetch_origins_start(&e->origins, start);
 	fetch_metrics_start(e, start, line_max);

@@ -93,6 +93,7 @@ struct sc_fetch_options {
 	bool response_headers;        /* --headers: the final response's header fields */
 	bool adaptive;                /* --adaptive (the default) / --no-adaptive: each
 	                                 origin's pace learnt from its answers (web/pace.h) */
+	long defer_after_ms;          /* --defer-after: 0, off */
 	char *origin_state_path;      /* --origin-state FILE (owned), or NULL: the origins'
 	                                 next starts and learnt pace, shared by processes */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,

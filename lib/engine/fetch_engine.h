@@ -223,6 +223,7 @@ struct fetch_loop {
 	int epfd;             /* curl's sockets, the wake-up, the input */
 	int wakefd;           /* an eventfd: sc_fetch_wake (a signal, a drain) */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
+	double started_at;    /* the run's start (ms): --defer-after waits as long */
 	struct sc_retry_state *retry;
 	bool stopping;     /* a signal or a fatal error: draining */
 	bool aborted;      /* the grace ran out: transfers in flight were cancelled */
@@ -441,6 +442,13 @@ void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary);
 /* fetch_robots.c: the Crawl-delay in force on origin (ms; 0: none or not
  * known yet). */
 double fetch_robots_delay_ms(const struct sc_fetch_engine *e, const struct origin *origin);
+/* Crawl-delay counts from the request on the wire: origin's first request
+ * of a transfer went out at now (ms). */
+void fetch_robots_sent(struct sc_fetch_engine *e, struct origin *origin, double now);
+/* The start the gate let through was held until until (ms; fetch_pace):
+ * the next start waits for that, not for a Crawl-delay from a start that
+ * was not made. */
+void fetch_robots_hold(struct sc_fetch_engine *e, struct origin *origin, double until);
 
 /* fetch_pace.c (every entry a no-op with --no-adaptive and no --origin-state) */
 struct sc_pace_event;

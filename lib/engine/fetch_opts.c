@@ -178,6 +178,7 @@ const struct sc_opt sc_fetch_opts[] = {
 	  .or_next = true },
 	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
 	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
+	SC_OPT_ROW_WHOLE("defer-after", 0, "ms", AT(defer_after_ms), 0, 86400000),
 	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),
 	SC_OPT_ROW_WHOLE("warc-max-size", 0, "N", AT(warc_max_size), 1, 1LL << 50),
 	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),

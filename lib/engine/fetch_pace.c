@@ -62,6 +62,9 @@ bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
 			free(why);
 			return false;
 		}
+		/* The loop's gates space this process's own starts (from the
+		 * request on the wire); the file holds it only on the others'. */
+		sc_origin_state_own_spacing(fp->state, true);
 	}
 	return true;
 }
@@ -176,10 +179,15 @@ static struct pace_entry *entry_for(struct sc_fetch_engine *e, struct origin *or
 }
 
 /* Holds origin until until (ms): the start is not made now.  At least a
- * millisecond on, so that the loop does not spin on a clock's rounding. */
-static bool hold(struct origin *origin, double until, double now)
+ * millisecond on, so that the loop does not spin on a clock's rounding.
+ * The Crawl-delay gate, which let this start through and counted a
+ * spacing from it, waits for the same time: a start not made is no start
+ * to space from (else the next waited a second spacing). */
+static bool hold(struct sc_fetch_engine *e, struct origin *origin, double until, double now)
 {
-	fetch_origin_pause(origin, fmax(until, now + 1));
+	until = fmax(until, now + 1);
+	fetch_origin_pause(origin, until);
+	fetch_robots_hold(e, origin, until);
 	return false;
 }
 
@@ -196,10 +204,10 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
 	if (fp->adaptive) {
 		sc_pace_bound(&en->pace, max_limit(e->opts), floor);
 		if (en->pace.blocked_until > now)
-			return hold(origin, en->pace.blocked_until, now);
+			return hold(e, origin, en->pace.blocked_until, now);
 		/* A swept origin's struct forgot the last start; the entry did not. */
 		if (en->last_start >= 0 && now < en->last_start + en->pace.interval_ms)
-			return hold(origin, en->last_start + en->pace.interval_ms, now);
+			return hold(e, origin, en->last_start + en->pace.interval_ms, now);
 	}
 	/* A start another process may be spacing from: claimed in the file.
 	 * The robots.txt request always is (one per origin and process), so
@@ -213,7 +221,7 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
 		                               &not_before, &err);
 		if (rc == 0) {
 			fp->held++;
-			return hold(origin, loop_ms_of_wall(not_before, now), now);
+			return hold(e, origin, loop_ms_of_wall(not_before, now), now);
 		}
 		if (rc < 0)
 			fp->state_errors++; /* the start goes on: the file is a help, not a gate */

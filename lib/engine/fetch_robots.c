@@ -228,6 +228,24 @@ static bool robots_admissible(void *ctx, struct origin *origin, double now, doub
 	return true;
 }
 
+void fetch_robots_sent(struct sc_fetch_engine *e, struct origin *origin, double now)
+{
+	struct robots_entry *en = origin->robots;
+
+	(void)e;
+	if (en && en->state == RB_KNOWN && en->delay_ms > 0)
+		en->next_start = fmax(en->next_start, now + en->delay_ms);
+}
+
+void fetch_robots_hold(struct sc_fetch_engine *e, struct origin *origin, double until)
+{
+	struct robots_entry *en = origin->robots;
+
+	(void)e;
+	if (en && en->state == RB_KNOWN && en->delay_ms > 0)
+		en->next_start = until;
+}
+
 void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc)
 {

@@ -167,8 +167,10 @@ static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, in
 
 	(void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
 	fetch_origin_sent(&e->origins, xfer->job->origin, !xfer->sent, now);
-	if (!xfer->sent)
+	if (!xfer->sent) {
+		fetch_robots_sent(e, xfer->job->origin, now);
 		fetch_pace_sent(e, xfer->job, now);
+	}
 	xfer->sent = true;
 	return CURL_PREREQFUNC_OK;
 }

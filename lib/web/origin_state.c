@@ -15,6 +15,8 @@
 
 struct sc_origin_state {
 	sqlite3 *db;
+	int64_t owner;   /* this handle's mark on the starts it claims (never 0) */
+	bool own_spaced; /* sc_origin_state_own_spacing */
 	sqlite3_stmt *begin, *commit, *rollback, *select, *claim, *sent, *put;
 };
 
@@ -24,21 +26,23 @@ static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
                              " has_pace INTEGER NOT NULL DEFAULT 0,"
                              " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
                              " latency_floor_ms REAL, block_level INTEGER,"
-                             " blocked_until INTEGER, reason TEXT, background REAL)";
+                             " blocked_until INTEGER, reason TEXT, background REAL, owner INTEGER)";
 
-/* A file from before the background was kept: the column added, empty.
- * Another process may add it first; then it is there all the same. */
-static int add_background(sqlite3 *db)
+/* A file from before a column was kept (background, owner): the column
+ * added, empty.  Another process may add it first; then it is there all
+ * the same. */
+static int add_column(sqlite3 *db, const char *name, const char *type)
 {
-	static const char probe[] = "SELECT background FROM origins LIMIT 0";
+	char probe[128], alter[128];
 	sqlite3_stmt *st = NULL;
 
+	snprintf(probe, sizeof probe, "SELECT %s FROM origins LIMIT 0", name);
+	snprintf(alter, sizeof alter, "ALTER TABLE origins ADD COLUMN %s %s", name, type);
 	if (sqlite3_prepare_v2(db, probe, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_finalize(st);
 		return 0;
 	}
-	if (sqlite3_exec(db, "ALTER TABLE origins ADD COLUMN background REAL", NULL, NULL, NULL) ==
-	    SQLITE_OK)
+	if (sqlite3_exec(db, alter, NULL, NULL, NULL) == SQLITE_OK)
 		return 0;
 	if (sqlite3_prepare_v2(db, probe, -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -71,22 +75,29 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	what = "cannot add its background column";
-	if (add_background(s->db) != 0)
+	if (add_column(s->db, "background", "REAL") != 0)
 		goto fail;
+	what = "cannot add its owner column";
+	if (add_column(s->db, "owner", "INTEGER") != 0)
+		goto fail;
+	while (s->owner == 0)
+		sqlite3_randomness(sizeof s->owner, &s->owner);
 	what = "not an origin state file";
 	if (prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
 	    prepare(s->db, "ROLLBACK", &s->rollback) ||
 	    prepare(s->db,
 	            "SELECT last_start, has_pace, lim, interval_ms, ceiling_ms, latency_floor_ms,"
-	            " block_level, blocked_until, reason, background FROM origins"
+	            " block_level, blocked_until, reason, background, owner FROM origins"
 	            " WHERE origin = ?1",
 	            &s->select) ||
 	    prepare(s->db,
-	            "INSERT INTO origins (origin, last_start) VALUES (?1, ?2)"
-	            " ON CONFLICT (origin) DO UPDATE SET last_start = excluded.last_start",
+	            "INSERT INTO origins (origin, last_start, owner) VALUES (?1, ?2, ?3)"
+	            " ON CONFLICT (origin) DO UPDATE SET last_start = excluded.last_start,"
+	            " owner = excluded.owner",
 	            &s->claim) ||
 	    prepare(s->db,
-	            "UPDATE origins SET last_start = ?2 WHERE origin = ?1 AND last_start < ?2",
+	            "UPDATE origins SET last_start = ?2, owner = ?3 WHERE origin = ?1 AND "
+	            "last_start < ?2",
 	            &s->sent) ||
 	    prepare(s->db,
 	            "INSERT INTO origins (origin, has_pace, lim, interval_ms, ceiling_ms,"
@@ -109,6 +120,11 @@ fail:
 	}
 	sc_origin_state_close(s);
 	return NULL;
+}
+
+void sc_origin_state_own_spacing(struct sc_origin_state *s, bool on)
+{
+	s->own_spaced = on;
 }
 
 void sc_origin_state_close(struct sc_origin_state *s)
@@ -137,7 +153,7 @@ static int run(sqlite3_stmt *st)
 
 /* Reads origin's row into *last_start and *pace; 1 found, 0 not, -1 error. */
 static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last_start,
-                    struct sc_origin_pace *pace, bool *has_pace)
+                    struct sc_origin_pace *pace, bool *has_pace, int64_t *owner)
 {
 	sqlite3_stmt *st = s->select;
 	int found = 0;
@@ -147,6 +163,8 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last
 	if (rc == SQLITE_ROW) {
 		found = 1;
 		*last_start = sqlite3_column_int64(st, 0);
+		if (owner)
+			*owner = sqlite3_column_int64(st, 10); /* NULL: 0, nobody's */
 		*has_pace = sqlite3_column_int(st, 1) != 0;
 		if (*has_pace && pace) {
 			const unsigned char *reason = sqlite3_column_text(st, 8);
@@ -175,14 +193,16 @@ int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t
 {
 	struct sc_origin_pace pace = { 0 };
 	bool has_pace = false;
-	int64_t last = 0;
+	int64_t last = 0, owner = 0;
 
 	if (run(s->begin) != 0)
 		goto fail;
-	int found = read_row(s, origin, &last, &pace, &has_pace);
+	int found = read_row(s, origin, &last, &pace, &has_pace, &owner);
 	if (found < 0)
 		goto fail_in_transaction;
-	int64_t held = found ? last + (int64_t)(gap_ms + 0.5) : 0;
+	/* The last start this handle made itself is its caller's to space. */
+	bool own = s->own_spaced && owner == s->owner;
+	int64_t held = found && !own ? last + (int64_t)(gap_ms + 0.5) : 0;
 	if (has_pace && pace.blocked_until > held)
 		held = pace.blocked_until;
 	if (held > now) {
@@ -192,6 +212,7 @@ int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t
 	}
 	sqlite3_bind_text(s->claim, 1, origin, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s->claim, 2, now);
+	sqlite3_bind_int64(s->claim, 3, s->owner);
 	if (run(s->claim) != 0 || run(s->commit) != 0)
 		goto fail_in_transaction;
 	*not_before = now;
@@ -211,6 +232,7 @@ int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t 
 {
 	sqlite3_bind_text(s->sent, 1, origin, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s->sent, 2, now);
+	sqlite3_bind_int64(s->sent, 3, s->owner);
 	if (run(s->sent) == 0)
 		return 0;
 	if (err)
@@ -224,7 +246,7 @@ int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *
 	bool has_pace = false;
 
 	*last_start = 0;
-	int rc = read_row(s, origin, last_start, pace, &has_pace);
+	int rc = read_row(s, origin, last_start, pace, &has_pace, NULL);
 	if (rc < 0) {
 		if (err)
 			*err = db_error(s->db, "reading");

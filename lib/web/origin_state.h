@@ -14,7 +14,10 @@
  *
  * Several processes may use one file at once (core/sqlite_shared): a
  * start claims its slot in one immediate transaction, so two processes
- * never both start within an origin's spacing.  Nothing here prints;
+ * never both start within an origin's spacing.  Each handle marks the
+ * starts it claims as its own (the owner column, random per open), so
+ * that a caller which spaces its own starts waits only on the others'.
+ * Nothing here prints;
  * errors come back as text the caller frees. */
 #ifndef SC_ORIGIN_STATE_H
 #define SC_ORIGIN_STATE_H
@@ -39,6 +42,12 @@ struct sc_origin_pace {
 /* Opens or creates the file.  NULL with *err (malloced) on failure. */
 struct sc_origin_state *sc_origin_state_open(const char *path, char **err);
 void sc_origin_state_close(struct sc_origin_state *s);
+
+/* on: the caller spaces its own starts (sc-fetch's gates do, from the
+ * request on the wire), so the last start claimed or sent through this
+ * handle does not hold its next claim; a start of any other handle (or
+ * process) still does, and so does a block.  Off when opened. */
+void sc_origin_state_own_spacing(struct sc_origin_state *s, bool on);
 
 /* Claims a start for origin at now (wall ms), gap_ms being the spacing in
  * force for it (the caller's: --delay, Crawl-delay, the learnt pace), so

@@ -41,6 +41,7 @@ SITEMAP_LEVELS ?= 3
 WORKERS       ?=
 RECRAWL       ?= recrawl
 ROUND_MAX_PER_HOST ?= 0
+DEFER_AFTER   ?= 10000
 METRICS       ?= 1
 PROGRESS      ?= 1
 PROGRESS_EVERY ?= 60
@@ -53,7 +54,7 @@ WARC_PREFIX   ?=
 # makefile is read once per round).
 is_number = $(and $(1),$(if $(word 2,$(1)),,$(if $(call digits_left,$(1)),,ok)))
 digits_left = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST SITEMAP_LEVELS PROGRESS_EVERY,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
+$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST DEFER_AFTER SITEMAP_LEVELS PROGRESS_EVERY,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
 $(foreach v,CHUNK PROGRESS_EVERY,$(if $(filter 0,$($(v))),$(error $(v) must be at least 1)))
 # File names go into make rules unquoted: make cannot name a target with a
 # blank, ':' or '%' in it, and an empty DIR would put the crawl at the root
@@ -88,7 +89,7 @@ endif
 # What the steps read (crawl.sh).  The users' FIELDS and *_ARGS arrive as
 # make made them ('$$' is '$'); crawl.sh splits them into words, once.
 export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
-    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST ROUNDS CRAWL_MK \
+    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST DEFER_AFTER ROUNDS CRAWL_MK \
     METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS WARC WARC_DEDUPE WARC_PREFIX
 export LC_ALL := C
 

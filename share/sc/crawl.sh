@@ -13,7 +13,7 @@ here=.
 # Settings whose crawl.mk default is empty or off may be unset (notes).
 : "${WORKERS=}" "${FIELDS=}" "${FETCH_ARGS=}" "${PARSE_ARGS=}" "${FRONTIER_ARGS=}"
 : "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
-: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}"
+: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}" "${DEFER_AFTER=0}"
 : "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
 : "${WARC=0}" "${WARC_DEDUPE=}" "${WARC_PREFIX=}"
 # A chunk's WARC options and files (warc_for); none without WARC=1.
@@ -44,6 +44,8 @@ options() {
 	[[ ${ADAPTIVE:-1} == 1 ]] || pace=(--no-adaptive)
 	[[ $METRICS != 1 ]] || quiet=()
 	fetch_opts=("${quiet[@]}" -c "$C" --per-host "$PER_HOST" "${pace[@]}")
+	# A host held past DEFER_AFTER ms hands its URLs to the next round.
+	[[ $DEFER_AFTER == 0 ]] || fetch_opts+=(--defer-after "$DEFER_AFTER")
 	if [[ $ROBOTS == 1 ]]; then
 		fetch_opts+=(--robots)
 		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$dir/robots.cache")
@@ -365,6 +367,7 @@ step_crawl() {
 		[[ -e $r/urls.jsonl ]] || step_frontier "$n"
 		[[ -e $r/chunks.mk ]] || step_split "$n"
 		sub_make "$make" "$n" round
+		step_held "$n"
 		: >"$r/done"
 	done
 	merge jsonl "${crawled[@]}"
@@ -383,8 +386,25 @@ more_rounds() {
 capped() { [[ $ROUND_MAX_PER_HOST != 0 ]]; }
 
 deferred_any() {
-	local d=("$DIR"/round-*/deferred.jsonl)
+	local d=("$DIR"/round-*/deferred.jsonl "$DIR"/round-*/held.jsonl)
 	((${#d[@]} > 0))
+}
+
+# held N: DIR/round-N/held.jsonl, the URLs of round N that sc-fetch
+# deferred (--defer-after: their host held past DEFER_AFTER), as the
+# split gave them (their depth and origin), for the head of round N+1.
+# Made from the chunks alone, so a kill redoes it the same; none when
+# nothing was deferred.
+step_held() {
+	local r=$DIR/round-$1 chunks=("$DIR/round-$1"/chunk-*.jsonl)
+	rm -f "$r/.held.jsonl.tmp"
+	((${#chunks[@]} > 0)) || return 0
+	awk -f "$here/crawl-held.awk" "${chunks[@]}" "$r"/chunk-*.urls >"$r/.held.jsonl.tmp"
+	if [[ -s $r/.held.jsonl.tmp ]]; then
+		mv -f "$r/.held.jsonl.tmp" "$r/held.jsonl"
+	else
+		rm -f "$r/.held.jsonl.tmp" "$r/held.jsonl"
+	fi
 }
 
 # sub_make MAKE N GOAL: crawl.mk's GOAL for round N, in a make of its own
@@ -447,6 +467,7 @@ links_frontier() {
 	set -o pipefail
 	local p=$1 chunks=("$1"/chunk-*.jsonl)
 	if [[ -e $p/deferred.jsonl ]]; then cat "$p/deferred.jsonl" || return 1; fi
+	if [[ -e $p/held.jsonl ]]; then cat "$p/held.jsonl" || return 1; fi
 	if ((${#chunks[@]} == 1)); then
 		sc-frontier "${frontier_opts[@]}" "${frontier_args[@]}" --add "$p/urls.jsonl" <"${chunks[0]}"
 	else
@@ -517,16 +538,23 @@ step_split() {
 # are sc-sink's output already, so pages.jsonl is their concatenation,
 # renamed into place; pages.csv goes through sc-sink.
 merge() {
-	local format=$1 n chunks=()
+	local format=$1 n chunks=() -
 	shift
+	set -o pipefail
 	[[ ! -e $DIR/pages.$format ]] || return 0
 	for n in "$@"; do chunks+=("$DIR/round-$n"/chunk-*.jsonl); done
 	if [[ $format == csv ]]; then
-		cat /dev/null "${chunks[@]}" | sc-sink -q --csv "$DIR/pages.csv"
+		cat /dev/null "${chunks[@]}" | not_deferred | sc-sink -q --csv "$DIR/pages.csv"
 	else
-		cat /dev/null "${chunks[@]}" >"$DIR/.pages.jsonl.tmp"
+		cat /dev/null "${chunks[@]}" | not_deferred >"$DIR/.pages.jsonl.tmp"
 		mv -f "$DIR/.pages.jsonl.tmp" "$DIR/pages.jsonl"
 	fi
+}
+
+# not_deferred: the records of stdin but those sc-fetch deferred (their
+# URLs are fetched in a later round: step_held).
+not_deferred() {
+	grep -v -F '"kind":"deferred"' || (($? == 1))
 }
 
 # pages FORMAT: DIR/pages.FORMAT of a crawl that has finished, and with
@@ -581,7 +609,7 @@ warc_gather() {
 }
 
 step_status() {
-	local n d c done_ ok fail state later f words
+	local n d c done_ ok fail held state later f words
 	local tc=0 td=0 tok=0 tfail=0
 	for n in $ROUNDS; do
 		d=$DIR/round-$n
@@ -590,16 +618,20 @@ step_status() {
 			continue
 		fi
 		read -ra words < <(sed -n 's/^CHUNKS :=//p' "$d/chunks.mk") || true
-		c=${#words[@]} done_=0 ok=0 fail=0
+		c=${#words[@]} done_=0 ok=0 fail=0 held=0
 		for f in "$d"/chunk-*.jsonl; do
 			done_=$((done_ + 1))
 			ok=$((ok + $(grep -c '"ok":true' "$f" || true)))
 			fail=$((fail + $(grep -c '"ok":false' "$f" || true)))
+			# What sc-fetch deferred (DEFER_AFTER) is no failure: it is for later.
+			held=$((held + $(grep -c -F '"kind":"deferred"' "$f" || true)))
 		done
+		fail=$((fail - held))
 		state=running
 		[[ ! -e $d/done ]] || state="done"
+		[[ ! -e $d/deferred.jsonl ]] || held=$((held + $(wc -l <"$d/deferred.jsonl")))
 		later=
-		[[ ! -e $d/deferred.jsonl ]] || later=" ($(wc -l <"$d/deferred.jsonl") deferred to the next round)"
+		((held == 0)) || later=" ($held deferred to the next round)"
 		echo "round $n: $(wc -l <"$d/urls.jsonl") urls$later, $c chunks, $done_ done, $((c - done_)) pending;" \
 			"pages $ok ok, $fail failed ($state)"
 		tc=$((tc + c)) td=$((td + done_)) tok=$((tok + ok)) tfail=$((tfail + fail))

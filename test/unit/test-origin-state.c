@@ -1,6 +1,7 @@
 /* Unit tests for lib/web/origin_state: claims spaced by the gap, the pace
  * saved and read back, a block holding claims, a file that is not one, a
- * file written before the background column, and several processes
+ * file written before the background column, a handle whose caller
+ * spaces its own starts waiting only on the others', and several processes
  * claiming one origin at once without ever two starts within its spacing. */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -83,6 +84,50 @@ static void test_claims(void)
 	       "an unknown origin");
 	ok(!found && nb == 0, "is not found and holds nothing");
 	sc_origin_state_close(s);
+	free(path);
+}
+
+/* sc_origin_state_own_spacing: the caller's own last start (claimed or
+ * sent) does not hold it; another handle's does, and a block does. */
+static void test_own_spacing(void)
+{
+	char *path = path_in_dir("own.db"), *err = NULL;
+	struct sc_origin_state *s = sc_origin_state_open(path, &err);
+	struct sc_origin_state *t = sc_origin_state_open(path, &err);
+	int64_t nb = -1;
+
+	ok(s && t, "two handles on one file");
+	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, &err), 1,
+	       "the first claims");
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 0,
+	       "off (as opened), its own claim holds it");
+	sc_origin_state_own_spacing(s, true);
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 1,
+	       "on, its own claim does not");
+	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, &err), 0,
+	       "another handle's claim holds it");
+	is_int(nb, 2500, "from that handle's start");
+	sc_origin_state_own_spacing(t, true);
+	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, &err), 0,
+	       "also when it spaces its own");
+	is_int(sc_origin_state_sent(s, "http://a:80", 1600, &err), 0,
+	       "the first's request went out");
+	is_int(sc_origin_state_claim(s, "http://a:80", 1700, 1000, &nb, &err), 1,
+	       "its own sent start does not hold it");
+	is_int(sc_origin_state_claim(t, "http://a:80", 2500, 1000, &nb, &err), 0,
+	       "the other waits on it");
+	is_int(nb, 2700, "from the last claim");
+	is_int(sc_origin_state_claim(t, "http://a:80", 2700, 1000, &nb, &err), 1, "then starts");
+	is_int(sc_origin_state_claim(s, "http://a:80", 3000, 1000, &nb, &err), 0,
+	       "and the first waits on the second's");
+	is_int(nb, 3700, "its spacing");
+	struct sc_origin_pace pace = { .limit = 1, .blocked_until = 9000, .background = -1 };
+	is_int(sc_origin_state_put(t, "http://a:80", &pace, &err), 0, "a block saved");
+	is_int(sc_origin_state_claim(t, "http://a:80", 5000, 1000, &nb, &err), 0,
+	       "holds its own handle all the same");
+	is_int(nb, 9000, "until it ends");
+	sc_origin_state_close(s);
+	sc_origin_state_close(t);
 	free(path);
 }
 
@@ -216,12 +261,14 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_claims();
+	test_own_spacing();
 	test_not_a_file();
 	test_old_file();
 	test_processes();
-	const char *files[] = { "a.db",          "a.db-wal",     "a.db-shm",   "junk",
-		                "old.db",        "old.db-wal",   "old.db-shm", "shared.db",
-		                "shared.db-wal", "shared.db-shm" };
+	const char *files[] = { "a.db",          "a.db-wal",      "a.db-shm",   "junk",
+		                "old.db",        "old.db-wal",    "old.db-shm", "shared.db",
+		                "shared.db-wal", "shared.db-shm", "own.db",     "own.db-wal",
+		                "own.db-shm" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = path_in_dir(files[i]);
 		(void)unlink(p);
