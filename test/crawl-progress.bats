@@ -100,6 +100,22 @@ report_requests() {
 	assert_output ''
 }
 
+@test "hosts held: counted from the origin state, the ones that hold the round longest named first, the rest as +N" {
+	# The file as sc-fetch makes it (lib/web/origin_state.c's schema).
+	echo "$SC_BASE/page/1" | sc-fetch -q --origin-state origins.db >/dev/null
+	local far=$((${EPOCHREALTIME/./} / 1000 + 600000))
+	sqlite3 origins.db "DELETE FROM origins;
+		INSERT INTO origins (origin, has_pace, lim, interval_ms, blocked_until) VALUES
+		('http://wide.example:80', 1, 1, 2000, 0), ('http://narrow.example:80', 1, 1, 300, 0),
+		('https://blocked.example:443', 1, 1, 0, $far), ('http://free.example:80', 1, 4, 0, 0),
+		('http://third.example:80', 1, 1, 100, 0)"
+	# shellcheck source=share/sc/crawl-progress.sh
+	source "$BATS_TEST_DIRNAME/../share/sc/crawl-progress.sh"
+	DIR=. WORKERS='' PER_HOST=4 now=${EPOCHREALTIME/./} held=''
+	progress_held
+	assert_equal "$held" ", 4 hosts held (1 blocked): blocked.example:443, wide.example:80 +2"
+}
+
 @test "PROGRESS=0: no status line, no plain line, no last line" {
 	run -0 crawl_make "${SLOW[@]}" PROGRESS=0 PROGRESS_EVERY=1
 	assert_output ''

@@ -222,18 +222,24 @@ progress_show() {
 	fi
 }
 
-# progress_held: sets held to ", N hosts held (B blocked)" from the crawl's origin state:
-# origins whose pace sc-fetch slowed (fewer in flight than PER_HOST, or a
-# spacing it learnt) or blocked; nothing without sqlite3 or with WORKERS.
+# progress_held: sets held to ", N hosts held (B blocked): H1, H2 +K" from
+# the crawl's origin state: origins whose pace sc-fetch slowed (fewer in
+# flight than PER_HOST, or a spacing it learnt) or blocked, the ones that
+# hold the round longest named first (blocked, then the widest spacing);
+# nothing without sqlite3 or with WORKERS.
 progress_held() {
-	local db=$DIR/origins.db ms=$((now / 1000)) answer count blocked more=''
+	local db=$DIR/origins.db ms=$((now / 1000)) answer count blocked names more=''
 	[[ -z $WORKERS && -s $db ]] && command -v sqlite3 >/dev/null || return 0
 	answer=$(sqlite3 -batch -noheader -separator ' ' "$db" ".timeout 200" \
-		"SELECT count(*), coalesce(sum(blocked_until > $ms), 0) FROM origins WHERE has_pace
-		 AND (lim < $PER_HOST OR interval_ms > 0 OR blocked_until > $ms)" 2>/dev/null) || return 0
-	read -r count blocked <<<"$answer"
+		"WITH held AS (SELECT origin, blocked_until > $ms AS b, coalesce(interval_ms, 0) AS gap
+		 FROM origins WHERE has_pace AND (lim < $PER_HOST OR interval_ms > 0 OR blocked_until > $ms))
+		 SELECT count(*), coalesce(sum(b), 0), coalesce((SELECT group_concat(o, ', ') FROM
+		 (SELECT substr(origin, instr(origin, '://') + 3) AS o FROM held
+		  ORDER BY b DESC, gap DESC, origin LIMIT 2)), '') FROM held" 2>/dev/null) || return 0
+	read -r count blocked names <<<"$answer"
 	[[ -n $count ]] || return 0
 	((blocked == 0)) || more=" ($blocked blocked)"
 	held=", $count hosts held$more"
+	[[ -z $names ]] || held+=": $names"
+	((count <= 2)) || held+=" +$((count - 2))"
 }
-
