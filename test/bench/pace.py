@@ -18,9 +18,15 @@ what it was answered):
                (-j 4 C=64 PER_HOST=1 FETCH_ARGS=--delay 250), the same URLs
                as one flat list through sc-fetch, and Scrapy (py_pace_scrapy.py
                crawl: DOWNLOAD_DELAY, one request per origin, robots obeyed).
-               The politeness bound of a crawl in rounds: per round, the
-               largest over hosts of (its URLs - 1) x its spacing + its
-               latency, summed over rounds; target: crawl.mk within 1.1x.
+               crawl.mk hands a host held past DEFER_AFTER (here 500 ms,
+               under the Crawl-delay of 1 s and over the --delay of 250)
+               to the next round, so that no round waits on it: its
+               politeness bound is that of the whole crawl, the largest
+               over hosts of (all its URLs - 1) x its spacing + its
+               latency (issue 26.3; target: within 1.1x).  Beside it, the
+               same crawl with ADAPTIVE=0 (sc-fetch --no-adaptive) and
+               with DEFER_AFTER=0 (rounds as barriers), held to the bound
+               of a crawl in rounds: per round, the largest host's, summed.
   pace-cost    nothing wrong: sc-fetch with the controller (default) and
                with --no-adaptive, interleaved, on bench scenario 1 (nginx,
                ~20 KB pages, -c 20), scenario 2 (100 ms answers, -c 20) and
@@ -43,6 +49,8 @@ import bench as b
 import corpus
 
 SCRAPY = os.path.join(b.HERE, "py_pace_scrapy.py")
+# crawl.mk's DEFER_AFTER in pace-hosts: over --delay, under Crawl-delay.
+DEFER_MS = 500
 if b.SMOKE:
     P = dict(rate=50, bucket_urls=100, converge=1, servers=1, addrs=8, dead=1, zipf_top=3, depth=1,
              cost_urls=300, cost_delay=40, cost_wide=((100, 200), (1000, 1000)))
@@ -337,12 +345,18 @@ def scenario_hosts():
     mk = os.path.join(b.ROOT, "share/sc/crawl.mk")
     fetch = b.sc_fetch_cmd(f" -c {CRAWL_C} --per-host 1 --delay {DELAY_MS} --robots")
     env = f"PATH={b.q(b.BIN)}:\"$PATH\" XDG_CACHE_HOME={b.q(work)}/.cache"
+    def crawl_mk(extra):
+        return dict(name=f"make -f crawl.mk -j 4 C={CRAWL_C} PER_HOST=1 FETCH_ARGS='--delay {DELAY_MS}' {extra}",
+                    cmd=(f"{env} make -s -f {b.q(mk)} -j 4 SEEDS={b.q(seeds)} DEPTH={depth} "
+                         f"DIR={b.q(crawl_dir)} C={CRAWL_C} PER_HOST=1 FETCH_ARGS='--delay {DELAY_MS}' "
+                         f"{extra}") if os.path.isfile(mk) else None,
+                    why="share/sc/crawl.mk is not there", prep=fresh,
+                    check=ok_count(os.path.join(crawl_dir, "pages.jsonl")), timeout=1800)
+
     runners = [
-        dict(name=f"make -f crawl.mk -j 4 C={CRAWL_C} PER_HOST=1 FETCH_ARGS='--delay {DELAY_MS}'",
-             cmd=(f"{env} make -s -f {b.q(mk)} -j 4 SEEDS={b.q(seeds)} DEPTH={depth} DIR={b.q(crawl_dir)} "
-                  f"C={CRAWL_C} PER_HOST=1 FETCH_ARGS='--delay {DELAY_MS}'") if os.path.isfile(mk) else None,
-             why="share/sc/crawl.mk is not there", prep=fresh,
-             check=ok_count(os.path.join(crawl_dir, "pages.jsonl")), timeout=1800),
+        crawl_mk(f"DEFER_AFTER={DEFER_MS}"),
+        crawl_mk(f"DEFER_AFTER={DEFER_MS} ADAPTIVE=0"),
+        crawl_mk("DEFER_AFTER=0"),
         dict(name="sc-fetch --robots, the same URLs as one flat list", cmd=fetch and
              f"{env} {fetch} < {b.q(flat)} > {b.q(out)}{NOT_OK_ALLOWED}", prep=fresh, check=ok_count(out),
              timeout=1800),
@@ -354,7 +368,7 @@ def scenario_hosts():
     rounds, whole = bounds(hosts, depth)
     _, whole_scrapy = bounds(hosts, depth, scrapy=True)
     rows = []
-    for r, bound in zip(runners, (rounds, whole, whole_scrapy)):
+    for r, bound in zip(runners, (whole, whole, rounds, whole, whole_scrapy)):
         m = res[r["name"]]
         if "error" in m:
             rows.append([r["name"], m["error"] if r.get("cmd") else f"skipped: {m['error']}", "", "", "", "", "", ""])
@@ -367,9 +381,10 @@ def scenario_hosts():
     b.say(f"Hosts: {kinds['page']} of generated pages (/page/N, 5 links each), {kinds['slow']} slow ones of leaf "
           f"pages (/delay/50, 100 or 200), {kinds['crawl-delay']} with Crawl-delay: 1, {kinds['dead']} dead "
           f"(a port nobody listens on); Zipf sizes, largest {sizes[0]}, {sizes[len(sizes) // 2]} the median. "
-          f"The bound of crawl.mk is that of a crawl in rounds ({depth + 1} rounds: the largest host of each "
-          f"round, (its URLs - 1) × its spacing + its latency); the flat list and Scrapy, not in rounds, are "
-          f"held to the largest host of the whole crawl. Scrapy does not apply Crawl-delay (its bound spaces "
+          f"crawl.mk with DEFER_AFTER, the flat list and Scrapy are held to the largest host of the whole "
+          f"crawl, (all its URLs - 1) × its spacing + its latency; crawl.mk with DEFER_AFTER=0 (its rounds "
+          f"barriers) to the bound of a crawl in rounds ({depth + 1} rounds: the largest host of each, "
+          f"summed: {rounds:.1f} s against {whole:.1f} s). Scrapy does not apply Crawl-delay (its bound spaces "
           f"every host by 0.25 s), and keys its slots by host name without the port: the spider names each "
           f"origin as its download_slot. The gaps are between arrivals of pages at the server (robots.txt left "
           f"out), so they include the jitter of the client's and the server's scheduling on a busy machine; "
@@ -377,9 +392,9 @@ def scenario_hosts():
           f"the first of the next, in two processes). One run each.")
     b.say()
     m = res[runners[0]["name"]]
-    x = None if "error" in m else m["wall"] / rounds
-    b.target("pace-hosts", "crawl.mk wall ≤ 1.1 × the politeness bound of its rounds", x, "≤ 1.10x",
-             None if x is None else x <= 1.1, None if x is not None else m["error"])
+    x = None if "error" in m else m["wall"] / whole
+    b.target("pace-hosts", "crawl.mk (DEFER_AFTER) wall ≤ 1.1 × the politeness bound of the whole crawl", x,
+             "≤ 1.10x", None if x is None else x <= 1.1, None if x is not None else m["error"])
 
 
 # ------------------------------------------------------------ no cost
