@@ -192,6 +192,23 @@ nearest_rank() {
 	assert_equal "$(jq .requests <<<"$output")" 1000
 }
 
+@test "rounds: the hosts that finished last, and how long the rest waited on the last one" {
+	mkdir -p crawl/round-0 crawl/round-1
+	# round 0: a and b done by 12:00:02, c goes on to 12:00:09.5;
+	# round 1: one host, nobody waits.  Two chunks of round 0 interleave.
+	req() { printf '{"event":"request","ts":"2026-12-01T12:00:%s","url":"http://%s.test/x","host":"http://%s.test:80","status":200,"latency_ms":5,"bytes":10,"attempt":1,"error":null,"wait_ms":0,"next":"done"}\n' "$1" "$2" "$2"; }
+	{ req 00.000Z a; req 01.000Z b; req 02.000Z a; req 03.000Z c; } >crawl/round-0/chunk-0-0.log
+	{ req 01.500Z b; req 09.500Z c; req 00.500Z c; } >crawl/round-0/chunk-1-0.log
+	{ req 10.000Z a; req 11.000Z a; } >crawl/round-1/chunk-0-0.log
+	run -0 --separate-stderr sc-report --json crawl/round-*/chunk-*.log
+	assert_equal "$(jq -c '[.rounds[] | [.round, .hosts, .waited_s, [.finished_last[] | .host]]]' <<<"$output")" \
+		'[[0,3,7.5,["http://c.test:80","http://a.test:80","http://b.test:80"]],[1,1,0,["http://a.test:80"]]]'
+	assert_equal "$(jq -r '.rounds[0].finished_last[0].last_ts' <<<"$output")" 2026-12-01T12:00:09.500Z
+	run -0 sc-report --html report.html crawl/round-*/chunk-*.log
+	grep -q '<td>http://c.test:80, http://a.test:80, http://b.test:80</td><td class="round-waited">7.5</td>' report.html ||
+		fail "$(grep -A3 Rounds report.html)"
+}
+
 @test "robots.txt refusals: the total from the summary, per host from the records" {
 	local rb=$BATS_TEST_TMPDIR/robots
 	mkdir -p "$rb"

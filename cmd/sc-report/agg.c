@@ -222,7 +222,25 @@ static void count_request_bin(struct report *r, const struct mline *m)
 	}
 }
 
-static void count_round(struct report *r, long round, double ms)
+/* The host's entry in rd: found through the place it had last (the
+ * requests of a round come together), else looked for, else added. */
+static struct round_host *round_host_for(struct round *rd, struct host *h)
+{
+	if (h->round_slot < rd->nhosts && rd->hosts[h->round_slot].host == h)
+		return &rd->hosts[h->round_slot];
+	for (size_t i = 0; i < rd->nhosts; i++)
+		if (rd->hosts[i].host == h)
+			return &rd->hosts[h->round_slot = i];
+	if (rd->nhosts == rd->hosts_cap) {
+		rd->hosts_cap = rd->hosts_cap ? rd->hosts_cap * 2 : 16;
+		rd->hosts = sc_realloc(rd->hosts, rd->hosts_cap * sizeof(*rd->hosts));
+	}
+	h->round_slot = rd->nhosts;
+	rd->hosts[rd->nhosts] = (struct round_host){ .host = h, .last_ms = 0 };
+	return &rd->hosts[rd->nhosts++];
+}
+
+static void count_round(struct report *r, long round, double ms, struct host *h)
 {
 	struct round *rd = NULL;
 
@@ -237,6 +255,20 @@ static void count_round(struct report *r, long round, double ms)
 	rd->requests++;
 	rd->first_ms = fmin(rd->first_ms, ms);
 	rd->last_ms = fmax(rd->last_ms, ms);
+	struct round_host *rh = round_host_for(rd, h);
+	rh->last_ms = fmax(rh->last_ms, ms);
+}
+
+double round_waited_ms(const struct round *rd)
+{
+	return rd->nhosts > 1 ? rd->hosts[0].last_ms - rd->hosts[1].last_ms : 0;
+}
+
+static int by_last_desc(const void *a, const void *b)
+{
+	const struct round_host *x = a, *y = b;
+
+	return x->last_ms < y->last_ms ? 1 : x->last_ms > y->last_ms ? -1 : 0;
 }
 
 static void count_request(struct report *r, const struct mline *m, long round)
@@ -264,14 +296,15 @@ static void count_request(struct report *r, const struct mline *m, long round)
 		for (int ph = 0; ph < PH_COUNT; ph++)
 			moments_add(&t->phase[ph], phase_of(m->timing, (enum phase)ph));
 	}
-	count_request_host(host_for(r, m->host), m);
+	struct host *h = host_for(r, m->host);
+	count_request_host(h, m);
 	if (m->has_ts) {
 		if (t->first_ms == 0 || m->ts_ms < t->first_ms)
 			t->first_ms = m->ts_ms;
 		t->last_ms = fmax(t->last_ms, m->ts_ms);
 		count_request_bin(r, m);
 		if (round >= 0)
-			count_round(r, round, m->ts_ms);
+			count_round(r, round, m->ts_ms, h);
 	}
 }
 
@@ -388,6 +421,14 @@ void agg_finish(struct report *r)
 		h->p50 = percentile(&h->lat, 50);
 		h->p95 = percentile(&h->lat, 95);
 	}
+	/* Each round's hosts, last first; each host's place set again (the
+	 * later rounds' last, as count_round looks in the latest first). */
+	for (size_t i = 0; i < r->nrounds; i++) {
+		struct round *rd = &r->rounds[i];
+		qsort(rd->hosts, rd->nhosts, sizeof(*rd->hosts), by_last_desc);
+		for (size_t j = 0; j < rd->nhosts; j++)
+			rd->hosts[j].host->round_slot = j;
+	}
 	r->finished = true;
 }
 
@@ -407,6 +448,8 @@ void report_free(struct report *r)
 	free(r->htab);
 	free(r->t.lat.v);
 	free(r->tl.bins);
+	for (size_t i = 0; i < r->nrounds; i++)
+		free(r->rounds[i].hosts);
 	free(r->rounds);
 	memset(r, 0, sizeof(*r));
 }

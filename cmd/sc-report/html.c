@@ -156,13 +156,21 @@ static void write_rounds(FILE *f, const struct report *r)
 	if (!r->nrounds)
 		return;
 	fprintf(f, "<h2>Rounds</h2>\n<table><tr><th>round</th><th>requests</th>"
-	           "<th>first</th><th>last</th></tr>\n");
+	           "<th>first</th><th>last</th><th>hosts</th><th>finished last</th>"
+	           "<th>the rest waited (s)</th></tr>\n");
 	for (size_t i = 0; i < r->nrounds; i++) {
+		const struct round *rd = &r->rounds[i];
 		char a[SC_RFC3339_LEN], b[SC_RFC3339_LEN];
-		sc_rfc3339((int64_t)r->rounds[i].first_ms, a);
-		sc_rfc3339((int64_t)r->rounds[i].last_ms, b);
-		fprintf(f, "<tr><td>%ld</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n",
-		        r->rounds[i].number, (unsigned long long)r->rounds[i].requests, a, b);
+		sc_rfc3339((int64_t)rd->first_ms, a);
+		sc_rfc3339((int64_t)rd->last_ms, b);
+		fprintf(f, "<tr><td>%ld</td><td>%llu</td><td>%s</td><td>%s</td><td>%zu</td><td>",
+		        rd->number, (unsigned long long)rd->requests, a, b, rd->nhosts);
+		for (size_t j = 0; j < rd->nhosts && j < ROUND_LAST_HOSTS; j++) {
+			fputs(j ? ", " : "", f);
+			esc(f, rd->hosts[j].host->key);
+		}
+		fprintf(f, "</td><td class=\"round-waited\">%.1f</td></tr>\n",
+		        round_waited_ms(rd) / 1000.0);
 	}
 	fprintf(f, "</table>\n");
 }

@@ -116,10 +116,19 @@ static json_t *rounds_json(const struct report *r)
 
 	for (size_t i = 0; i < r->nrounds; i++) {
 		const struct round *rd = &r->rounds[i];
+		json_t *last = json_array();
+		for (size_t j = 0; j < rd->nhosts && j < ROUND_LAST_HOSTS; j++)
+			json_array_append_new(last, json_pack("{s:s%, s:o}", "host",
+			                                      rd->hosts[j].host->key,
+			                                      rd->hosts[j].host->keylen, "last_ts",
+			                                      ts_json(rd->hosts[j].last_ms)));
 		json_array_append_new(
-		        a, json_pack("{s:I, s:I, s:o, s:o}", "round", (json_int_t)rd->number,
-		                     "requests", (json_int_t)rd->requests, "first_ts",
-		                     ts_json(rd->first_ms), "last_ts", ts_json(rd->last_ms)));
+		        a, json_pack("{s:I, s:I, s:o, s:o, s:I, s:o, s:f}", "round",
+		                     (json_int_t)rd->number, "requests", (json_int_t)rd->requests,
+		                     "first_ts", ts_json(rd->first_ms), "last_ts",
+		                     ts_json(rd->last_ms), "hosts", (json_int_t)rd->nhosts,
+		                     "finished_last", last, "waited_s",
+		                     round(round_waited_ms(rd)) / 1000.0));
 	}
 	return a;
 }

@@ -121,7 +121,8 @@ struct host {
 	uint64_t kinds[KIND_COUNT];
 	uint64_t reasons[TR_COUNT];
 	struct fvec lat;
-	float p50, p95; /* after agg_finish */
+	float p50, p95;    /* after agg_finish */
+	size_t round_slot; /* its place in the hosts of the round last seen */
 };
 
 enum status_class {
@@ -151,11 +152,27 @@ struct timeline {
 	struct bin *bins; /* owned: BINS_MAX of them */
 };
 
+/* A host's last request in a round. */
+struct round_host {
+	struct host *host; /* borrowed from the report */
+	double last_ms;
+};
+
 struct round {
 	long number;
 	double first_ms, last_ms;
 	uint64_t requests;
+	struct round_host *hosts; /* owned, nhosts of them; sorted, last first, by agg_finish */
+	size_t nhosts, hosts_cap;
 };
+
+/* The hosts of a round that finished last, as the outputs name them. */
+#define ROUND_LAST_HOSTS 3
+
+/* How long round rd went on after every host but the last was done (its
+ * last request), in ms: what the rest of the crawl waited on that host.
+ * 0 with one host.  After agg_finish. */
+double round_waited_ms(const struct round *rd);
 
 /* The phases of a request, from libcurl's cumulative timers. */
 enum phase {
