@@ -44,8 +44,9 @@ options() {
 	[[ ${ADAPTIVE:-1} == 1 ]] || pace=(--no-adaptive)
 	[[ $METRICS != 1 ]] || quiet=()
 	fetch_opts=("${quiet[@]}" -c "$C" --per-host "$PER_HOST" "${pace[@]}")
-	# A host held past DEFER_AFTER ms hands its URLs to the next round.
-	[[ $DEFER_AFTER == 0 ]] || fetch_opts+=(--defer-after "$DEFER_AFTER")
+	# A host held past DEFER_AFTER ms hands its URLs to the next round
+	# (but in a round of nothing else: step_chunk's defer_after).
+	[[ ${defer_after:-$DEFER_AFTER} == 0 ]] || fetch_opts+=(--defer-after "${defer_after:-$DEFER_AFTER}")
 	if [[ $ROBOTS == 1 ]]; then
 		fetch_opts+=(--robots)
 		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$dir/robots.cache")
@@ -68,9 +69,19 @@ options() {
 	user_words frontier_args "$FRONTIER_ARGS"
 }
 
-# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.
+# held_only N: whether round N's URLs are only those round N-1 held
+# (held.jsonl): the crawl's other hosts are done, and nothing is left for a
+# hand-over to let go on, only the rounds it would cost.
+held_only() {
+	local held=$DIR/round-$(($1 - 1))/held.jsonl
+	(($1 > 0)) && [[ -e $held ]] && (($(wc -l <"$held") == $(wc -l <"$DIR/round-$1/urls.jsonl")))
+}
+
+# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.  A round of held URLs
+# alone is fetched to its end: DEFER_AFTER would only hand them on again.
 step_chunk() {
-	local r=$DIR/round-$1 id=$2 want=${3:-}
+	local r=$DIR/round-$1 id=$2 want=${3:-} defer_after=$DEFER_AFTER
+	! held_only "$1" || defer_after=0
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
 	warc_for "$r" "${warc_pfx}round-$1-chunk-$id"
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
