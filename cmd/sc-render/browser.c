@@ -214,6 +214,8 @@ int browser_read(struct browser *b, void (*fn)(void *ctx, json_t *msg), void *ct
 				fprintf(stderr, "< %.300s\n", b->in + start);
 			if (msg)
 				fn(ctx, msg);
+			else if (getenv("SC_RENDER_TRACE"))
+				fprintf(stderr, "! %s\n", je.text);
 			json_decref(msg);
 			start = i + 1;
 		}

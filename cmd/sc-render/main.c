@@ -1,6 +1,7 @@
 /* sc-render: render pages that JavaScript builds in a headless Chromium
  * driven over the DevTools pipe, one record per input record.  See
  * sc-render(1). */
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -131,12 +132,12 @@ static void parse_options(struct render *r, int argc, char **argv)
 		o->browser = getenv("SC_RENDER_BROWSER");
 	if (!o->browser || !*o->browser)
 		o->browser = find_browser();
-	/* SC_RENDER_BROWSER_ARGS: more flags, split at spaces (the suite's
-	 * --host-resolver-rules). */
+	/* SC_RENDER_BROWSER_ARGS: more arguments, one a line (the suite's
+	 * --host-resolver-rules, which holds spaces). */
 	const char *env = getenv("SC_RENDER_BROWSER_ARGS");
 	if (env && strlen(env) < sizeof(env_args)) {
 		strcpy(env_args, env);
-		for (char *s = strtok(env_args, " "); s && o->nargs < 30; s = strtok(NULL, " "))
+		for (char *s = strtok(env_args, "\n"); s && o->nargs < 30; s = strtok(NULL, "\n"))
 			o->args[o->nargs++] = s;
 	}
 	if (geteuid() == 0)
@@ -218,6 +219,29 @@ static void bad_line(struct render *r, const struct sc_lines *in, const struct s
 	r->failed++;
 }
 
+/* A URL the browser can be sent to: absolute, with a scheme. */
+static bool is_url(const char *url, size_t len)
+{
+	CURLU *h = curl_url();
+	char *copy = sc_strndup(url, len);
+	bool ok = h && !memchr(url, ' ', len) && !memchr(url, '\t', len) &&
+	          curl_url_set(h, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
+
+	curl_url_cleanup(h);
+	free(copy);
+	return ok;
+}
+
+static void bad_url(struct render *r, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct sc_input_item it = { .line = line, .bad = true };
+
+	it.rec = sc_record_bad_input(line->number, line->text, line->len, "not a URL");
+	snprintf(it.why, sizeof(it.why), "not a URL");
+	bad_line(r, in, &it);
+	json_decref(it.rec);
+}
+
 /* One input line: a page queued, or its record written at once. */
 static void take_line(struct render *r, const struct sc_lines *in, const struct sc_line *line)
 {
@@ -229,7 +253,10 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 	case SC_URL_LINE_SKIP:
 		return;
 	case SC_URL_LINE_URL:
-		enqueue(r, page_from_item(NULL, url, len));
+		if (is_url(url, len))
+			enqueue(r, page_from_item(NULL, url, len));
+		else
+			bad_url(r, in, line);
 		return;
 	case SC_URL_LINE_NUL:
 		it.rec = sc_record_bad_input(line->number, line->text, line->len,
@@ -254,6 +281,8 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 	}
 	if (it.bad) {
 		bad_line(r, in, &it);
+	} else if (!sc_record_failed(it.rec) && !is_url(u, strlen(u))) {
+		bad_url(r, in, line);
 	} else if (sc_record_failed(it.rec)) {
 		/* A fetch that failed: nothing to render, it passes through. */
 		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
@@ -330,6 +359,12 @@ static int restart_browser(struct render *r)
 	return 0;
 }
 
+static void read_error(struct render *r, const struct sc_lines *in)
+{
+	sc_warn("%s: read error:", sc_lines_name(in));
+	r->read_error = true;
+}
+
 static int run(struct render *r, struct sc_lines *in)
 {
 	for (;;) {
@@ -344,7 +379,7 @@ static int run(struct render *r, struct sc_lines *in)
 			int rc = sc_lines_next(in, &line);
 			if (rc <= 0) {
 				if (rc < 0)
-					sc_warn("%s: read error:", sc_lines_name(in));
+					read_error(r, in);
 				r->input_done = true;
 				break;
 			}
@@ -356,7 +391,7 @@ static int run(struct render *r, struct sc_lines *in)
 			return SC_EXIT_FAILURE;
 		assign(r);
 		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
-			return 0;
+			return r->read_error ? SC_EXIT_FAILURE : 0;
 		double next = tab_next_deadline(r);
 		int ms = (int)(next - sc_now_ms());
 		struct pollfd fds[4] = {
@@ -379,7 +414,7 @@ static int run(struct render *r, struct sc_lines *in)
 			int rc = sc_lines_next(in, &line);
 			if (rc <= 0) {
 				if (rc < 0)
-					sc_warn("%s: read error:", sc_lines_name(in));
+					read_error(r, in);
 				r->input_done = true;
 			} else {
 				take_line(r, in, &line);

@@ -123,7 +123,7 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	bool draining, input_done;
+	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
 void tab_on_message(struct render *r, json_t *msg);
