@@ -137,6 +137,9 @@ Try 'sc-render --help' for more information."
 	for i in 1 2 3 4 5; do echo "$SC_BASE/js.html?$i"; done >in.txt
 	run -0 --separate-stderr sc-render -c 2 --tab-pages 1 --browser-pages 2 <in.txt
 	assert_equal "$(jq -r 'select(.ok and (.body | test("built by js"))) | .url' <<<"$output" | sort)" "$(sort in.txt)"
+	# A bound of 1 MB: the browser is restarted after every page.
+	run -0 --separate-stderr sc-render -c 2 --browser-rss 1 <in.txt
+	assert_equal "$(jq -r 'select(.ok) | .url' <<<"$output" | sort)" "$(sort in.txt)"
 }
 
 @test "no Chromium process outlives a normal end" {

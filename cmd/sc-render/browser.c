@@ -33,8 +33,7 @@ static const char *const quiet_flags[] = {
 	"--disable-domain-reliability",
 	"--disable-client-side-phishing-detection",
 	"--disable-field-trial-config",
-	"--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,"
-	"CalculateNativeWinOcclusion,InterestFeedContentSuggestions,AutofillServerCommunication",
+	"--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication",
 	"--metrics-recording-only",
 	"--no-first-run",
 	"--no-default-browser-check",
@@ -67,8 +66,8 @@ static void child(const struct render_opts *o, int cmd[2], int rep[2], int errp[
 		close(fd);
 	int devnull = open("/dev/null", O_RDWR);
 	if (devnull >= 0) {
-		dup2(devnull, 0);
-		dup2(devnull, 1);
+		(void)dup2(devnull, 0);
+		(void)dup2(devnull, 1);
 	}
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_IGN); /* sc-render drains first, then ends the browser */
@@ -241,18 +240,24 @@ long browser_rss_kib(const struct browser *b)
 
 	if (!d || b->pid <= 0)
 		return d ? closedir(d), 0 : 0;
+	/* sc-render has one thread: readdir is fine. */
+	// cppcheck-suppress readdirCalled
 	while ((e = readdir(d))) {
 		char path[300], buf[512];
-		int pid = atoi(e->d_name);
-		if (pid <= 0 || getpgid(pid) != b->pid)
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || getpgid((pid_t)pid) != b->pid)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+		snprintf(path, sizeof(path), "/proc/%ld/statm", pid);
 		FILE *f = fopen(path, "r");
-		long size, res;
-		if (f && fgets(buf, sizeof(buf), f) && sscanf(buf, "%ld %ld", &size, &res) == 2)
-			total += res * page_kib;
+		if (f && fgets(buf, sizeof(buf), f)) {
+			/* "size resident ...", in pages */
+			char *p = buf;
+			(void)strtol(p, &p, 10);
+			total += strtol(p, NULL, 10) * page_kib;
+		}
 		if (f)
-			fclose(f);
+			(void)fclose(f);
 	}
 	closedir(d);
 	return total;

@@ -53,6 +53,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_SECONDS("command-timeout", 0, "secs", AT(command_ms), 0.1, 600),
 	SC_OPT_ROW_WHOLE("tab-pages", 0, "K", AT(tab_pages), 1, 1000000),
 	SC_OPT_ROW_WHOLE("browser-pages", 0, "M", AT(browser_pages), 1, 100000000),
+	SC_OPT_ROW_WHOLE("browser-rss", 0, "MB", AT(browser_rss_mb), 0, 1000000),
 	SC_OPT_ROW_STRING("browser", 0, "PATH", AT(browser)),
 	SC_OPT_ROW_CALLS("browser-arg", 0, "ARG", add_arg, 0),
 	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
@@ -115,6 +116,7 @@ static void parse_options(struct render *r, int argc, char **argv)
 	o->command_ms = 10000;
 	o->tab_pages = 50;
 	o->browser_pages = 1000;
+	o->browser_rss_mb = 2048;
 	o->wait = "load";
 	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
 	if (first == SC_OPT_PARSE_HELP)
@@ -136,8 +138,10 @@ static void parse_options(struct render *r, int argc, char **argv)
 	 * --host-resolver-rules, which holds spaces). */
 	const char *env = getenv("SC_RENDER_BROWSER_ARGS");
 	if (env && strlen(env) < sizeof(env_args)) {
-		strcpy(env_args, env);
-		for (char *s = strtok(env_args, "\n"); s && o->nargs < 30; s = strtok(NULL, "\n"))
+		memcpy(env_args, env, strlen(env) + 1);
+		char *save = NULL;
+		for (char *s = strtok_r(env_args, "\n", &save); s && o->nargs < 30;
+		     s = strtok_r(NULL, "\n", &save))
 			o->args[o->nargs++] = s;
 	}
 	if (geteuid() == 0)
@@ -386,6 +390,12 @@ static int run(struct render *r, struct sc_lines *in)
 			take_line(r, in, &line);
 			want_input = r->queued < (size_t)r->opts.concurrency;
 		}
+		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
+			/* Past the bound: no more pages until it is restarted. */
+			r->rss_checked = r->b.pages;
+			if (browser_rss_kib(&r->b) / 1024 > r->opts.browser_rss_mb)
+				r->b.pages = r->opts.browser_pages;
+		}
 		if (r->b.pages >= r->opts.browser_pages && r->in_flight == 0 && r->queue &&
 		    restart_browser(r) < 0)
 			return SC_EXIT_FAILURE;
@@ -450,7 +460,8 @@ int main(int argc, char **argv)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 	r.tabs = sc_calloc((size_t)r.opts.concurrency, sizeof(*r.tabs));
 	the_browser = &r.b;
-	atexit(kill_browser_at_exit);
+	if (atexit(kill_browser_at_exit) != 0)
+		sc_die(SC_EXIT_FAILURE, "atexit failed");
 	if (start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);

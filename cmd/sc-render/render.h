@@ -19,6 +19,7 @@ struct render_opts {
 	int command_ms;       /* --command-timeout: one command's deadline */
 	int tab_pages;        /* --tab-pages: a tab is closed after K pages */
 	int browser_pages;    /* --browser-pages: the browser restarts after M */
+	int browser_rss_mb;   /* --browser-rss: or once its process tree is past MB */
 	const char *browser;  /* --browser, SC_RENDER_BROWSER, or found */
 	const char *wait;     /* --wait, as given */
 	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
@@ -123,6 +124,7 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
+	int rss_checked; /* b.pages when the RSS was last looked at */
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
