@@ -159,7 +159,7 @@ Try 'sc-render --help' for more information."
 # sends signal $1 once the first record is out; sets pid and b.
 interrupt() {
 	printf '%s\n' "$SC_BASE/js.html" "$SC_BASE/busy.html" "$SC_BASE/busy.html" >in.txt
-	sc-render -c 1 -m 3 --wait stable:100000 <in.txt >out.jsonl 2>err.txt 3>&- &
+	sc-render -c 1 -m 1.5 --wait stable:100000 <in.txt >out.jsonl 2>err.txt 3>&- &
 	pid=$!
 	b=$(browser_of $pid) || fail "no browser"
 	for _ in $(seq 100); do [ -s out.jsonl ] && break; sleep 0.1; done

@@ -445,7 +445,7 @@ static int run(struct render *r, struct sc_lines *in)
 
 int main(int argc, char **argv)
 {
-	struct render r = { 0 };
+	static struct render r; /* static: the exit handler may reach its browser */
 	char err[300];
 
 	sc_stdio_hold();
@@ -466,6 +466,7 @@ int main(int argc, char **argv)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
 	browser_stop(&r.b);
+	the_browser = NULL; /* r goes with main's frame */
 	for (int i = 0; i < r.opts.concurrency; i++) {
 		free(r.tabs[i].target);
 		free(r.tabs[i].session);
