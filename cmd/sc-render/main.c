@@ -317,25 +317,14 @@ static void assign(struct render *r)
 	}
 }
 
-/* The queue's pages that a drain leaves: cancelled records. */
-static void cancel_queue(struct render *r)
+/* The queue's pages, each a record of error kind (a drain's cancelled
+ * ones, or a browser that cannot start again). */
+static void flush_queue(struct render *r, const char *kind, const char *why)
 {
 	while (r->queue) {
 		struct page *p = r->queue;
 		r->queue = p->next;
-		record_emit(r, p, NULL, NULL, NULL, "cancelled", "sc-render was interrupted");
-		page_free(p);
-	}
-	r->queue_tail = NULL;
-	r->queued = 0;
-}
-
-static void fail_queue(struct render *r, const char *why)
-{
-	while (r->queue) {
-		struct page *p = r->queue;
-		r->queue = p->next;
-		record_emit(r, p, NULL, NULL, NULL, "render", why);
+		record_emit(r, p, NULL, NULL, NULL, kind, why);
 		page_free(p);
 	}
 	r->queue_tail = NULL;
@@ -357,16 +346,28 @@ static int restart_browser(struct render *r)
 	browser_stop(&r->b);
 	if (start_browser(r, err, sizeof(err)) < 0) {
 		sc_warn("%s", err);
-		fail_queue(r, err);
+		flush_queue(r, "render", err);
 		return -1;
 	}
 	return 0;
 }
 
-static void read_error(struct render *r, const struct sc_lines *in)
+/* Reads one line and takes it; false at the end of the input. */
+static bool read_line(struct render *r, struct sc_lines *in)
 {
-	sc_warn("%s: read error:", sc_lines_name(in));
-	r->read_error = true;
+	struct sc_line line;
+	int rc = sc_lines_next(in, &line);
+
+	if (rc > 0) {
+		take_line(r, in, &line);
+		return true;
+	}
+	if (rc < 0) {
+		sc_warn("%s: read error:", sc_lines_name(in));
+		r->read_error = true;
+	}
+	r->input_done = true;
+	return false;
 }
 
 static int run(struct render *r, struct sc_lines *in)
@@ -374,22 +375,12 @@ static int run(struct render *r, struct sc_lines *in)
 	for (;;) {
 		if (sc_stop_signal && !r->draining) {
 			r->draining = true;
-			cancel_queue(r);
+			flush_queue(r, "cancelled", "sc-render was interrupted");
 		}
 		bool want_input =
 		        !r->input_done && !r->draining && r->queued < (size_t)r->opts.concurrency;
-		while (want_input && sc_lines_buffered(in)) {
-			struct sc_line line;
-			int rc = sc_lines_next(in, &line);
-			if (rc <= 0) {
-				if (rc < 0)
-					read_error(r, in);
-				r->input_done = true;
-				break;
-			}
-			take_line(r, in, &line);
+		while (want_input && sc_lines_buffered(in) && read_line(r, in))
 			want_input = r->queued < (size_t)r->opts.concurrency;
-		}
 		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
 			/* Past the bound: no more pages until it is restarted. */
 			r->rss_checked = r->b.pages;
@@ -419,17 +410,8 @@ static int run(struct render *r, struct sc_lines *in)
 			ssize_t n = read(stop_pipe[0], c, sizeof(c));
 			(void)n;
 		}
-		if (fds[3].revents) {
-			struct sc_line line;
-			int rc = sc_lines_next(in, &line);
-			if (rc <= 0) {
-				if (rc < 0)
-					read_error(r, in);
-				r->input_done = true;
-			} else {
-				take_line(r, in, &line);
-			}
-		}
+		if (fds[3].revents)
+			read_line(r, in);
 		if (fds[0].revents && browser_read(&r->b, on_message, r) < 0) {
 			/* EOF on fd 4: the browser died.  Its pages go again. */
 			tabs_lost(r, "the browser crashed");
