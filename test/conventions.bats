@@ -8,9 +8,9 @@ load '/usr/lib/bats/bats-assert/load'
 
 bats_require_minimum_version 1.5.0
 
-PROGRAMS="sc-fetch sc-frontier sc-parse sc-report sc-retry sc-sink sc-warc"
+PROGRAMS="sc-fetch sc-frontier sc-parse sc-render sc-report sc-retry sc-sink sc-warc"
 # The programs that read standard input (sc-warc reads only the files named).
-READERS="sc-fetch sc-frontier sc-parse sc-report sc-retry sc-sink"
+READERS="sc-fetch sc-frontier sc-parse sc-render sc-report sc-retry sc-sink"
 
 @test "every program is built" {
 	for p in $PROGRAMS; do

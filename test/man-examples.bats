@@ -132,6 +132,14 @@ run_example() {
 		fail "a URL is in two rounds"
 }
 
+@test "sc-render(1) EXAMPLES run as written" {
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
+		skip "no Chromium (make deps installs chromium-headless-shell)"
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+	run_examples sc-render.1
+	assert_equal "$(wc -l <rendered.jsonl)" "$(wc -l <urls.txt)"
+}
+
 @test "sc-record(5) EXAMPLES run as written" {
 	run_examples sc-record.5
 	[ -s out.csv ] || fail "no out.csv"

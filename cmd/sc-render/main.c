@@ -1,0 +1,464 @@
+/* sc-render: render pages that JavaScript builds in a headless Chromium
+ * driven over the DevTools pipe, one record per input record.  See
+ * sc-render(1). */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/signals.h"
+#include "core/util.h"
+#include "kit/cli.h"
+#include "kit/opt.h"
+#include "record/input.h"
+#include "record/lines.h"
+#include "record/record.h"
+#include "render.h"
+
+static int stop_pipe[2] = { -1, -1 };
+static struct browser *the_browser; /* for the exit: no orphan */
+
+static void on_stop(void)
+{
+	ssize_t w = write(stop_pipe[1], "x", 1);
+	(void)w;
+}
+
+static void kill_browser_at_exit(void)
+{
+	if (the_browser)
+		browser_stop(the_browser);
+}
+
+static int add_arg(void *base, const struct sc_opt *row, const char *arg, char *err, size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (o->nargs >= (int)(sizeof(o->args) / sizeof(o->args[0])) - 8)
+		return snprintf(err, errlen, "--browser-arg: too many (at most 24)"), -1;
+	o->args[o->nargs++] = arg;
+	return 0;
+}
+
+#define AT(m) SC_OPT_AT(struct render_opts, m)
+static const struct sc_opt rows[] = {
+	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
+	SC_OPT_ROW_SECONDS("timeout", 'm', "secs", AT(timeout_ms), 0.1, 3600),
+	SC_OPT_ROW_STRING("wait", 0, "COND", AT(wait)),
+	SC_OPT_ROW_SECONDS("command-timeout", 0, "secs", AT(command_ms), 0.1, 600),
+	SC_OPT_ROW_WHOLE("tab-pages", 0, "K", AT(tab_pages), 1, 1000000),
+	SC_OPT_ROW_WHOLE("browser-pages", 0, "M", AT(browser_pages), 1, 100000000),
+	SC_OPT_ROW_WHOLE("browser-rss", 0, "MB", AT(browser_rss_mb), 0, 1000000),
+	SC_OPT_ROW_STRING("browser", 0, "PATH", AT(browser)),
+	SC_OPT_ROW_CALLS("browser-arg", 0, "ARG", add_arg, 0),
+	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
+	SC_OPT_ROW_HELP(NULL),
+	SC_OPT_ROW_VERSION(NULL),
+	{ 0 },
+};
+
+int wait_parse(const char *text, struct wait_spec *w, char *err, size_t errlen)
+{
+	memset(w, 0, sizeof(*w));
+	if (strcmp(text, "load") == 0)
+		w->kind = WAIT_LOAD;
+	else if (strcmp(text, "domcontentloaded") == 0)
+		w->kind = WAIT_DCL;
+	else if (strcmp(text, "networkidle") == 0)
+		w->kind = WAIT_IDLE;
+	else if (strncmp(text, "selector:", 9) == 0 && text[9])
+		w->kind = WAIT_SELECTOR, w->arg = text + 9;
+	else if (strncmp(text, "js:", 3) == 0 && text[3])
+		w->kind = WAIT_JS, w->arg = text + 3;
+	else if (strncmp(text, "stable:", 7) == 0) {
+		char *end;
+		long ms = strtol(text + 7, &end, 10);
+		if (end == text + 7 || *end || ms < 1 || ms > 600000)
+			return snprintf(err, errlen,
+			                "--wait: '%s': stable:MS needs MS in 1..600000", text),
+			       -1;
+		w->kind = WAIT_STABLE, w->stable_ms = (int)ms;
+	} else
+		return snprintf(err, errlen,
+		                "--wait: '%s' is not load, domcontentloaded, networkidle, "
+		                "selector:CSS, js:EXPR or stable:MS",
+		                text),
+		       -1;
+	return 0;
+}
+
+static const char *find_browser(void)
+{
+	static const char *const candidates[] = {
+		"/usr/lib/chromium/chromium-headless-shell",
+		"/usr/lib/chromium/chromium",
+	};
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
+		if (access(candidates[i], X_OK) == 0)
+			return candidates[i];
+	return candidates[0];
+}
+
+static void parse_options(struct render *r, int argc, char **argv)
+{
+	struct render_opts *o = &r->opts;
+	const struct sc_opt_set sets[] = { { rows, o } };
+	char err[300];
+	static char env_args[4096];
+
+	o->concurrency = 4;
+	o->timeout_ms = 30000;
+	o->command_ms = 10000;
+	o->tab_pages = 50;
+	o->browser_pages = 1000;
+	o->browser_rss_mb = 2048;
+	o->wait = "load";
+	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
+	if (first == SC_OPT_PARSE_HELP)
+		sc_print_help(sc_opt_usage(sets, 1, "< urls", NULL));
+	if (first == SC_OPT_PARSE_VERSION)
+		sc_print_version_with("(jansson " JANSSON_VERSION ")");
+	if (first == SC_OPT_PARSE_ERROR)
+		sc_usage_error("%s", err);
+	if (first < argc)
+		sc_usage_error("unexpected argument '%s': URLs are read from standard input",
+		               argv[first]);
+	if (wait_parse(o->wait, &r->wait, err, sizeof(err)) < 0)
+		sc_usage_error("%s", err);
+	if (!o->browser)
+		o->browser = getenv("SC_RENDER_BROWSER");
+	if (!o->browser || !*o->browser)
+		o->browser = find_browser();
+	/* SC_RENDER_BROWSER_ARGS: more arguments, one a line (the suite's
+	 * --host-resolver-rules, which holds spaces). */
+	const char *env = getenv("SC_RENDER_BROWSER_ARGS");
+	if (env && strlen(env) < sizeof(env_args)) {
+		memcpy(env_args, env, strlen(env) + 1);
+		char *save = NULL;
+		for (char *s = strtok_r(env_args, "\n", &save); s && o->nargs < 30;
+		     s = strtok_r(NULL, "\n", &save))
+			o->args[o->nargs++] = s;
+	}
+	if (geteuid() == 0)
+		o->no_sandbox = true; /* Chromium's sandbox refuses to run as root */
+}
+
+struct sync_call {
+	long id;
+	json_t *reply;
+};
+
+static void on_sync(void *ctx, json_t *msg)
+{
+	struct sync_call *c = ctx;
+	if (json_integer_value(json_object_get(msg, "id")) == c->id && !c->reply)
+		c->reply = json_incref(msg);
+}
+
+/* Waits for the reply to id (at start-up only), for at most ms. */
+static json_t *call_sync(struct browser *b, long id, int ms)
+{
+	double end = sc_now_ms() + ms;
+	struct sync_call c = { id, NULL };
+
+	while (!c.reply && sc_now_ms() < end) {
+		struct pollfd p = { .fd = b->from, .events = POLLIN };
+		if (poll(&p, 1, (int)(end - sc_now_ms()) + 1) < 0 && errno != EINTR)
+			break;
+		browser_drain_stderr(b);
+		if (browser_read(b, on_sync, &c) < 0)
+			break;
+	}
+	return c.reply;
+}
+
+static int start_browser(struct render *r, char *err, size_t errlen)
+{
+	if (browser_start(&r->b, &r->opts, err, errlen) < 0)
+		return -1;
+	long id = browser_send(&r->b, NULL, "Target.createBrowserContext",
+	                       json_pack("{s:b}", "disposeOnDetach", 1));
+	json_t *reply = call_sync(&r->b, id, r->opts.command_ms + 20000);
+	const char *ctx = json_string_value(
+	        json_object_get(json_object_get(reply, "result"), "browserContextId"));
+	if (!ctx) {
+		json_decref(reply);
+		browser_stop(&r->b);
+		return snprintf(err, errlen, "%s: the browser did not start", r->opts.browser), -1;
+	}
+	r->b.context = sc_strdup(ctx);
+	json_decref(reply);
+	return 0;
+}
+
+static void on_message(void *ctx, json_t *msg)
+{
+	tab_on_message(ctx, msg);
+}
+
+static void enqueue(struct render *r, struct page *p)
+{
+	p->next = NULL;
+	if (r->queue_tail)
+		r->queue_tail->next = p;
+	else
+		r->queue = p;
+	r->queue_tail = p;
+	r->queued++;
+}
+
+static void bad_line(struct render *r, const struct sc_lines *in, const struct sc_input_item *it)
+{
+	char warn[320];
+	sc_input_warning(in, it, warn);
+	sc_warn("%s", warn);
+	if (sc_record_write(stdout, it->rec) < 0)
+		sc_die_write("error writing standard output:");
+	r->written++;
+	r->failed++;
+}
+
+/* A URL the browser can be sent to: absolute, with a scheme. */
+static bool is_url(const char *url, size_t len)
+{
+	CURLU *h = curl_url();
+	char *copy = sc_strndup(url, len);
+	bool ok = h && !memchr(url, ' ', len) && !memchr(url, '\t', len) &&
+	          curl_url_set(h, CURLUPART_URL, copy, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK;
+
+	curl_url_cleanup(h);
+	free(copy);
+	return ok;
+}
+
+static void bad_url(struct render *r, const struct sc_lines *in, const struct sc_line *line)
+{
+	struct sc_input_item it = { .line = line, .bad = true };
+
+	it.rec = sc_record_bad_input(line->number, line->text, line->len, "not a URL");
+	snprintf(it.why, sizeof(it.why), "not a URL");
+	bad_line(r, in, &it);
+	json_decref(it.rec);
+}
+
+/* One input line: a page queued, or its record written at once. */
+static void take_line(struct render *r, const struct sc_lines *in, const struct sc_line *line)
+{
+	const char *url;
+	size_t len;
+	struct sc_input_item it;
+
+	switch (sc_input_url_line(line, &url, &len)) {
+	case SC_URL_LINE_SKIP:
+		return;
+	case SC_URL_LINE_URL:
+		if (is_url(url, len))
+			enqueue(r, page_from_item(NULL, url, len));
+		else
+			bad_url(r, in, line);
+		return;
+	case SC_URL_LINE_NUL:
+		it.rec = sc_record_bad_input(line->number, line->text, line->len,
+		                             "the line holds a NUL byte");
+		it.line = line;
+		it.bad = true;
+		snprintf(it.why, sizeof(it.why), "the line holds a NUL byte");
+		bad_line(r, in, &it);
+		json_decref(it.rec);
+		return;
+	case SC_URL_LINE_RECORD:
+		break;
+	}
+	sc_input_item_make(line, sc_lines_max(in), NULL, &it);
+	const char *u = json_string_value(json_object_get(it.rec, "url"));
+	if (!it.bad && !u) {
+		json_decref(it.rec);
+		it.rec = sc_record_bad_input(line->number, line->text, line->len,
+		                             "the record has no \"url\" string");
+		it.bad = true;
+		snprintf(it.why, sizeof(it.why), "the record has no \"url\" string");
+	}
+	if (it.bad) {
+		bad_line(r, in, &it);
+	} else if (!sc_record_failed(it.rec) && !is_url(u, strlen(u))) {
+		bad_url(r, in, line);
+	} else if (sc_record_failed(it.rec)) {
+		/* A fetch that failed: nothing to render, it passes through. */
+		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
+			sc_die_write("error writing standard output:");
+		r->written++;
+		r->failed++;
+	} else {
+		enqueue(r, page_from_item(it.rec, u, strlen(u)));
+	}
+	json_decref(it.rec);
+}
+
+/* Hands queued pages to free tabs. */
+static void assign(struct render *r)
+{
+	for (int i = 0; i < r->opts.concurrency && r->queue; i++) {
+		struct tab *t = &r->tabs[i];
+		if (t->page || (t->state != TAB_FREE && t->state != TAB_IDLE))
+			continue;
+		if (r->b.pages >= r->opts.browser_pages)
+			return; /* the browser is recycled once its pages are done */
+		struct page *p = r->queue;
+		r->queue = p->next;
+		if (!r->queue)
+			r->queue_tail = NULL;
+		r->queued--;
+		tab_start_page(r, t, p);
+	}
+}
+
+/* The queue's pages, each a record of error kind (a drain's cancelled
+ * ones, or a browser that cannot start again). */
+static void flush_queue(struct render *r, const char *kind, const char *why)
+{
+	while (r->queue) {
+		struct page *p = r->queue;
+		r->queue = p->next;
+		record_emit(r, p, NULL, NULL, NULL, kind, why);
+		page_free(p);
+	}
+	r->queue_tail = NULL;
+	r->queued = 0;
+}
+
+static int restart_browser(struct render *r)
+{
+	char err[300];
+
+	for (int i = 0; i < r->opts.concurrency; i++) {
+		free(r->tabs[i].target);
+		free(r->tabs[i].session);
+		free(r->tabs[i].doc_request);
+		free(r->tabs[i].mime);
+		free(r->tabs[i].loader);
+		memset(&r->tabs[i], 0, sizeof(r->tabs[i]));
+	}
+	browser_stop(&r->b);
+	if (start_browser(r, err, sizeof(err)) < 0) {
+		sc_warn("%s", err);
+		flush_queue(r, "render", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads one line and takes it; false at the end of the input. */
+static bool read_line(struct render *r, struct sc_lines *in)
+{
+	struct sc_line line;
+	int rc = sc_lines_next(in, &line);
+
+	if (rc > 0) {
+		take_line(r, in, &line);
+		return true;
+	}
+	if (rc < 0) {
+		sc_warn("%s: read error:", sc_lines_name(in));
+		r->read_error = true;
+	}
+	r->input_done = true;
+	return false;
+}
+
+static int run(struct render *r, struct sc_lines *in)
+{
+	for (;;) {
+		if (sc_stop_signal && !r->draining) {
+			r->draining = true;
+			flush_queue(r, "cancelled", "sc-render was interrupted");
+		}
+		bool want_input =
+		        !r->input_done && !r->draining && r->queued < (size_t)r->opts.concurrency;
+		while (want_input && sc_lines_buffered(in) && read_line(r, in))
+			want_input = r->queued < (size_t)r->opts.concurrency;
+		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
+			/* Past the bound: no more pages until it is restarted. */
+			r->rss_checked = r->b.pages;
+			if (browser_rss_kib(&r->b) / 1024 > r->opts.browser_rss_mb)
+				r->b.pages = r->opts.browser_pages;
+		}
+		if (r->b.pages >= r->opts.browser_pages && r->in_flight == 0 && r->queue &&
+		    restart_browser(r) < 0)
+			return SC_EXIT_FAILURE;
+		assign(r);
+		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
+			return r->read_error ? SC_EXIT_FAILURE : 0;
+		double next = tab_next_deadline(r);
+		int ms = (int)(next - sc_now_ms());
+		struct pollfd fds[4] = {
+			{ .fd = r->b.from, .events = POLLIN },
+			{ .fd = r->b.err, .events = POLLIN },
+			{ .fd = stop_pipe[0], .events = POLLIN },
+			{ .fd = want_input ? sc_lines_fd(in) : -1, .events = POLLIN },
+		};
+		if (poll(fds, 4, ms < 0 ? 0 : ms + 1) < 0 && errno != EINTR)
+			sc_die(SC_EXIT_FAILURE, "poll:");
+		if (fds[1].revents)
+			browser_drain_stderr(&r->b);
+		if (fds[2].revents) {
+			char c[16];
+			ssize_t n = read(stop_pipe[0], c, sizeof(c));
+			(void)n;
+		}
+		if (fds[3].revents)
+			read_line(r, in);
+		if (fds[0].revents && browser_read(&r->b, on_message, r) < 0) {
+			/* EOF on fd 4: the browser died.  Its pages go again. */
+			tabs_lost(r, "the browser crashed");
+			if (restart_browser(r) < 0)
+				return SC_EXIT_FAILURE;
+			continue;
+		}
+		double now = sc_now_ms();
+		for (int i = 0; i < r->opts.concurrency; i++)
+			tab_tick(r, &r->tabs[i], now);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct render r; /* static: the exit handler may reach its browser */
+	char err[300];
+
+	sc_stdio_hold();
+	sc_setprogname(argv[0]);
+	parse_options(&r, argc, argv);
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		sc_die(SC_EXIT_FAILURE, "pipe:");
+	sc_signals_install(on_stop);
+	struct sc_lines *in = sc_lines_open(0, "<stdin>");
+	if (!in)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	r.tabs = sc_calloc((size_t)r.opts.concurrency, sizeof(*r.tabs));
+	the_browser = &r.b;
+	if (atexit(kill_browser_at_exit) != 0)
+		sc_die(SC_EXIT_FAILURE, "atexit failed");
+	if (start_browser(&r, err, sizeof(err)) < 0)
+		sc_die(SC_EXIT_FAILURE, "%s", err);
+	int status = run(&r, in);
+	browser_stop(&r.b);
+	the_browser = NULL; /* r goes with main's frame */
+	for (int i = 0; i < r.opts.concurrency; i++) {
+		free(r.tabs[i].target);
+		free(r.tabs[i].session);
+		free(r.tabs[i].doc_request);
+		free(r.tabs[i].mime);
+		free(r.tabs[i].loader);
+	}
+	free(r.tabs);
+	sc_lines_close(in);
+	if (status == 0 && r.failed)
+		status = SC_EXIT_PARTIAL;
+	return sc_exit_status(status);
+}

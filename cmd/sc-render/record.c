@@ -1,0 +1,96 @@
+/* record.c: the pages sc-render reads and the records it writes
+ * (sc-record(5)'s shape, plus "rendered"). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/util.h"
+#include "kit/cli.h"
+#include "record/record.h"
+#include "render.h"
+
+void page_free(struct page *p)
+{
+	if (!p)
+		return;
+	json_decref(p->in);
+	free(p->url);
+	free(p->body);
+	free(p->content_type);
+	free(p);
+}
+
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen)
+{
+	struct page *p = sc_calloc(1, sizeof(*p));
+
+	p->url = sc_strndup(url, ulen);
+	p->in = rec ? json_incref(rec) : json_object();
+	if (rec) {
+		const char *body = json_string_value(json_object_get(rec, "body"));
+		const char *b64 = json_string_value(json_object_get(rec, "body_base64"));
+		const char *ct = json_string_value(json_object_get(rec, "content_type"));
+		const char *final = json_string_value(json_object_get(rec, "final_url"));
+		if (body) {
+			p->body_len = json_string_length(json_object_get(rec, "body"));
+			p->body = sc_malloc(p->body_len + 1);
+			memcpy(p->body, body, p->body_len + 1);
+		} else if (b64) {
+			unsigned char *d = sc_base64_decode(b64, strlen(b64), &p->body_len);
+			p->body = (char *)d;
+		}
+		if (p->body && final) { /* the page is where the fetch ended */
+			free(p->url);
+			p->url = sc_strdup(final);
+		}
+		p->content_type = ct ? sc_strdup(ct) : NULL;
+		p->status = (long)json_integer_value(json_object_get(rec, "status"));
+	}
+	p->started = sc_now_ms();
+	p->fetched_at = sc_wall_ms();
+	return p;
+}
+
+void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
+                 const char *dom, const char *error_kind, const char *error_message)
+{
+	json_t *rec = json_deep_copy(p->in);
+	char when[SC_RFC3339_LEN];
+	double now = sc_now_ms();
+
+	json_object_del(rec, "body");
+	json_object_del(rec, "body_base64");
+	json_object_del(rec, "error");
+	if (!json_object_get(rec, "url"))
+		json_object_set_new(rec, "url", json_string(p->url));
+	json_object_set_new(rec, "final_url", final_url ? json_string(final_url) : json_null());
+	json_object_set_new(rec, "status", t && t->status ? json_integer(t->status) : json_null());
+	json_object_set_new(rec, "ok", json_boolean(!error_kind));
+	json_object_set_new(rec, "content_type", t && t->mime ? json_string(t->mime) : json_null());
+	json_object_set_new(rec, "bytes", json_integer(dom ? (json_int_t)strlen(dom) : 0));
+	json_object_set_new(rec, "attempts", json_integer(p->attempts));
+	json_object_set_new(rec, "elapsed_ms", json_real((double)(long long)(now - p->started)));
+	sc_rfc3339(p->fetched_at, when);
+	json_object_set_new(rec, "fetched_at", json_string(when));
+	if (dom)
+		json_object_set_new(rec, "body", sc_json_string_lossy(dom, strlen(dom)));
+	if (t)
+		json_object_set_new(rec, "rendered",
+		                    json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:s}", "ms",
+		                              (json_int_t)(now - p->started), "requests",
+		                              t->requests, "failed", t->failed, "blocked",
+		                              t->blocked, "console_errors", t->console_errors,
+		                              "dialogs", t->dialogs, "waited_for",
+		                              t->timed_out ? "timeout" : r->opts.wait));
+	if (error_kind) {
+		json_object_set_new(rec, "error",
+		                    json_pack("{s:s,s:s}", "kind", error_kind, "message",
+		                              error_message ? error_message : ""));
+		r->failed++;
+	}
+	if (sc_record_write(stdout, rec) < 0)
+		sc_die_write("error writing standard output:");
+	r->written++;
+	json_decref(rec);
+}

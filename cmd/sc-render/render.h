@@ -1,0 +1,145 @@
+/* sc-render's private header: the browser it drives over the DevTools pipe
+ * (browser.c), the tabs that render one page each (tab.c) and the records
+ * they make (record.c).  main.c reads the input and runs the loop.
+ *
+ * Ownership: json_t * follow jansson (a function returning one returns a
+ * new reference); char * members are malloced and owned by their struct. */
+#ifndef SC_RENDER_H
+#define SC_RENDER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* What the command line says. */
+struct render_opts {
+	int concurrency;      /* -c: tabs in flight */
+	int timeout_ms;       /* -m: a page's whole time */
+	int command_ms;       /* --command-timeout: one command's deadline */
+	int tab_pages;        /* --tab-pages: a tab is closed after K pages */
+	int browser_pages;    /* --browser-pages: the browser restarts after M */
+	int browser_rss_mb;   /* --browser-rss: or once its process tree is past MB */
+	const char *browser;  /* --browser, SC_RENDER_BROWSER, or found */
+	const char *wait;     /* --wait, as given */
+	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
+	int nargs;
+	bool no_sandbox; /* --no-sandbox */
+};
+
+/* The wait condition, parsed. */
+enum wait_kind {
+	WAIT_LOAD,
+	WAIT_DCL,
+	WAIT_IDLE,
+	WAIT_SELECTOR,
+	WAIT_JS,
+	WAIT_STABLE
+};
+struct wait_spec {
+	enum wait_kind kind;
+	const char *arg; /* the CSS or the expression (borrowed from argv) */
+	int stable_ms;
+};
+int wait_parse(const char *text, struct wait_spec *w, char *err, size_t errlen);
+
+/* A page to render: one input record. */
+struct page {
+	json_t *in; /* the input record's members that pass through */
+	char *url;
+	char *body; /* a fetch record's body, to answer the document with; or NULL */
+	size_t body_len;
+	char *content_type; /* its content type, or NULL */
+	long status;        /* its status */
+	int attempts;       /* tries so far */
+	double started;     /* sc_now_ms of the first try */
+	long long fetched_at;
+	struct page *next; /* the queue */
+};
+void page_free(struct page *p);
+
+/* ---- browser.c: the process and the pipe ---- */
+struct browser {
+	pid_t pid;    /* 0: none; the browser's own process group */
+	int to, from; /* our ends of its fd 3 (commands) and fd 4 (replies) */
+	int err;      /* its stderr, drained */
+	char *in;     /* what came from fd 4 and is not a whole message yet */
+	size_t inlen, incap;
+	long next_id;
+	char *context; /* the browser context of this run */
+	int pages;     /* pages started in it */
+};
+int browser_start(struct browser *b, const struct render_opts *o, char *err, size_t errlen);
+/* Kills the browser's whole process group and reaps it. */
+void browser_stop(struct browser *b);
+/* Sends method(params) on session (NULL: the browser's); returns its id.
+ * params is stolen (NULL: {}). */
+long browser_send(struct browser *b, const char *session, const char *method, json_t *params);
+/* Reads what fd 4 has; calls fn for each message.  -1 at EOF or error. */
+int browser_read(struct browser *b, void (*fn)(void *ctx, json_t *msg), void *ctx);
+void browser_drain_stderr(struct browser *b);
+/* The process group still has processes (for the end). */
+bool browser_alive(const struct browser *b);
+/* The resident memory of the browser's process tree, in KiB. */
+long browser_rss_kib(const struct browser *b);
+
+/* ---- tab.c: one tab, one page at a time ---- */
+enum tab_state {
+	TAB_FREE,     /* no tab yet */
+	TAB_CREATING, /* Target.createTarget sent */
+	TAB_ATTACHING,
+	TAB_IDLE,    /* ready for a page */
+	TAB_LOADING, /* Page.navigate sent, waiting for the condition */
+	TAB_POLLING, /* a wait's poll sent */
+	TAB_READING, /* the DOM's read sent */
+	TAB_CLOSING,
+};
+struct tab {
+	enum tab_state state;
+	char *target, *session;
+	struct page *page; /* the page on it, or NULL */
+	int pages;         /* pages it rendered */
+	long pending;      /* the command waited for, or 0 */
+	double deadline;   /* that command's deadline */
+	double page_deadline;
+	double next_poll;
+	/* What the page did. */
+	int requests, failed, blocked, console_errors, dialogs;
+	long status;
+	char *doc_request; /* the main document's request id */
+	char *loader;      /* its loader: the document whose events count */
+	char *mime;
+	bool loaded, dcl, idle, timed_out, answered;
+	long stable_hash;
+	double stable_since;
+	char *waited_for;
+};
+
+struct render;
+/* The loop's state, shared by the files. */
+struct render {
+	struct render_opts opts;
+	struct wait_spec wait;
+	struct browser b;
+	struct tab *tabs;
+	struct page *queue, *queue_tail;
+	size_t queued, in_flight, failed, written;
+	int rss_checked; /* b.pages when the RSS was last looked at */
+	bool draining, input_done, read_error;
+};
+void tab_start_page(struct render *r, struct tab *t, struct page *p);
+void tab_on_message(struct render *r, json_t *msg);
+void tab_tick(struct render *r, struct tab *t, double now);
+/* The browser went away: every tab's page goes back to the queue (or
+ * fails, after its second try). */
+void tabs_lost(struct render *r, const char *why);
+double tab_next_deadline(const struct render *r);
+
+/* ---- record.c ---- */
+/* Writes p's record: body the DOM (or NULL), err NULL when ok. */
+void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
+                 const char *dom, const char *error_kind, const char *error_message);
+/* Makes a page of one input line, or writes its bad_input record. */
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen);
+
+#endif

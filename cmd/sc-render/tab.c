@@ -1,0 +1,475 @@
+/* tab.c: a tab renders one page at a time over its flattened session:
+ * navigate, wait for the condition (capped by -m), read the DOM, make the
+ * record.  Every command it waits for has a deadline; a tab that misses
+ * one, crashes or detaches is closed and its page tried once more in a
+ * fresh tab, then failed as a render error record. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/util.h"
+#include "render.h"
+
+#define POLL_MS 100
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s ? sc_strdup(s) : NULL;
+}
+
+static void track(struct render *r, struct tab *t, long id, double deadline)
+{
+	t->pending = id;
+	t->deadline = deadline;
+	(void)r;
+}
+
+static long send_tab(struct render *r, struct tab *t, const char *method, json_t *params)
+{
+	return browser_send(&r->b, t->session, method, params);
+}
+
+/* The tab is gone or unusable: close it; its page is tried again or fails. */
+static void tab_drop(struct render *r, struct tab *t, const char *why)
+{
+	if (t->target && r->b.pid > 0)
+		browser_send(&r->b, NULL, "Target.closeTarget",
+		             json_pack("{s:s}", "targetId", t->target));
+	struct page *p = t->page;
+	set_str(&t->target, NULL);
+	set_str(&t->session, NULL);
+	set_str(&t->doc_request, NULL);
+	set_str(&t->mime, NULL);
+	set_str(&t->loader, NULL);
+	t->state = TAB_FREE;
+	t->page = NULL;
+	t->pending = 0;
+	t->pages = 0;
+	if (!p)
+		return;
+	r->in_flight--;
+	if (p->attempts < 2 && !r->draining) {
+		p->next = r->queue; /* first in line */
+		r->queue = p;
+		if (!r->queue_tail)
+			r->queue_tail = p;
+		r->queued++;
+		return;
+	}
+	record_emit(r, p, t, NULL, NULL, "render", why);
+	page_free(p);
+}
+
+void tabs_lost(struct render *r, const char *why)
+{
+	for (int i = 0; i < r->opts.concurrency; i++) {
+		struct tab *t = &r->tabs[i];
+		set_str(&t->target, NULL); /* nothing to close: the browser is gone */
+		tab_drop(r, t, why);
+	}
+}
+
+static void navigate(struct render *r, struct tab *t, double now)
+{
+	struct page *p = t->page;
+
+	t->requests = t->failed = t->blocked = t->console_errors = t->dialogs = 0;
+	t->status = 0;
+	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
+	t->stable_hash = -1;
+	set_str(&t->doc_request, NULL);
+	set_str(&t->loader, NULL);
+	set_str(&t->mime, NULL);
+	t->page_deadline = now + r->opts.timeout_ms;
+	send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
+	         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
+	                             "resourceType", "Document")
+	                 : NULL);
+	track(r, t, send_tab(r, t, "Page.navigate", json_pack("{s:s}", "url", p->url)),
+	      t->page_deadline);
+	t->state = TAB_LOADING;
+	t->next_poll = now;
+}
+
+void tab_start_page(struct render *r, struct tab *t, struct page *p)
+{
+	double now = sc_now_ms();
+
+	t->page = p;
+	p->attempts++;
+	r->in_flight++;
+	r->b.pages++;
+	if (t->state == TAB_IDLE) {
+		navigate(r, t, now);
+		return;
+	}
+	t->state = TAB_CREATING;
+	track(r, t,
+	      browser_send(&r->b, NULL, "Target.createTarget",
+	                   json_pack("{s:s,s:s}", "url", "about:blank", "browserContextId",
+	                             r->b.context)),
+	      now + r->opts.command_ms);
+}
+
+/* Reads the document as it stands. */
+static void read_dom(struct render *r, struct tab *t, double now)
+{
+	static const char expr[] =
+	        "(() => { const d = document; let s = '';"
+	        " if (d.doctype) s = new XMLSerializer().serializeToString(d.doctype);"
+	        " if (d.documentElement) s += d.documentElement.outerHTML;"
+	        " return { url: location.href, html: s, type: d.contentType }; })()";
+	t->state = TAB_READING;
+	track(r, t,
+	      send_tab(r, t, "Runtime.evaluate",
+	               json_pack("{s:s,s:b}", "expression", expr, "returnByValue", 1)),
+	      now + r->opts.command_ms);
+}
+
+static const char *wait_name(const struct render *r)
+{
+	return r->opts.wait;
+}
+
+/* The condition the page waits for. */
+static void poll_wait(struct render *r, struct tab *t, double now)
+{
+	char *expr = NULL;
+	const struct wait_spec *w = &r->wait;
+
+	if (w->kind == WAIT_SELECTOR) {
+		json_t *sel = json_string(w->arg);
+		char *q = json_dumps(sel, JSON_ENCODE_ANY);
+		json_decref(sel);
+		if (asprintf(&expr, "document.querySelector(%s) !== null", q) < 0)
+			sc_die(1, "out of memory");
+		free(q);
+	} else if (w->kind == WAIT_JS) {
+		if (asprintf(&expr, "!!(%s)", w->arg) < 0)
+			sc_die(1, "out of memory");
+	} else {
+		expr = sc_strdup(
+		        "(() => { const s = document.documentElement ?"
+		        " document.documentElement.outerHTML : ''; let h = 0;"
+		        " for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) | 0;"
+		        " return (h >>> 0) + s.length * 4294967296; })()");
+	}
+	t->state = TAB_POLLING;
+	track(r, t,
+	      send_tab(r, t, "Runtime.evaluate",
+	               json_pack("{s:s,s:b}", "expression", expr, "returnByValue", 1)),
+	      now + r->opts.command_ms);
+	free(expr);
+}
+
+void tab_tick(struct render *r, struct tab *t, double now)
+{
+	if (t->pending && now >= t->deadline) {
+		if (t->state == TAB_LOADING || t->state == TAB_POLLING) {
+			/* The page's time is up: what is there is the record. */
+			t->timed_out = true;
+			read_dom(r, t, now);
+			return;
+		}
+		char why[128];
+		snprintf(why, sizeof(why), "the browser did not answer within %d ms",
+		         r->opts.command_ms);
+		tab_drop(r, t, why);
+		return;
+	}
+	if (t->state != TAB_LOADING || t->pending)
+		return;
+	if (now >= t->page_deadline) {
+		t->timed_out = true;
+		read_dom(r, t, now);
+		return;
+	}
+	switch (r->wait.kind) {
+	case WAIT_LOAD:
+		if (t->loaded)
+			read_dom(r, t, now);
+		break;
+	case WAIT_DCL:
+		if (t->dcl)
+			read_dom(r, t, now);
+		break;
+	case WAIT_IDLE:
+		if (t->idle)
+			read_dom(r, t, now);
+		break;
+	default:
+		if (t->dcl && now >= t->next_poll)
+			poll_wait(r, t, now);
+		break;
+	}
+}
+
+double tab_next_deadline(const struct render *r)
+{
+	double next = sc_now_ms() + 1000;
+
+	for (int i = 0; i < r->opts.concurrency; i++) {
+		const struct tab *t = &r->tabs[i];
+		if (t->pending && t->deadline < next)
+			next = t->deadline;
+		if (t->state == TAB_LOADING && !t->pending) {
+			if (t->page_deadline < next)
+				next = t->page_deadline;
+			if (r->wait.kind >= WAIT_SELECTOR && t->dcl && t->next_poll < next)
+				next = t->next_poll;
+		}
+	}
+	return next;
+}
+
+static const char *net_kind(const char *error)
+{
+	if (strstr(error, "NAME_NOT_RESOLVED") || strstr(error, "NAME_RESOLUTION"))
+		return "dns";
+	if (strstr(error, "CONNECTION_REFUSED") || strstr(error, "ADDRESS_UNREACHABLE"))
+		return "connect";
+	if (strstr(error, "TIMED_OUT"))
+		return "timeout";
+	if (strstr(error, "CERT") || strstr(error, "SSL"))
+		return "tls";
+	if (strstr(error, "UNKNOWN_URL_SCHEME") || strstr(error, "DISALLOWED_URL_SCHEME"))
+		return "blocked_scheme";
+	if (strstr(error, "TOO_MANY_REDIRECTS"))
+		return "too_many_redirects";
+	return "network";
+}
+
+static void page_done(struct render *r, struct tab *t, const json_t *value)
+{
+	struct page *p = t->page;
+	const char *final = str(value, "url"), *html = str(value, "html");
+	char msg[128];
+
+	if (!t->mime && str(value, "type"))
+		t->mime = sc_strdup(str(value, "type"));
+	if (t->timed_out) {
+		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
+		         wait_name(r), r->opts.timeout_ms);
+		record_emit(r, p, t, final, html, "timeout", msg);
+	} else if (t->status >= 400) {
+		snprintf(msg, sizeof(msg), "HTTP %ld", t->status);
+		record_emit(r, p, t, final, html, "http", msg);
+	} else {
+		record_emit(r, p, t, final, html, NULL, NULL);
+	}
+	page_free(p);
+	t->page = NULL;
+	t->pending = 0;
+	r->in_flight--;
+	t->pages++;
+	if (t->pages >= r->opts.tab_pages) {
+		browser_send(&r->b, NULL, "Target.closeTarget",
+		             json_pack("{s:s}", "targetId", t->target));
+		set_str(&t->target, NULL);
+		set_str(&t->session, NULL);
+		t->state = TAB_FREE;
+		t->pages = 0;
+	} else {
+		t->state = TAB_IDLE;
+	}
+}
+
+static void on_reply(struct render *r, struct tab *t, const json_t *msg)
+{
+	const json_t *res = json_object_get(msg, "result");
+	const json_t *err = json_object_get(msg, "error");
+	double now = sc_now_ms();
+
+	t->pending = 0;
+	if (err && t->state != TAB_POLLING) {
+		char why[256];
+		snprintf(why, sizeof(why), "the browser refused a command: %s",
+		         str(err, "message") ? str(err, "message") : "?");
+		tab_drop(r, t, why);
+		return;
+	}
+	switch (t->state) {
+	case TAB_CREATING:
+		set_str(&t->target, str(res, "targetId"));
+		t->state = TAB_ATTACHING;
+		track(r, t,
+		      browser_send(&r->b, NULL, "Target.attachToTarget",
+		                   json_pack("{s:s,s:b}", "targetId", t->target, "flatten", 1)),
+		      now + r->opts.command_ms);
+		break;
+	case TAB_ATTACHING:
+		set_str(&t->session, str(res, "sessionId"));
+		send_tab(r, t, "Page.enable", NULL);
+		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
+		send_tab(r, t, "Network.enable", NULL);
+		send_tab(r, t, "Runtime.enable", NULL);
+		navigate(r, t, now);
+		break;
+	case TAB_LOADING: {
+		const char *e = str(res, "errorText");
+		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
+			struct page *p = t->page;
+			record_emit(r, p, t, NULL, NULL, net_kind(e), e);
+			page_free(p);
+			t->page = NULL;
+			r->in_flight--;
+			t->pages++;
+			t->state = TAB_IDLE;
+		}
+		break;
+	}
+	case TAB_POLLING: {
+		const json_t *v = json_object_get(json_object_get(res, "result"), "value");
+		t->state = TAB_LOADING;
+		t->next_poll = now + POLL_MS;
+		if (r->wait.kind == WAIT_STABLE) {
+			long h = (long)json_number_value(v);
+			if (h != t->stable_hash) {
+				t->stable_hash = h;
+				t->stable_since = now;
+			} else if (now - t->stable_since >= r->wait.stable_ms) {
+				read_dom(r, t, now);
+			}
+		} else if (json_is_true(v)) {
+			read_dom(r, t, now);
+		}
+		break;
+	}
+	case TAB_READING:
+		page_done(r, t, json_object_get(json_object_get(res, "result"), "value"));
+		break;
+	default:
+		break;
+	}
+}
+
+static struct tab *tab_by(struct render *r, const char *session, const char *target)
+{
+	for (int i = 0; i < r->opts.concurrency; i++) {
+		struct tab *t = &r->tabs[i];
+		if (session && t->session && strcmp(t->session, session) == 0)
+			return t;
+		if (target && t->target && strcmp(t->target, target) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+static void fulfill(struct render *r, struct tab *t, const json_t *params)
+{
+	struct page *p = t->page;
+	const char *id = str(params, "requestId");
+	const json_t *req = json_object_get(params, "request");
+
+	if (!p || !p->body || t->answered || !str(req, "url") ||
+	    strcmp(str(req, "url"), p->url) != 0) {
+		send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
+		return;
+	}
+	t->answered = true;
+	char *b64 = sc_malloc((p->body_len + 2) / 3 * 4 + 1);
+	b64[sc_base64_encode((const unsigned char *)p->body, p->body_len, b64)] = '\0';
+	send_tab(r, t, "Fetch.fulfillRequest",
+	         json_pack("{s:s,s:i,s:[{s:s,s:s}],s:s}", "requestId", id, "responseCode",
+	                   p->status > 0 ? (int)p->status : 200, "responseHeaders", "name",
+	                   "Content-Type", "value", p->content_type ? p->content_type : "text/html",
+	                   "body", b64));
+	free(b64);
+}
+
+static void on_event(struct render *r, struct tab *t, const char *method, const json_t *params)
+{
+	if (strcmp(method, "Page.lifecycleEvent") == 0) {
+		/* Only the events of the document this page's navigation loads
+		 * (the tab's about:blank sends its own late). */
+		const char *name = str(params, "name"), *loader = str(params, "loaderId");
+		if (!name || !loader || !t->loader || strcmp(loader, t->loader) != 0)
+			return;
+		if (strcmp(name, "DOMContentLoaded") == 0)
+			t->dcl = true;
+		else if (strcmp(name, "load") == 0)
+			t->loaded = t->dcl = true;
+		else if (strcmp(name, "networkIdle") == 0)
+			t->idle = true;
+	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
+		t->requests++;
+		const char *type = str(params, "type"), *frame = str(params, "frameId");
+		if (type && strcmp(type, "Document") == 0 && frame && t->target &&
+		    strcmp(frame, t->target) == 0) {
+			/* The main frame's document (again after a redirect or a
+			 * script's navigation): its events are the ones waited for. */
+			set_str(&t->doc_request, str(params, "requestId"));
+			if (!t->loader || !str(params, "loaderId") ||
+			    strcmp(t->loader, str(params, "loaderId")) != 0) {
+				set_str(&t->loader, str(params, "loaderId"));
+				t->loaded = t->dcl = t->idle = false;
+			}
+		}
+	} else if (strcmp(method, "Network.responseReceived") == 0) {
+		const char *id = str(params, "requestId");
+		const json_t *resp = json_object_get(params, "response");
+		if (id && t->doc_request && strcmp(id, t->doc_request) == 0) {
+			t->status = (long)json_integer_value(json_object_get(resp, "status"));
+			set_str(&t->mime, str(resp, "mimeType"));
+		}
+	} else if (strcmp(method, "Network.loadingFailed") == 0) {
+		t->failed++;
+		if (json_object_get(params, "blockedReason"))
+			t->blocked++;
+	} else if (strcmp(method, "Runtime.consoleAPICalled") == 0) {
+		if (str(params, "type") && strcmp(str(params, "type"), "error") == 0)
+			t->console_errors++;
+	} else if (strcmp(method, "Runtime.exceptionThrown") == 0) {
+		t->console_errors++;
+	} else if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+		/* Dismissed at once, but a beforeunload accepted: the tab may
+		 * leave the page for the next one. */
+		const char *type = str(params, "type");
+		t->dialogs++;
+		send_tab(r, t, "Page.handleJavaScriptDialog",
+		         json_pack("{s:b}", "accept", type && strcmp(type, "beforeunload") == 0));
+	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
+		fulfill(r, t, params);
+	} else if (strcmp(method, "Inspector.targetCrashed") == 0) {
+		tab_drop(r, t, "the tab crashed");
+	}
+}
+
+void tab_on_message(struct render *r, json_t *msg)
+{
+	const char *session = str(msg, "sessionId"), *method = str(msg, "method");
+	const json_t *params = json_object_get(msg, "params");
+	json_t *id = json_object_get(msg, "id");
+
+	if (json_is_integer(id)) {
+		long n = (long)json_integer_value(id);
+		for (int i = 0; i < r->opts.concurrency; i++)
+			if (r->tabs[i].pending == n) {
+				on_reply(r, &r->tabs[i], msg);
+				return;
+			}
+		return;
+	}
+	if (!method)
+		return;
+	if (!session) {
+		struct tab *t = NULL;
+		if (strcmp(method, "Target.targetCrashed") == 0)
+			t = tab_by(r, NULL, str(params, "targetId"));
+		else if (strcmp(method, "Target.detachedFromTarget") == 0)
+			t = tab_by(r, str(params, "sessionId"), NULL);
+		if (t && t->page)
+			tab_drop(r, t, "the tab crashed");
+		return;
+	}
+	struct tab *t = tab_by(r, session, NULL);
+	if (t && t->page)
+		on_event(r, t, method, params);
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# sc-render: pages that JavaScript builds, rendered by Debian's headless
+# Chromium over the DevTools pipe (test/render/basic/ holds the pages).
+# The browser resolves no name: SC_RENDER_BROWSER_ARGS gives it a
+# host-resolver rule, and every page is on 127.0.0.1.  Each test starts one
+# sc-render on a few pages; no Chromium process may outlive it.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+bats_require_minimum_version 1.5.0
+load 'lib/server'
+
+setup_file() {
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
+		skip "no Chromium (make deps installs chromium-headless-shell)"
+	sc_server_start --root "$BATS_TEST_DIRNAME/render/basic"
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# The browser of sc-render $1 (its child in a process group of its own),
+# once it runs; waits at most ~10 s.
+browser_of() {
+	local b
+	for _ in $(seq 100); do
+		b=$(pgrep -P "$1" | head -1)
+		if [ -n "$b" ] && [ "$(ps -o pgid= -p "$b" | tr -d ' ')" = "$b" ]; then
+			echo "$b"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# No process is left in process group $1; waits at most ~5 s.
+assert_no_orphan() {
+	for _ in $(seq 50); do
+		[ -z "$(pgrep -g "$1")" ] && return 0
+		sleep 0.1
+	done
+	fail "Chromium processes left: $(pgrep -g "$1" -a)"
+}
+
+@test "usage errors name the option: exit 2, nothing on stdout" {
+	run -2 --separate-stderr sc-render --wait sometime </dev/null
+	assert_equal "$stderr" "sc-render: --wait: 'sometime' is not load, domcontentloaded, networkidle, selector:CSS, js:EXPR or stable:MS
+Try 'sc-render --help' for more information."
+	assert_output ''
+	run -2 --separate-stderr sc-render --wait stable:0 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --wait: 'stable:0': stable:MS needs MS in 1..600000"
+	run -2 --separate-stderr sc-render -c 0 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --concurrency: '0' is out of range (1..64)"
+	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
+}
+
+@test "a browser that cannot start is exit 1 with its path" {
+	run -1 --separate-stderr sc-render --browser /nonexistent/chrome <<<"$SC_BASE/js.html"
+	assert_equal "$stderr" "sc-render: /nonexistent/chrome: No such file or directory"
+	assert_output ''
+}
+
+@test "a page built by script: its DOM, status, and the rendered counts; sc-parse reads it" {
+	run -0 --separate-stderr sc-render -c 2 --wait networkidle <<<"$SC_BASE/list.html"
+	assert_equal "$(jq -r '[.url, .final_url, .status, .ok, .content_type, .attempts] | @tsv' <<<"$output")" \
+		"$SC_BASE/list.html	$SC_BASE/list.html	200	true	text/html	1"
+	jq -e '.rendered.requests == 2 and .rendered.failed == 0 and .rendered.waited_for == "networkidle"
+		and .bytes == (.body | length) and (.fetched_at | test("Z$")) and .elapsed_ms > 0' <<<"$output"
+	run -0 sc-parse -f 'item[]=li.item' <<<"$output"
+	assert_equal "$(jq -c .item <<<"$output")" '["one","two","three"]'
+}
+
+@test "the count contract: URLs, records, a malformed line, blank lines and comments" {
+	printf '%s\n' "$SC_BASE/js.html" '' '# a comment' '{"url": "'"$SC_BASE"'/alert.html", "id": 7}' \
+		'{"nourl": 1}' 'not json {' 'no url' >in.txt
+	run -3 --separate-stderr sc-render -c 2 <in.txt
+	assert_equal "$(wc -l <<<"$output")" 5
+	assert_equal "$(jq -c 'select(.id == 7) | [.ok, .rendered.dialogs]' <<<"$output")" '[true,1]'
+	assert_equal "$(jq -r 'select(.ok | not) | .error.kind' <<<"$output" | sort | uniq -c | tr -s ' ')" " 3 bad_input"
+	[[ $stderr == *"sc-render: <stdin>:5: "* ]] || fail "no warning for line 5: $stderr"
+	jq -se 'map(select((.url // "") | test("alert")))[0].body | test("after alert")' <<<"$output"
+}
+
+@test "a fetch record's body answers the document: the page is not fetched twice" {
+	sc-fetch -q <<<"$SC_BASE/js.html" | jq -c '. + {id: "x"}' >fetched.jsonl
+	sc_server_reset
+	run -0 --separate-stderr sc-render <fetched.jsonl
+	jq -e '.ok and .id == "x" and .status == 200 and (.body | test("built by js")) and .history != null' <<<"$output"
+	assert_equal "$(sc_server_log '[.[] | select(.path == "/js.html")] | length')" 0
+	# A fetch that failed passes through as it is.
+	sc-fetch -q <<<"$SC_BASE/missing.html" >failed.jsonl || true
+	run -3 --separate-stderr sc-render <failed.jsonl
+	assert_equal "$output" "$(cat failed.jsonl)"
+}
+
+@test "a script's navigation, a 404 and a connection refused" {
+	# A port nothing listens on: the server's own, once it is stopped.
+	CLOSED_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	printf '%s\n' "$SC_BASE/nav.html" "$SC_BASE/missing.html" "http://127.0.0.1:$CLOSED_PORT/" >in.txt
+	run -3 --separate-stderr sc-render -c 3 <in.txt
+	assert_equal "$(jq -r 'select(.url | test("nav")) | .final_url' <<<"$output")" "$SC_BASE/js.html"
+	assert_equal "$(jq -r 'select(.url | test("missing")) | [.status, .error.kind] | @tsv' <<<"$output")" "404	http"
+	assert_equal "$(jq -r 'select(.url | test(":'"$CLOSED_PORT"'/")) | .error.kind' <<<"$output")" "connect"
+}
+
+@test "--wait selector, js and stable; a page that never settles is a timeout holding what was there" {
+	run -0 --separate-stderr sc-render --wait 'selector:li.item' <<<"$SC_BASE/list.html"
+	jq -e '.rendered.waited_for == "selector:li.item" and (.body | test("three"))' <<<"$output"
+	run -0 --separate-stderr sc-render --wait 'js:document.querySelectorAll("li").length == 3' <<<"$SC_BASE/list.html"
+	jq -e '.body | test("three")' <<<"$output"
+	run -3 --separate-stderr sc-render -m 1.5 --wait stable:300 <<<"$SC_BASE/busy.html"
+	jq -e '.ok == false and .error.kind == "timeout" and .rendered.waited_for == "timeout"
+		and (.body | test("what was there")) and .rendered.ms < 6000' <<<"$output"
+}
+
+@test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
+	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
+	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt
+	assert_equal "$(wc -l <<<"$output")" 3
+	assert_equal "$(jq -r 'select(.url | test("spin")) | [.attempts, .error.kind] | @tsv' <<<"$output")" "2	render"
+	assert_equal "$(jq -r 'select(.url | test("crash")) | [.attempts, .error.kind, .error.message] | @tsv' <<<"$output")" \
+		"2	render	the tab crashed"
+	assert_equal "$(jq -r 'select(.url | test("js.html")) | .error.kind' <<<"$output")" timeout
+}
+
+@test "recycling: a tab after K pages, the browser after M, every page rendered" {
+	for i in 1 2 3 4 5; do echo "$SC_BASE/js.html?$i"; done >in.txt
+	run -0 --separate-stderr sc-render -c 2 --tab-pages 1 --browser-pages 2 <in.txt
+	assert_equal "$(jq -r 'select(.ok and (.body | test("built by js"))) | .url' <<<"$output" | sort)" "$(sort in.txt)"
+	# A bound of 1 MB: the browser is restarted after every page.
+	run -0 --separate-stderr sc-render -c 2 --browser-rss 1 <in.txt
+	assert_equal "$(jq -r 'select(.ok) | .url' <<<"$output" | sort)" "$(sort in.txt)"
+}
+
+@test "no Chromium process outlives a normal end" {
+	mkfifo in
+	sc-render <in >out.jsonl 3>&- &
+	local pid=$! b
+	exec 5>in
+	b=$(browser_of $pid) || fail "no browser"
+	echo "$SC_BASE/js.html" >&5
+	exec 5>&-
+	wait $pid || fail "sc-render failed"
+	assert_no_orphan "$b"
+	jq -e .ok out.jsonl
+}
+
+# Starts sc-render on a page that never settles, waits for its browser,
+# sends signal $1 once the first record is out; sets pid and b.
+interrupt() {
+	printf '%s\n' "$SC_BASE/js.html" "$SC_BASE/busy.html" "$SC_BASE/busy.html" >in.txt
+	sc-render -c 1 -m 1.5 --wait stable:100000 <in.txt >out.jsonl 2>err.txt 3>&- &
+	pid=$!
+	b=$(browser_of $pid) || fail "no browser"
+	for _ in $(seq 100); do [ -s out.jsonl ] && break; sleep 0.1; done
+	kill -"$1" $pid
+}
+
+@test "SIGTERM drains: whole records, the count kept, exit 143, no Chromium left" {
+	interrupt TERM
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 143
+	assert_no_orphan "$b"
+	assert_equal "$(jq -c . out.jsonl | wc -l)" 3
+	assert_equal "$(jq -r '.error.kind // "ok"' out.jsonl | sort | tr '\n' ' ')" "cancelled timeout timeout "
+}
+
+@test "SIGINT drains too: exit 130, no Chromium left" {
+	interrupt INT
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 130
+	assert_no_orphan "$b"
+	jq -e . out.jsonl >/dev/null
+}
+
+@test "SIGKILL of sc-render leaves no Chromium process" {
+	interrupt KILL
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 137
+	assert_no_orphan "$b"
+}
