@@ -341,6 +341,7 @@ static int restart_browser(struct render *r)
 		free(r->tabs[i].doc_request);
 		free(r->tabs[i].mime);
 		free(r->tabs[i].loader);
+		json_decref(r->tabs[i].request_ids);
 		memset(&r->tabs[i], 0, sizeof(r->tabs[i]));
 	}
 	browser_stop(&r->b);

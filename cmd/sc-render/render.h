@@ -105,6 +105,7 @@ struct tab {
 	double next_poll;
 	/* What the page did. */
 	int requests, failed, blocked, console_errors, dialogs;
+	json_t *request_ids; /* the requests counted, by id (owned; NULL: none yet) */
 	long status;
 	char *doc_request; /* the main document's request id */
 	char *loader;      /* its loader: the document whose events count */

@@ -81,6 +81,8 @@ static void navigate(struct render *r, struct tab *t, double now)
 	struct page *p = t->page;
 
 	t->requests = t->failed = t->blocked = t->console_errors = t->dialogs = 0;
+	json_decref(t->request_ids);
+	t->request_ids = NULL;
 	t->status = 0;
 	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
 	t->stable_hash = -1;
@@ -384,8 +386,28 @@ static void fulfill(struct render *r, struct tab *t, const json_t *params)
 	free(b64);
 }
 
+/* Counts the request an event names, once: Chromium does not always send
+ * Network.requestWillBeSent (a fetch() answered early was seen with only
+ * its responseReceived and loadingFinished), so every event that names a
+ * request counts it the first time. */
+static void count_request(struct tab *t, const json_t *params)
+{
+	const char *id = str(params, "requestId");
+
+	if (!id)
+		return;
+	if (!t->request_ids)
+		t->request_ids = json_object();
+	if (json_object_get(t->request_ids, id))
+		return;
+	json_object_set_new(t->request_ids, id, json_true());
+	t->requests++;
+}
+
 static void on_event(struct render *r, struct tab *t, const char *method, const json_t *params)
 {
+	if (strncmp(method, "Network.", 8) == 0)
+		count_request(t, params);
 	if (strcmp(method, "Page.lifecycleEvent") == 0) {
 		/* Only the events of the document this page's navigation loads
 		 * (the tab's about:blank sends its own late). */
@@ -399,7 +421,6 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		else if (strcmp(name, "networkIdle") == 0)
 			t->idle = true;
 	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
-		t->requests++;
 		const char *type = str(params, "type"), *frame = str(params, "frameId");
 		if (type && strcmp(type, "Document") == 0 && frame && t->target &&
 		    strcmp(frame, t->target) == 0) {
