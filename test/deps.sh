@@ -2,14 +2,21 @@
 # Installs the Debian packages given as arguments that are not installed yet.
 # Silent when all are there; runs apt-get update first, because a fresh
 # machine's package lists may be empty.  Then the test-only npm packages
-# (test/npm: warcio, the independent WARC reader of test/sc-warc.bats),
-# pinned by its package-lock.json, with `npm ci` from the npm registry when
-# test/npm/node_modules is missing.
+# (test/npm: warcio, the independent WARC reader of test/sc-warc.bats;
+# puppeteer-core and playwright-core, the reference renderers of
+# test/render-ref.bats and the render benchmark), pinned by its
+# package-lock.json, with `npm ci` from the npm registry when
+# test/npm/node_modules is missing or older than the lock (npm ci writes
+# node_modules/.package-lock.json; a lock changed since is installed again).
 set -eu
 
 npm_deps() {
 	npm_dir=$(dirname "$0")/npm
-	[ -d "$npm_dir/node_modules" ] && return 0
+	# find -newer: POSIX sh has no -nt.
+	if [ -f "$npm_dir/node_modules/.package-lock.json" ] &&
+		[ -z "$(find "$npm_dir/package-lock.json" -newer "$npm_dir/node_modules/.package-lock.json")" ]; then
+		return 0
+	fi
 	if ! command -v npm >/dev/null 2>&1; then
 		echo "make deps: npm is missing (it comes with nodejs): test/sc-warc.bats needs it" >&2
 		return 0

@@ -1,0 +1,1 @@
+document.body.insertAdjacentHTML('beforeend', '<p id="allowed">ROBOTS-ALLOWED-RAN</p>');
