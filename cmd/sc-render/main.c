@@ -331,19 +331,24 @@ static void flush_queue(struct render *r, const char *kind, const char *why)
 	r->queued = 0;
 }
 
+/* What a tab holds freed; the tab empty (TAB_FREE) again. */
+static void tab_clear(struct tab *t)
+{
+	free(t->target);
+	free(t->session);
+	free(t->doc_request);
+	free(t->mime);
+	free(t->loader);
+	json_decref(t->request_ids);
+	memset(t, 0, sizeof(*t));
+}
+
 static int restart_browser(struct render *r)
 {
 	char err[300];
 
-	for (int i = 0; i < r->opts.concurrency; i++) {
-		free(r->tabs[i].target);
-		free(r->tabs[i].session);
-		free(r->tabs[i].doc_request);
-		free(r->tabs[i].mime);
-		free(r->tabs[i].loader);
-		json_decref(r->tabs[i].request_ids);
-		memset(&r->tabs[i], 0, sizeof(r->tabs[i]));
-	}
+	for (int i = 0; i < r->opts.concurrency; i++)
+		tab_clear(&r->tabs[i]);
 	browser_stop(&r->b);
 	if (start_browser(r, err, sizeof(err)) < 0) {
 		sc_warn("%s", err);
@@ -450,13 +455,8 @@ int main(int argc, char **argv)
 	int status = run(&r, in);
 	browser_stop(&r.b);
 	the_browser = NULL; /* r goes with main's frame */
-	for (int i = 0; i < r.opts.concurrency; i++) {
-		free(r.tabs[i].target);
-		free(r.tabs[i].session);
-		free(r.tabs[i].doc_request);
-		free(r.tabs[i].mime);
-		free(r.tabs[i].loader);
-	}
+	for (int i = 0; i < r.opts.concurrency; i++)
+		tab_clear(&r.tabs[i]);
 	free(r.tabs);
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
