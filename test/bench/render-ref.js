@@ -22,7 +22,8 @@
 // --no-sandbox; each --browser-arg is one more flag of the browser's (e.g.
 // --js-flags=--max-old-space-size=256, which makes memory-hog.html's
 // renderer die at 256 MB of heap rather than at V8's default of some GB).  Unless SC_RENDER_ANY_HOST=1 the browser resolves no name
-// but loopback (--host-resolver-rules), as in the test suite.
+// but loopback (--host-resolver-rules $SC_RENDER_HOST_RULES, by default
+// test/lib/render.bash's value), as in the test suite.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -83,7 +84,8 @@ function browserArgs(o) {
     '--no-default-browser-check', '--disable-features=Translate,OptimizationHints,MediaRouter',
     '--disable-dev-shm-usage'];
   if (process.getuid && process.getuid() === 0) args.push('--no-sandbox');
-  if (process.env.SC_RENDER_ANY_HOST !== '1') args.push('--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1');
+  if (process.env.SC_RENDER_ANY_HOST !== '1') args.push('--host-resolver-rules=' +
+    (process.env.SC_RENDER_HOST_RULES || 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.*, EXCLUDE localhost'));
   return args.concat(o.extra);
 }
 
@@ -181,7 +183,7 @@ async function renderOne(eng, o, state, url) {
   rec.bytes = Buffer.byteLength(rec.body);
   rec.ok = !error && rec.status >= 200 && rec.status < 400;
   rec.elapsed_ms = Date.now() - t0;
-  rec.rendered = { ms: rec.elapsed_ms, dialogs, waited_for: o.wait };
+  rec.rendered = { ms: rec.elapsed_ms, dialogs, waited_for: o.wait, scroll: o.scroll };
   if (!rec.ok) rec.error = { kind: 'render', message: error || `status ${rec.status}` };
   // A tab that timed out or crashed is not reused.
   if (error) state.broken = true;

@@ -11,8 +11,10 @@
 #                            else /usr/lib/chromium/chromium-headless-shell,
 #                            else /usr/lib/chromium/chromium; 1 if none
 # SC_RENDER_HOST_RULES       a --host-resolver-rules value by which the
-#                            browser resolves nothing but loopback:
-#                            --host-resolver-rules="$SC_RENDER_HOST_RULES"
+#                            browser resolves nothing but loopback (names
+#                            and address literals alike: 127.0.0.*,
+#                            localhost): --host-resolver-rules="$SC_RENDER_HOST_RULES"
+#                            (render-ref.js reads it from the environment)
 # sc_render_ref ARGS...      test/bench/render-ref.js ARGS... (puppeteer-core
 #                            unless --engine playwright): URL lines on stdin,
 #                            one sc-record per URL on stdout
@@ -59,7 +61,7 @@
 
 SC_RENDER_SITE=$SC_REPO_ROOT/test/render/site
 SC_RENDER_EXPECTED=$SC_RENDER_SITE/expected.json
-SC_RENDER_HOST_RULES='MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost'
+SC_RENDER_HOST_RULES='MAP * ~NOTFOUND, EXCLUDE 127.0.0.*, EXCLUDE localhost'
 export SC_RENDER_SITE SC_RENDER_EXPECTED SC_RENDER_HOST_RULES
 
 sc_render_browser() {
@@ -162,7 +164,7 @@ sc_render_browser_groups() {
 			local p=$pid hops=0
 			while [[ -n ${parent_of[$p]:-} && $p != "$root" && $hops -lt 64 ]]; do
 				p=${parent_of[$p]}
-				((hops++))
+				((++hops))
 			done
 			if [[ $p == "$root" && $pid != "$root" ]] && _sc_render_is_chromium "$pid"; then
 				found+=("${group_of[$pid]}")
