@@ -195,6 +195,8 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_WARC_DEDUPE = 37,     /* --warc-dedupe file */
 	SC_FETCHOPT_PROGRESS = 38,        /* --progress: flag; the status line is drawn on
 	                                     standard error, when that is a terminal */
+	SC_FETCHOPT_DEFER_AFTER = 39,     /* --defer-after ms (0: never): URLs left only on
+	                                     origins held past it end as "deferred" */
 };
 
 /* Called once per submit, when its record is made (in submission order

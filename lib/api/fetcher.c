@@ -96,6 +96,7 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_WARC_CDX] = "warc-cdx",
 	[SC_FETCHOPT_WARC_DEDUPE] = "warc-dedupe",
 	[SC_FETCHOPT_PROGRESS] = "progress",
+	[SC_FETCHOPT_DEFER_AFTER] = "defer-after",
 };
 
 /* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */
