@@ -152,7 +152,15 @@ check_engine() {
 		sleep 0.05
 	done
 	wait "$pid"
-	assert_equal "$(grep . <<<"$addrs" | sort -u)" "127.0.0.1:$SC_PORT"
+	# Every connection seen was to the fixture; the connections are short
+	# (a sample may see none on a loaded machine), so that the browser
+	# did reach the fixture is read from the server's log instead.
+	local elsewhere
+	elsewhere=$(grep . <<<"$addrs" | sort -u | grep -vxF "127.0.0.1:$SC_PORT" || true)
+	[[ -z $elsewhere ]] || fail "the browser reached $elsewhere"
+	local polls
+	polls=$(sc_server_log '[.[] | select(.path | startswith("/data/items.json?poll="))] | length')
+	((polls >= 3)) || fail "$polls polls reached the fixture"
 	sc_render_wait_gone 10 "${groups[@]}"
 	rec=$(record "$(jq -r .page <<<"$e")")
 	jq -e '(.ok | not) and .error.kind == "render" and .elapsed_ms >= 2900' <<<"$rec" >/dev/null ||
