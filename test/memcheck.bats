@@ -108,7 +108,8 @@ memcheck() {
 
 @test "sc-render: pages, a fetch record's body, bad input, a crash, a timeout and recycling are clean" {
 	# Only sc-render runs under memcheck: the browser it starts is exec'd
-	# outside valgrind (no --trace-children).
+	# outside valgrind (no --trace-children).  -m 6: a page under valgrind
+	# on a loaded machine took over 2 s, and timed out.
 	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
 		skip "no Chromium (make deps installs chromium-headless-shell)"
 	local site="file://$BATS_TEST_DIRNAME/render/basic"
@@ -116,7 +117,7 @@ memcheck() {
 	printf '%s\n' "$site/js.html" "$site/alert.html" 'not a url' '{"url":"'"$site"'/nav.html","id":1}' \
 		chrome://crash "$site/busy.html" \
 		'{"url":"http://127.0.0.1:9/x.html","status":200,"ok":true,"content_type":"text/html","body":"<p>from the body</p>"}' >in.txt
-	run -3 --separate-stderr memcheck "$SC_BIN/sc-render" -c 2 -m 2 --tab-pages 1 --browser-pages 3 \
+	run -3 --separate-stderr memcheck "$SC_BIN/sc-render" -c 2 -m 6 --tab-pages 1 --browser-pages 3 \
 		--wait stable:200 <in.txt
 	assert_equal "$(jq -r '.error.kind // "ok"' <<<"$output" | sort | tr '\n' ' ')" "bad_input ok ok ok ok render timeout "
 }
