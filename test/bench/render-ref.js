@@ -136,10 +136,16 @@ async function openEngine(o) {
 async function scrollToEnd(tab, times) {
   for (let i = 0; i < times; i++) {
     const grew = await tab.evaluate(async () => {
+      // The page's growth is waited for, up to 3 s, rather than for a
+      // fixed time: under load its observer and timer can take longer
+      // than any short sleep, and one slow step ended the scrolling.
       const h = document.documentElement.scrollHeight;
       window.scrollTo(0, h);
-      await new Promise(r => setTimeout(r, 250));
-      return document.documentElement.scrollHeight > h;
+      for (let waited = 0; waited < 3000; waited += 50) {
+        await new Promise(r => setTimeout(r, 50));
+        if (document.documentElement.scrollHeight > h) return true;
+      }
+      return false;
     });
     if (!grew) break;
   }
