@@ -336,6 +336,37 @@ gaps() {
 	jq -e -n "$gap >= 1990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 2"
 }
 
+@test "--defer-after with --origin-state: a held origin goes on being fetched while another process of the crawl is busy, and is handed on once none is" {
+	printf 'User-agent: *\nCrawl-delay: 1\n' >"$ROBOTS/127.0.0.2"
+	urls 8 '/page/8' 127.0.0.2 >held
+	# The other process: one request of 4 s, so busy that long.
+	echo "http://127.0.0.1:$SC_PORT/delay/4000" >busy
+	sc-fetch -q --origin-state st.db --defer-after 500 <busy >busy.out 2>/dev/null &
+	local other=$! i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(sc_server_log '[.[] | select(.path == "/delay/4000")] | length') == 1 ]] && break
+		sleep 0.05
+	done
+	run -3 --separate-stderr sc-fetch -q --robots --origin-state st.db --defer-after 500 <held
+	wait "$other"
+	printf '%s\n' "$output" >out
+	local ok deferred gap
+	ok=$(jq -s 'map(select(.ok)) | length' out)
+	deferred=$(jq -s 'map(select(.error.kind == "deferred")) | length' out)
+	gap=$(min_gap "$(sc_server_log '[.[] | select(.host | startswith("127.0.0.2:")) | .t_ms]')")
+	echo "# $ok pages fetched while the other was busy, $deferred deferred; closest $gap ms apart" >&3
+	[ "$((ok + deferred))" = 8 ]
+	# Alone, it defers all 8 at once (the test above): here it fetches
+	# while the other runs (pages at 1, 2 and 3 s), then hands on the rest.
+	((ok >= 2)) || fail "$ok pages fetched while another process was busy"
+	((deferred >= 1)) || fail "nothing deferred once the other process was done"
+	jq -e -n "$gap >= 990" >/dev/null || fail "$gap ms between two requests under Crawl-delay 1"
+	[ "$(jq -c '[.ok, .status]' busy.out)" = '[true,200]' ]
+	# The processes' rows are gone with them.
+	run -0 sqlite3 st.db 'SELECT count(*) FROM processes'
+	assert_output 0
+}
+
 @test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {
 	printf 'User-agent: *\nAllow: /\n' >"$ROBOTS/127.0.0.1"
 	printf '3000\n' >"$ROBOTS/127.0.0.1.delay"

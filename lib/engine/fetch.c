@@ -235,6 +235,22 @@ static void defer_held(struct sc_fetch_engine *e, double held_ms)
 	}
 }
 
+/* --defer-after's rule: all that is left is held past the bound, the run
+ * has lasted it, and no other process of the crawl (--origin-state) is
+ * busy; the held URLs are then deferred (defer_held). */
+static void defer_if_held(struct sc_fetch_engine *e, double now, double wake, bool input_done)
+{
+	double bound = (double)e->opts->defer_after_ms;
+	bool held = input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
+	            e->origins.queued > 0 && wake > now + bound;
+	bool done = input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
+	            e->origins.queued == 0;
+	if (fetch_pace_others_busy(e, !held && !done, now))
+		return;
+	if (held && now >= e->loop.started_at + bound)
+		defer_held(e, wake - now);
+}
+
 static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;
@@ -634,11 +650,8 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 	e->loop.host_blocked = host_blocked;
 	bool input_done = e->input.eof || e->input.error || e->output.error ||
 	                  (e->loop.stopping && !e->opts->read_input_in_drain && !e->input.pull);
-	if (input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
-	    e->origins.queued > 0 && e->opts->defer_after_ms > 0 &&
-	    wake > now + (double)e->opts->defer_after_ms &&
-	    now >= e->loop.started_at + (double)e->opts->defer_after_ms)
-		defer_held(e, wake - now);
+	if (e->opts->defer_after_ms > 0)
+		defer_if_held(e, now, wake, input_done);
 	if (input_done && e->xfers.inflight == 0 && e->origins.queued == 0 && e->origins.nheap == 0)
 		return -1;
 

@@ -476,6 +476,13 @@ struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, 
                                          char *why, size_t whylen);
 /* The summary's "pace" (origins whose pace changed) and "origin_state". */
 void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double now);
+/* --defer-after with --origin-state: tells the file whether this process
+ * is busy (has work it may do before the bound: input, transfers,
+ * retries, origins free soon) and, when it is not, returns whether
+ * another process sharing the file is: while one is, the round goes on,
+ * so URLs held here are fetched rather than handed on.  False without a
+ * file (the process defers on its own state alone). */
+bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now);
 
 /* fetch_metrics.c: a throttle event line for origin. */
 void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,

@@ -38,6 +38,10 @@ struct fetch_pace {
 	struct pace_entry *blocked;    /* blocked past --retry-max-wait */
 	struct pace_entry *sent;       /* a claimed start went out: to record */
 	uint64_t held, state_errors;   /* starts another process held; file errors */
+	/* --defer-after: what the file was last told and read of the
+	 * processes' business (fetch_pace_others_busy). */
+	bool told_busy, others_busy;
+	double told_at, read_at; /* ms, the loop's clock; 0: never */
 };
 
 static struct pace_entry *entry_of(struct sc_strtab_link *link)
@@ -85,6 +89,44 @@ void fetch_pace_free(struct sc_fetch_engine *e)
 	sc_origin_state_close(fp->state);
 	free(fp);
 	e->pace = NULL;
+}
+
+/* How long a process counts as busy after it last said so, and how often
+ * it says so again: a process killed stops holding the others' deferral
+ * within BUSY_FOR_MS; the file is written at most once a second. */
+#define BUSY_FOR_MS 3000
+#define BUSY_RENEW_MS 1000
+/* How long what was read of the others holds. */
+#define OTHERS_READ_MS 250
+
+bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now)
+{
+	struct fetch_pace *fp = e->pace;
+
+	if (!fp || !fp->state)
+		return false;
+	bool renew = busy && (!fp->told_busy || now - fp->told_at >= BUSY_RENEW_MS);
+	if (renew || busy != fp->told_busy) {
+		int64_t until = busy ? sc_wall_ms() + BUSY_FOR_MS : 0;
+		if (sc_origin_state_busy(fp->state, until, NULL) == 0) {
+			fp->told_busy = busy;
+			fp->told_at = now;
+		} else {
+			fp->state_errors++;
+		}
+	}
+	if (busy)
+		return false;
+	if (fp->read_at == 0 || now - fp->read_at >= OTHERS_READ_MS) {
+		bool others = false;
+		if (sc_origin_state_others_busy(fp->state, sc_wall_ms(), &others, NULL) != 0) {
+			fp->state_errors++;
+			others = false;
+		}
+		fp->others_busy = others;
+		fp->read_at = now;
+	}
+	return fp->others_busy;
 }
 
 /* The loop's clock and the wall clock the shared file keeps. */

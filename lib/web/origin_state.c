@@ -18,6 +18,7 @@ struct sc_origin_state {
 	int64_t owner;   /* this handle's mark on the starts it claims (never 0) */
 	bool own_spaced; /* sc_origin_state_own_spacing */
 	sqlite3_stmt *begin, *commit, *rollback, *select, *claim, *sent, *put;
+	sqlite3_stmt *busy, *others_busy, *forget; /* the processes table */
 };
 
 static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
@@ -26,7 +27,9 @@ static const char schema[] = "CREATE TABLE IF NOT EXISTS origins ("
                              " has_pace INTEGER NOT NULL DEFAULT 0,"
                              " lim INTEGER, interval_ms REAL, ceiling_ms REAL,"
                              " latency_floor_ms REAL, block_level INTEGER,"
-                             " blocked_until INTEGER, reason TEXT, background REAL, owner INTEGER)";
+                             " blocked_until INTEGER, reason TEXT, background REAL, owner INTEGER);"
+                             "CREATE TABLE IF NOT EXISTS processes ("
+                             " owner INTEGER PRIMARY KEY, busy_until INTEGER NOT NULL)";
 
 /* A file from before a column was kept (background, owner): the column
  * added, empty.  Another process may add it first; then it is there all
@@ -108,7 +111,14 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 	            " latency_floor_ms = excluded.latency_floor_ms,"
 	            " block_level = excluded.block_level, blocked_until = excluded.blocked_until,"
 	            " reason = excluded.reason, background = excluded.background",
-	            &s->put))
+	            &s->put) ||
+	    prepare(s->db,
+	            "INSERT INTO processes (owner, busy_until) VALUES (?1, ?2)"
+	            " ON CONFLICT (owner) DO UPDATE SET busy_until = excluded.busy_until",
+	            &s->busy) ||
+	    prepare(s->db, "SELECT 1 FROM processes WHERE owner != ?1 AND busy_until > ?2 LIMIT 1",
+	            &s->others_busy) ||
+	    prepare(s->db, "DELETE FROM processes WHERE owner = ?1 OR busy_until < ?2", &s->forget))
 		goto fail;
 	return s;
 fail:
@@ -138,6 +148,16 @@ void sc_origin_state_close(struct sc_origin_state *s)
 	sqlite3_finalize(s->claim);
 	sqlite3_finalize(s->sent);
 	sqlite3_finalize(s->put);
+	if (s->forget) {
+		/* This handle's row, and those of processes long gone (killed
+		 * before they could remove theirs). */
+		sqlite3_bind_int64(s->forget, 1, s->owner);
+		sqlite3_bind_int64(s->forget, 2, sc_wall_ms() - 60000);
+		sqlite3_step(s->forget);
+	}
+	sqlite3_finalize(s->busy);
+	sqlite3_finalize(s->others_busy);
+	sqlite3_finalize(s->forget);
 	sqlite3_close(s->db);
 	free(s);
 }
@@ -279,4 +299,32 @@ int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
 		return -1;
 	}
 	return 0;
+}
+
+int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char **err)
+{
+	sqlite3_bind_int64(s->busy, 1, s->owner);
+	sqlite3_bind_int64(s->busy, 2, busy_until);
+	if (run(s->busy) == 0)
+		return 0;
+	if (err)
+		*err = db_error(s->db, "recording whether it is busy");
+	return -1;
+}
+
+int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char **err)
+{
+	sqlite3_stmt *st = s->others_busy;
+
+	sqlite3_bind_int64(st, 1, s->owner);
+	sqlite3_bind_int64(st, 2, now);
+	int rc = sqlite3_step(st);
+	*busy = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	if (err)
+		*err = db_error(s->db, "reading whether others are busy");
+	return -1;
 }

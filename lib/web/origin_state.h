@@ -72,4 +72,18 @@ int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *
 int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
                         const struct sc_origin_pace *pace, char **err);
 
+/* Whether the processes sharing the file have work to do now, for
+ * --defer-after: a process whose only URLs wait on held origins hands
+ * them on only once no other process of the crawl is busy, since while
+ * one is, the round goes on anyway and the held origins may as well be
+ * fetched.  The handle's process is busy until busy_until (wall ms; a
+ * time in the past, or 0: not busy), which it renews while it is, so
+ * that a process killed stops counting once its time has passed.  The
+ * handle's row goes at close.  0, or -1 with *err. */
+int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char **err);
+
+/* *busy: whether any other handle (process) on the file is busy at now
+ * (wall ms).  0, or -1 with *err. */
+int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char **err);
+
 #endif
