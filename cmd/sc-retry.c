@@ -42,9 +42,9 @@ static const struct sc_opt own_rows[] = {
 
 /* Reads the command line into opts, or ends the run: --help, --version, a
  * usage error (exit 2). */
-static void parse_options(struct sc_fetch_options *opts, int argc, char **argv)
+static void parse_options(struct fetch_options *opts, int argc, char **argv)
 {
-	const struct sc_opt_set sets[] = { { sc_fetch_opts, opts }, { own_rows, NULL } };
+	const struct sc_opt_set sets[] = { { fetch_option_rows, opts }, { own_rows, NULL } };
 	char err[256];
 
 	free(opts->user_agent);
@@ -54,7 +54,7 @@ static void parse_options(struct sc_fetch_options *opts, int argc, char **argv)
 		sc_print_help(sc_opt_usage(sets, 2, "< records", NULL));
 	if (first == SC_OPT_PARSE_VERSION)
 		sc_print_version();
-	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(opts, err) != 0)
+	if (first == SC_OPT_PARSE_ERROR || fetch_options_check(opts, err, sizeof(err)) != 0)
 		sc_usage_error("%s", err);
 	if (first < argc)
 		sc_usage_error("unexpected argument '%s': records are read from standard input",
@@ -151,12 +151,12 @@ static json_t *not_fetch_record(const struct sc_lines *in, const struct sc_line 
 }
 
 /* The engine's line handler: each record passes, or is fetched again. */
-static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
+static int on_line(struct fetch_engine *e, const struct sc_lines *in, const struct sc_line *line,
                    void *ctx)
 {
 	struct sc_input_item item;
 
-	const struct sc_fetch_options *opts = ctx;
+	const struct fetch_options *opts = ctx;
 
 	if (!sc_input_item_from_line(in, line, NULL, &item))
 		return 0; /* a blank line is no record */
@@ -164,57 +164,57 @@ static int on_line(struct sc_fetch_engine *e, const struct sc_lines *in, const s
 		char where[320];
 		sc_input_warning(in, &item, where);
 		sc_warn("%s", where);
-		sc_fetch_submit_final(e, item.rec, true);
+		fetch_submit_final(e, item.rec, true);
 		return 0;
 	}
 
 	switch (classify(item.rec, opts->robots)) {
 	case PASS:
-		sc_fetch_submit_raw(e, line->text, line->len, false);
+		fetch_submit_raw(e, line->text, line->len, false);
 		json_decref(item.rec);
 		break;
 	case REFETCH:
 		/* The engine replaces every fetch member (a stale error or body
 		 * included) and continues "attempts" and "history". */
-		sc_fetch_submit(e, item.rec, prior_attempts(item.rec));
+		fetch_submit(e, item.rec, prior_attempts(item.rec));
 		break;
 	case NOT_FETCH:
-		sc_fetch_submit_final(e, not_fetch_record(in, line, item.rec), true);
+		fetch_submit_final(e, not_fetch_record(in, line, item.rec), true);
 		json_decref(item.rec);
 		break;
 	}
 	return 0;
 }
 
-static struct sc_fetch_engine *volatile engine; /* the signal hook's, while it runs */
+static struct fetch_engine *volatile engine; /* the signal hook's, while it runs */
 
 /* SIGINT or SIGTERM: the engine's loop wakes to drain (async-signal-safe;
  * before the engine is made, the loop sees the signal when it starts). */
 static void on_stop(void)
 {
-	sc_fetch_wake(engine);
+	fetch_wake(engine);
 }
 
 int main(int argc, char **argv)
 {
-	struct sc_fetch_options opts;
+	struct fetch_options opts;
 	char err[256];
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
-	sc_fetch_options_init(&opts);
+	fetch_options_init(&opts);
 	parse_options(&opts, argc, argv);
-	sc_fetch_options_set_command(&opts, argc, argv);
+	fetch_options_set_command(&opts, argc, argv);
 	/* A later stage of a pipeline: after a signal, the stage before us goes
 	 * on writing the records it drains, and they must not be lost.  The
 	 * engine keeps reading; classify() passes them through unfetched. */
 	opts.read_input_in_drain = true;
 
 	sc_signals_install(on_stop);
-	struct sc_fetch_streams io = {
+	struct fetch_streams io = {
 		.out = stdout, .metrics = stderr, .progress = stderr, .progname = sc_progname
 	};
-	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
+	struct fetch_engine *e = fetch_engine_new(&opts, &io, err, sizeof(err));
 	if (!e)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	engine = e;
@@ -222,13 +222,13 @@ int main(int argc, char **argv)
 	if (!in)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 
-	int status = sc_fetch_run(e, in, on_line, &opts, err);
+	int status = fetch_run(e, in, on_line, &opts, err, sizeof(err));
 	if (status == SC_EXIT_FAILURE && *err)
 		sc_warn("%s", err);
 
 	engine = NULL; /* before it is freed: the handler then wakes nothing */
-	sc_fetch_engine_free(e);
+	fetch_engine_free(e);
 	sc_lines_close(in);
-	sc_fetch_options_free(&opts);
+	fetch_options_free(&opts);
 	return sc_exit_status(status);
 }

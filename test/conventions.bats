@@ -273,21 +273,22 @@ fetch_pace:3 fetch_robots:4 fetch_output:5 fetch_headers:6 fetch_origin:6 fetch_
 	done
 }
 
-# lib/README.md: one error convention, the caller's buffer and its size.
-# The prototypes that return an error another way, until they move.
-ERROR_CONVENTION_NOT_YET="lib/web/origin_state.h lib/core/sqlite_shared.h"
+@test "the engine's names are fetch_, not sc_, which is sc.h's (lib/engine/README.md)" {
+	local found
+	found=$(nm --defined-only "$SC_OUT"/lib/engine/*.o | awk '$2 ~ /^[TDBR]$/ && $3 ~ /^sc_/ { print $3 }')
+	[ -z "$found" ] || fail "engine symbols named sc_: $found"
+	found=$(grep -rnE '\bsc_fetch_[a-z]' "$ROOT/lib" "$ROOT/cmd" || true)
+	[ -z "$found" ] || fail "the engine's old prefix: $found"
+}
 
-@test "lib/'s prototypes return an error text in the caller's buffer (lib/README.md), or are listed as not yet moved" {
+# lib/README.md: one error convention, the caller's buffer and its size.
+@test "lib/'s prototypes return an error text in the caller's buffer and its size (lib/README.md)" {
 	local h found
 	for h in "$ROOT"/lib/*/*.h; do
-		case " $ERROR_CONVENTION_NOT_YET " in *" ${h#"$ROOT/"} "*) continue ;; esac
-		# An out-parameter for a text made by the callee: char **err,
-		# const char **error, **why, **what, **msg.
-		found=$(grep -nE 'char \*\*(err|error|why|what|msg|reason)\b' "$h" || true)
-		[ -z "$found" ] || fail "${h#"$ROOT/"}: $found: an error text the callee makes (lib/README.md: err, errlen)"
-	done
-	for h in $ERROR_CONVENTION_NOT_YET; do
-		grep -qE 'char \*\*(err|error|why|what)\b' "$ROOT/$h" ||
-			fail "$h keeps the convention now: take it off ERROR_CONVENTION_NOT_YET"
+		# An out-parameter for a text made by the callee (char **err,
+		# const char **error, **why, **what, **msg), or a buffer whose
+		# size the callee assumes (char err[256]).
+		found=$(grep -nE 'char \*\*(err|error|why|what|msg|reason)\b|\(.*char (err|why|msg)\[[0-9A-Z_]*\][,)]|, char (err|why|msg)\[[0-9A-Z_]*\][,)]' "$h" || true)
+		[ -z "$found" ] || fail "${h#"$ROOT/"}: $found: not the caller's buffer and its size (lib/README.md: err, errlen)"
 	done
 }

@@ -385,7 +385,7 @@ two_thread_urls() {
 		assert_output ""
 	done
 	# Every descriptor open at the end was inherited (valgrind says where
-	# any other was opened: the wake pipe was, by sc_fetch_engine_new).
+	# any other was opened: the wake pipe was, by fetch_engine_new).
 	run -0 valgrind -q --track-fds=yes --log-file=fds.txt "$API/two-fetchers" -g <u.txt
 	grep -q 'FILE DESCRIPTORS' fds.txt || fail "valgrind listed no descriptors: $(cat fds.txt)"
 	run -0 awk '/Open (file descriptor|AF_)/ { open = $0; next }
@@ -431,7 +431,7 @@ C
 
 @test "sc_fetcher(3)'s table of options gives the engine's own defaults, for every option" {
 	# test-fetch-defaults --list: each row of the engine's option table
-	# (lib/engine/fetch_opts.c) with its default from sc_fetch_options_init.
+	# (lib/engine/fetch_opts.c) with its default from fetch_options_init.
 	run -0 "$SC_OUT/test/test-fetch-defaults" --list
 	printf '%s\n' "$output" | grep -v '^no-adaptive ' |
 		sed "s|^user-agent sc-fetch/$(sc-fetch --version | awk '{print $2}')\$|user-agent sc-fetch/VERSION|" |

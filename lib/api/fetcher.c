@@ -4,7 +4,7 @@
  * line, the same defaults and checks); each submit is one line of
  * sc-fetch's input, held here until the engine wants more work (as
  * sc-fetch reads ahead) and then made an item by the rule sc-fetch uses
- * (sc_fetch_submit_line); each record comes back through the engine's
+ * (fetch_submit_line); each record comes back through the engine's
  * record hook to the done callback, with the submit's user pointer. */
 #include <math.h>
 #include <pthread.h>
@@ -35,8 +35,8 @@ struct item {
 };
 
 struct sc_fetcher {
-	struct sc_fetch_options opts;
-	struct sc_fetch_engine *engine; /* NULL until the first submit */
+	struct fetch_options opts;
+	struct fetch_engine *engine; /* NULL until the first submit */
 	sc_done_fn done;
 	void *done_ctx;
 	sc_metrics_fn metrics_fn;
@@ -56,7 +56,7 @@ struct sc_fetcher {
 	bool dropping; /* sc_fetcher_free: records no longer go to done */
 };
 
-/* Each option's long name in sc_fetch_opts, by enum sc_fetcher_option. */
+/* Each option's long name in fetch_option_rows, by enum sc_fetcher_option. */
 static const char *const option_names[] = {
 	[SC_FETCHOPT_INSECURE] = "insecure",
 	[SC_FETCHOPT_QUIET] = "quiet",
@@ -112,7 +112,7 @@ sc_fetcher *sc_fetcher_new(sc_done_fn done, void *ctx)
 	f = sc_calloc(1, sizeof(*f));
 	f->done = done;
 	f->done_ctx = ctx;
-	sc_fetch_options_init(&f->opts);
+	fetch_options_init(&f->opts);
 	sc_buf_init(&f->partial, SC_LINE_MAX);
 	return f;
 }
@@ -125,9 +125,9 @@ void sc_fetcher_free(sc_fetcher *f)
 		/* The engine ends what it holds (its records are dropped here);
 		 * what it has not pulled yet is freed below. */
 		f->dropping = true;
-		sc_fetch_cancel_all(f->engine);
+		fetch_cancel_all(f->engine);
 	}
-	sc_fetch_engine_free(f->engine);
+	fetch_engine_free(f->engine);
 	if (f->metrics)
 		(void)fclose(f->metrics); /* its lines went to the callback already */
 	while (f->head) {
@@ -137,7 +137,7 @@ void sc_fetcher_free(sc_fetcher *f)
 		f->head = next;
 	}
 	sc_buf_free(&f->partial);
-	sc_fetch_options_free(&f->opts);
+	fetch_options_free(&f->opts);
 	free(f->progname);
 	free(f);
 }
@@ -146,7 +146,7 @@ static const struct sc_opt *option_row(enum sc_fetcher_option opt)
 {
 	if ((size_t)opt >= sizeof(option_names) / sizeof(option_names[0]) || !option_names[opt])
 		return NULL;
-	for (const struct sc_opt *row = sc_fetch_opts; row->name; row++)
+	for (const struct sc_opt *row = fetch_option_rows; row->name; row++)
 		if (strcmp(row->name, option_names[opt]) == 0)
 			return row;
 	return NULL;
@@ -370,7 +370,7 @@ static void record_done(void *ctx, void *user, const char *line, size_t len, boo
 
 /* The engine's pull: the oldest submit not taken yet, as one line of
  * sc-fetch's input. */
-static int pull_item(struct sc_fetch_engine *e, void *ctx)
+static int pull_item(struct fetch_engine *e, void *ctx)
 {
 	struct sc_fetcher *f = ctx;
 	struct item *it = f->head;
@@ -385,15 +385,15 @@ static int pull_item(struct sc_fetch_engine *e, void *ctx)
 		                .len = it->len,
 		                .number = it->number,
 		                .too_long = it->len > SC_LINE_MAX };
-	sc_fetch_set_next_user(e, it->user);
+	fetch_set_next_user(e, it->user);
 	/* sc_fetcher_submit let only items through: the rule cannot skip. */
-	int rc = sc_fetch_submit_line(e, &line, SC_LINE_MAX, why);
+	int rc = fetch_submit_line(e, &line, SC_LINE_MAX, why, sizeof(why));
 	if (rc < 0)
-		sc_fetch_submit_final(
-		        e, sc_record_bad_input(it->number, it->text, it->len, "no item"), true);
+		fetch_submit_final(e, sc_record_bad_input(it->number, it->text, it->len, "no item"),
+		                   true);
 	else if (rc > 0)
 		warn(f, it->number, why);
-	sc_fetch_set_next_user(e, NULL);
+	fetch_set_next_user(e, NULL);
 	free(it->text);
 	free(it);
 	return 0;
@@ -407,7 +407,7 @@ static int make_engine(struct sc_fetcher *f, char **errmsg)
 	static const cookie_io_functions_t io = { .write = metrics_write };
 	char err[256];
 
-	if (sc_fetch_options_check(&f->opts, err) != 0) {
+	if (fetch_options_check(&f->opts, err, sizeof(err)) != 0) {
 		if (errmsg)
 			*errmsg = sc_strdup(err);
 		return SC_EBADVALUE;
@@ -417,12 +417,12 @@ static int make_engine(struct sc_fetcher *f, char **errmsg)
 		sc_die(1, "out of memory");
 	/* The callback may write the metrics lines to the terminal that
 	 * shows --progress (sc-fetch does): the line is cleared before each. */
-	struct sc_fetch_streams streams = { .metrics = f->metrics,
-		                            .progress = f->opts.progress ? stderr : NULL,
-		                            .progname = f->progname ? f->progname : "sc_fetcher",
-		                            .metrics_on_progress =
-		                                    f->metrics_fn && !f->opts.metrics_path };
-	f->engine = sc_fetch_engine_new(&f->opts, &streams, err);
+	struct fetch_streams streams = { .metrics = f->metrics,
+		                         .progress = f->opts.progress ? stderr : NULL,
+		                         .progname = f->progname ? f->progname : "sc_fetcher",
+		                         .metrics_on_progress =
+		                                 f->metrics_fn && !f->opts.metrics_path };
+	f->engine = fetch_engine_new(&f->opts, &streams, err, sizeof(err));
 	if (!f->engine) {
 		(void)fclose(f->metrics); /* nothing was written to it */
 		f->metrics = NULL;
@@ -430,9 +430,9 @@ static int make_engine(struct sc_fetcher *f, char **errmsg)
 			*errmsg = sc_strdup(err);
 		return SC_ESYSTEM;
 	}
-	sc_fetch_set_record_hook(f->engine, record_done, f);
+	fetch_set_record_hook(f->engine, record_done, f);
 	if (f->drain_asked)
-		sc_fetch_request_drain(f->engine);
+		fetch_request_drain(f->engine);
 	return SC_OK;
 }
 
@@ -442,7 +442,7 @@ static int start(struct sc_fetcher *f, char **errmsg)
 	int rc = make_engine(f, errmsg);
 
 	if (rc == SC_OK)
-		sc_fetch_start(f->engine, pull_item, f);
+		fetch_start(f->engine, pull_item, f);
 	return rc;
 }
 
@@ -504,14 +504,14 @@ int sc_fetcher_run(sc_fetcher *f, long timeout_ms)
 		double left = deadline - sc_now_ms();
 		if (left <= 0)
 			return f->pending ? SC_ETIMEOUT : SC_OK;
-		if (!sc_fetch_step(f->engine, left))
+		if (!fetch_step(f->engine, left))
 			return SC_OK;
 	}
 }
 
 int sc_fetcher_fd(const sc_fetcher *f)
 {
-	return f && f->engine ? sc_fetch_fd(f->engine) : -1;
+	return f && f->engine ? fetch_fd(f->engine) : -1;
 }
 
 long sc_fetcher_timeout(sc_fetcher *f)
@@ -522,7 +522,7 @@ long sc_fetcher_timeout(sc_fetcher *f)
 		return -1;
 	if (f->calling)
 		return 0; /* what is pending is done once the callback returns */
-	wait = sc_fetch_wait(f->engine);
+	wait = fetch_wait(f->engine);
 	return isinf(wait) ? -1 : (long)ceil(wait);
 }
 
@@ -531,7 +531,7 @@ size_t sc_fetcher_perform(sc_fetcher *f)
 	if (!f)
 		return 0;
 	if (f->engine && !f->calling)
-		sc_fetch_step(f->engine, 0);
+		fetch_step(f->engine, 0);
 	return f->pending;
 }
 
@@ -546,7 +546,7 @@ void sc_fetcher_finish(sc_fetcher *f)
 		return;
 	f->finished = true;
 	if (f->engine) {
-		sc_fetch_finish(f->engine);
+		fetch_finish(f->engine);
 		fflush(f->metrics);
 	}
 }
@@ -590,7 +590,7 @@ int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first, uns
 		return refuse(SC_EINVAL, errmsg, "no argv[0], or no argv or first (NULL)");
 	if (f->engine)
 		return refuse(SC_EBUSY, errmsg, started);
-	const struct sc_opt_set sets[] = { { sc_fetch_opts, &f->opts }, { asked_rows, NULL } };
+	const struct sc_opt_set sets[] = { { fetch_option_rows, &f->opts }, { asked_rows, NULL } };
 	pthread_mutex_lock(&getopt_lock);
 	at = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
 	pthread_mutex_unlock(&getopt_lock);
@@ -600,7 +600,7 @@ int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first, uns
 		*first = argc;
 		return SC_OK;
 	}
-	if (at == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&f->opts, err) != 0) {
+	if (at == SC_OPT_PARSE_ERROR || fetch_options_check(&f->opts, err, sizeof(err)) != 0) {
 		if (errmsg)
 			*errmsg = sc_strdup(err);
 		return SC_EBADVALUE;
@@ -608,14 +608,14 @@ int sc_fetcher_setopt_argv(sc_fetcher *f, int argc, char **argv, int *first, uns
 	const char *base = strrchr(argv[0], '/');
 	free(f->progname);
 	f->progname = sc_strdup(base ? base + 1 : argv[0]);
-	sc_fetch_options_set_command(&f->opts, argc, argv);
+	fetch_options_set_command(&f->opts, argc, argv);
 	*first = at;
 	return SC_OK;
 }
 
 char *sc_fetcher_usage(const char *progname, const char *operands)
 {
-	const struct sc_opt_set sets[] = { { sc_fetch_opts, NULL } };
+	const struct sc_opt_set sets[] = { { fetch_option_rows, NULL } };
 
 	return sc_opt_usage_of(progname ? progname : "sc-fetch", sets, 1, operands, NULL);
 }
@@ -626,25 +626,25 @@ void sc_fetcher_drain(sc_fetcher *f)
 		return;
 	f->drain_asked = 1;
 	if (f->engine)
-		sc_fetch_request_drain(f->engine);
+		fetch_request_drain(f->engine);
 }
 
 void sc_fetcher_cancel(sc_fetcher *f)
 {
 	if (f && f->engine)
-		sc_fetch_request_cancel(f->engine);
+		fetch_request_cancel(f->engine);
 }
 
 /* sc_fetcher_run_fd's line handler: sc-fetch's rule for the line, and
  * the warning for a malformed one. */
-static int on_input_line(struct sc_fetch_engine *e, const struct sc_lines *in,
+static int on_input_line(struct fetch_engine *e, const struct sc_lines *in,
                          const struct sc_line *line, void *ctx)
 {
 	struct sc_fetcher *f = ctx;
 	char why[256];
 
 	f->pending++; /* an item, unless the rule skips the line: its record to done */
-	int rc = sc_fetch_submit_line(e, line, sc_lines_max(in), why);
+	int rc = fetch_submit_line(e, line, sc_lines_max(in), why, sizeof(why));
 	if (rc < 0)
 		f->pending--;
 	if (rc > 0)
@@ -671,7 +671,7 @@ int sc_fetcher_run_fd(sc_fetcher *f, int fd, const char *name, char **errmsg)
 	in = sc_lines_open(fd, name ? name : "<input>");
 	if (!in)
 		sc_die(1, "out of memory");
-	int status = sc_fetch_run(f->engine, in, on_input_line, f, err);
+	int status = fetch_run(f->engine, in, on_input_line, f, err, sizeof(err));
 	sc_lines_close(in);
 	f->finished = true;
 	fflush(f->metrics);

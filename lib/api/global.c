@@ -12,10 +12,10 @@
 int sc_global_init(void)
 {
 	xmlInitParser();
-	return sc_fetch_global_hold() ? SC_OK : SC_ESYSTEM;
+	return fetch_global_hold() ? SC_OK : SC_ESYSTEM;
 }
 
 void sc_global_cleanup(void)
 {
-	sc_fetch_global_release();
+	fetch_global_release();
 }

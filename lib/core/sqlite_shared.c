@@ -29,21 +29,26 @@ static int enable_wal(sqlite3 *db)
 	return -1;
 }
 
-int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, const char **what)
+int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, char *err, size_t errlen)
 {
+	const char *step = "cannot open it";
+
 	*db = NULL;
-	*what = "cannot open it";
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
-		return -1;
+		goto fail;
 	sqlite3_busy_timeout(*db, busy_ms);
-	*what = "cannot use WAL mode";
+	step = "cannot use WAL mode";
 	if (enable_wal(*db) != 0)
-		return -1;
-	*what = "cannot set synchronous=NORMAL";
+		goto fail;
+	step = "cannot set synchronous=NORMAL";
 	if (sqlite3_exec(*db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK)
-		return -1;
+		goto fail;
 	return 0;
+fail:
+	if (err && errlen > 0)
+		snprintf(err, errlen, "%s", step);
+	return -1;
 }
 
 const char *sc_sqlite_name_problem(const char *path, char *why, size_t whylen)

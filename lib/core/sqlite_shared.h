@@ -22,9 +22,10 @@
 const char *sc_sqlite_name_problem(const char *path, char *why, size_t whylen);
 
 /* Opens (creating) path for shared use with a busy timeout of busy_ms.
- * Returns 0, or -1 with *what saying which step failed (a static string;
- * sqlite3_errmsg(*db) says why when *db is not NULL).  *db is set in both
+ * Returns 0, or -1 with err saying which step failed ("cannot use WAL
+ * mode"; lib/README.md's convention), to which the caller adds
+ * sqlite3_errmsg(*db), why, when *db is not NULL.  *db is set in both
  * cases; the caller closes it (sqlite3_close accepts NULL). */
-int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, const char **what);
+int sc_sqlite_open_shared(const char *path, int busy_ms, sqlite3 **db, char *err, size_t errlen);
 
 #endif

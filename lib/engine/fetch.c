@@ -1,10 +1,10 @@
-/* fetch: the loop.  Owns the engine's life (new, free), sc_fetch_run: the
+/* fetch: the loop.  Owns the engine's life (new, free), fetch_run: the
  * epoll set that holds curl's sockets, the eventfd that signals wake and
  * the input while more work is wanted (struct fetch_loop); reading input
  * lines on demand (struct fetch_input); starting what admission lets start
  * (admit); the end of each attempt (retry or finish); and the drain after
  * a signal; and the same loop turned by a library caller, a step at a time,
- * with items pulled from it instead of read (sc_fetch_start, sc_fetch_step).
+ * with items pulled from it instead of read (fetch_start, fetch_step).
  * It is the one file that calls all the others: they hand
  * their results back here rather than call each other round. */
 #include <errno.h>
@@ -31,7 +31,7 @@
  * them), up to this many queued jobs. */
 #define READAHEAD_MAX(c) ((size_t)(c)*4 + 10000)
 
-void sc_fetch_wake(struct sc_fetch_engine *e)
+void fetch_wake(struct fetch_engine *e)
 {
 	int saved = errno;
 	uint64_t one = 1;
@@ -44,7 +44,7 @@ void sc_fetch_wake(struct sc_fetch_engine *e)
 }
 
 /* One attempt ended (xfer is NULL for a job cancelled while it waited). */
-static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+static void attempt_ended(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                           struct outcome *oc)
 {
 	double now = sc_now_ms();
@@ -59,7 +59,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 	fetch_count_attempt(e, job, oc);
 	fetch_history_add(job, xfer, oc);
 	char err[256];
-	if (!fetch_warc_attempt(e, job, xfer, oc, err) && !e->input.error) {
+	if (!fetch_warc_attempt(e, job, xfer, oc, err, sizeof(err)) && !e->input.error) {
 		/* The archive cannot be written: the run stops, as for input it
 		 * cannot read. */
 		snprintf(e->loop.error, sizeof(e->loop.error), "%s", err);
@@ -99,7 +99,7 @@ static void attempt_ended(struct sc_fetch_engine *e, struct job *job, struct tra
 
 /* A job that never started its next attempt (queued, or waiting to retry)
  * ends as cancelled; an earlier attempt's outcome stays in its history. */
-static void cancel_waiting(struct sc_fetch_engine *e, struct job *job)
+static void cancel_waiting(struct fetch_engine *e, struct job *job)
 {
 	double now = sc_now_ms();
 
@@ -115,7 +115,7 @@ static void cancel_waiting(struct sc_fetch_engine *e, struct job *job)
 	fetch_job_done(e, job);
 }
 
-static void start_stopping(struct sc_fetch_engine *e)
+static void start_stopping(struct fetch_engine *e)
 {
 	e->loop.stopping = true;
 	e->loop.grace_deadline = sc_now_ms() + e->opts->grace_s * 1000.0;
@@ -138,7 +138,7 @@ static void start_stopping(struct sc_fetch_engine *e)
 
 /* The attempt curl ended (or refused to start) is dealt with; then its
  * transfer is free for the next. */
-static void transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc)
+static void transfer_done(struct fetch_engine *e, struct transfer *xfer, CURLcode rc)
 {
 	struct outcome oc = { 0 };
 	struct job *job = fetch_transfer_end(e, xfer, rc, &oc);
@@ -148,7 +148,7 @@ static void transfer_done(struct sc_fetch_engine *e, struct transfer *xfer, CURL
 }
 
 /* After --grace, transfers still in flight end as cancelled. */
-static void abort_inflight(struct sc_fetch_engine *e)
+static void abort_inflight(struct fetch_engine *e)
 {
 	while (e->xfers.active) {
 		struct transfer *xfer = e->xfers.active;
@@ -159,7 +159,7 @@ static void abort_inflight(struct sc_fetch_engine *e)
 	}
 }
 
-static void start_job(struct sc_fetch_engine *e, struct job *job, double now)
+static void start_job(struct fetch_engine *e, struct job *job, double now)
 {
 	struct transfer *refused;
 
@@ -181,7 +181,7 @@ static void start_job(struct sc_fetch_engine *e, struct job *job, double now)
 /* A job that an origin's long block ends before it starts (fetch_pace):
  * failed, for a later run to fetch again; a robots.txt request is an
  * unreachable robots.txt. */
-static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind, const char *why)
+static void fail_unstarted(struct fetch_engine *e, struct job *job, int kind, const char *why)
 {
 	double now = sc_now_ms();
 	struct outcome oc = { .kind = kind };
@@ -209,7 +209,7 @@ static void fail_unstarted(struct sc_fetch_engine *e, struct job *job, int kind,
  * after another on a held origin each wait that long, never spin.  An
  * origin whose robots.txt request waits keeps its queue: its answer
  * decides what the URLs are. */
-static void defer_held(struct sc_fetch_engine *e, double held_ms)
+static void defer_held(struct fetch_engine *e, double held_ms)
 {
 	char why[160];
 
@@ -238,7 +238,7 @@ static void defer_held(struct sc_fetch_engine *e, double held_ms)
 /* --defer-after's rule: all that is left is held past the bound, the run
  * has lasted it, and no other process of the crawl (--origin-state) is
  * busy; the held URLs are then deferred (defer_held). */
-static void defer_if_held(struct sc_fetch_engine *e, double now, double wake, bool input_done)
+static void defer_if_held(struct fetch_engine *e, double now, double wake, bool input_done)
 {
 	double bound = (double)e->opts->defer_after_ms;
 	bool held = input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
@@ -251,7 +251,7 @@ static void defer_if_held(struct sc_fetch_engine *e, double now, double wake, bo
 		defer_held(e, wake - now);
 }
 
-static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
+static double admit(struct fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;
 	struct job *job;
@@ -281,7 +281,7 @@ static double admit(struct sc_fetch_engine *e, double now, bool *host_blocked)
  * socketp is NULL until the socket is in the set (curl_multi_assign). */
 static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
-	struct sc_fetch_engine *e = userp;
+	struct fetch_engine *e = userp;
 	struct epoll_event ev = { .data.fd = s };
 
 	(void)easy;
@@ -310,7 +310,7 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 /* curl's timer callback: the loop calls curl back when the time comes. */
 static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 {
-	struct sc_fetch_engine *e = userp;
+	struct fetch_engine *e = userp;
 
 	(void)multi;
 	/* 0 is "at once": due whatever clock reading the loop compares it to. */
@@ -323,7 +323,7 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 /* Adds or removes the input descriptor, so that epoll wakes for input only
  * while the engine wants more.  A regular file cannot be polled, and needs
  * not be: its reads never wait. */
-static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
+static void poll_input(struct fetch_engine *e, int fd, bool want)
 {
 	if (want == e->input.polled)
 		return;
@@ -332,13 +332,13 @@ static void poll_input(struct sc_fetch_engine *e, int fd, bool want)
 		e->input.polled = want;
 }
 
-struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
-                                            const struct sc_fetch_streams *streams, char err[256])
+struct fetch_engine *fetch_engine_new(const struct fetch_options *opts,
+                                      const struct fetch_streams *streams, char *err, size_t errlen)
 {
-	struct sc_fetch_engine *e;
+	struct fetch_engine *e;
 
-	if (!sc_fetch_global_hold()) {
-		snprintf(err, 256, "cannot initialise libcurl");
+	if (!fetch_global_hold()) {
+		snprintf(err, errlen, "cannot initialise libcurl");
 		return NULL;
 	}
 	e = sc_calloc(1, sizeof(*e));
@@ -348,12 +348,12 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	fetch_origins_init(&e->origins, opts);
 	fetch_submit_init(e);
 	fetch_output_init(e, streams->out);
-	if (!fetch_metrics_init(e, streams, err))
+	if (!fetch_metrics_init(e, streams, err, errlen))
 		goto fail;
 	e->loop.multi = curl_multi_init();
 	e->loop.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (e->loop.epfd < 0) {
-		snprintf(err, 256, "epoll_create1: %s", strerror(errno));
+		snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
 		goto fail;
 	}
 	e->loop.curl_timer_at = INFINITY;
@@ -374,27 +374,28 @@ struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
 	curl_multi_setopt(e->loop.multi, CURLMOPT_SOCKETDATA, e);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
-	if (!fetch_robots_init(e, err) || !fetch_pace_init(e, err) || !fetch_warc_init(e, err))
+	if (!fetch_robots_init(e, err, errlen) || !fetch_pace_init(e, err, errlen) ||
+	    !fetch_warc_init(e, err, errlen))
 		goto fail;
 	/* The engine's own wake-up (a signal, a drain): each engine has one,
 	 * so that one fetcher's drain wakes its own loop and no other. */
 	e->loop.wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (e->loop.wakefd < 0) {
-		snprintf(err, 256, "eventfd: %s", strerror(errno));
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		goto fail;
 	}
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = e->loop.wakefd };
 	if (epoll_ctl(e->loop.epfd, EPOLL_CTL_ADD, e->loop.wakefd, &ev) != 0) {
-		snprintf(err, 256, "epoll_ctl: %s", strerror(errno));
+		snprintf(err, errlen, "epoll_ctl: %s", strerror(errno));
 		goto fail;
 	}
 	return e;
 fail:
-	sc_fetch_engine_free(e);
+	fetch_engine_free(e);
 	return NULL;
 }
 
-void sc_fetch_engine_free(struct sc_fetch_engine *e)
+void fetch_engine_free(struct fetch_engine *e)
 {
 	if (!e)
 		return;
@@ -403,7 +404,7 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 	fetch_robots_free(e);
 	fetch_pace_free(e);
 	char ignored[256];
-	fetch_warc_free(e, ignored); /* closed at the run's end, unless no run */
+	fetch_warc_free(e, ignored, sizeof(ignored)); /* closed at the run's end, unless no run */
 	fetch_output_free(e);
 	fetch_metrics_free(e);
 	fetch_submit_free(e);
@@ -414,10 +415,10 @@ void sc_fetch_engine_free(struct sc_fetch_engine *e)
 		close(e->loop.wakefd);
 	sc_retry_state_free(e->loop.retry);
 	free(e);
-	sc_fetch_global_release();
+	fetch_global_release();
 }
 
-static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
+static bool want_input(struct fetch_engine *e, bool host_blocked)
 {
 	size_t c = (size_t)e->opts->concurrency;
 
@@ -439,7 +440,7 @@ static bool want_input(struct sc_fetch_engine *e, bool host_blocked)
  * as many jobs admitted as it allows; the input stops while the engine
  * wants no more work. */
 struct reading {
-	struct sc_fetch_engine *e;
+	struct fetch_engine *e;
 	double now;
 	bool host_blocked;
 };
@@ -447,7 +448,7 @@ struct reading {
 static int engine_line(void *ctx, const struct sc_lines *in, const struct sc_line *line)
 {
 	struct reading *rd = ctx;
-	struct sc_fetch_engine *e = rd->e;
+	struct fetch_engine *e = rd->e;
 
 	if (e->input.on_line(e, in, line, e->input.line_ctx) != 0) {
 		e->input.error = true;
@@ -457,10 +458,10 @@ static int engine_line(void *ctx, const struct sc_lines *in, const struct sc_lin
 	return !want_input(e, rd->host_blocked);
 }
 
-/* The library's input (sc_fetch_start): items pulled from the caller
+/* The library's input (fetch_start): items pulled from the caller
  * while the engine wants more work, as lines are read; the input is at
  * its end for now when the caller has none (it may have more later). */
-static void pull_items(struct sc_fetch_engine *e, struct reading *rd)
+static void pull_items(struct fetch_engine *e, struct reading *rd)
 {
 	e->input.eof = false;
 	while (want_input(e, rd->host_blocked)) {
@@ -476,7 +477,7 @@ static void pull_items(struct sc_fetch_engine *e, struct reading *rd)
  * has some ready (the one input loop of lib/record/input, non-blocking:
  * it returns when no whole line is there).  Returns after admitting what
  * the new lines allow. */
-static void read_input(struct sc_fetch_engine *e, double now)
+static void read_input(struct fetch_engine *e, double now)
 {
 	static const struct sc_input_hooks hooks = { .line = engine_line, .nonblocking = true };
 	struct reading rd = { .e = e, .now = now };
@@ -528,7 +529,7 @@ static long long count_lines(int fd)
 	return lines;
 }
 
-static void process_messages(struct sc_fetch_engine *e)
+static void process_messages(struct fetch_engine *e)
 {
 	CURLMsg *msg;
 	int left;
@@ -546,8 +547,7 @@ static void process_messages(struct sc_fetch_engine *e)
 
 /* The run's set-up: the input's descriptor made non-blocking (and what
  * it was kept), the clocks started.  Returns the descriptor. */
-static int run_begin(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
-                     void *ctx)
+static int run_begin(struct fetch_engine *e, struct sc_lines *in, fetch_line_fn on_line, void *ctx)
 {
 	int fd = sc_lines_fd(in);
 	size_t line_max = fetch_line_max(e->opts, sc_lines_max(in));
@@ -568,14 +568,14 @@ static int run_begin(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_li
 }
 
 /* The run's end: the summary, the input as it was, the status. */
-static int run_end(struct sc_fetch_engine *e, int fd, char err[256])
+static int run_end(struct fetch_engine *e, int fd, char *err, size_t errlen)
 {
 	char warc_err[256];
 
 	fetch_metrics_end(e);
 	/* The archive is closed (renamed from its .open name) when the run
 	 * ends, a drained one too; a failure then is the run's. */
-	if (!fetch_warc_free(e, warc_err) && !e->input.error) {
+	if (!fetch_warc_free(e, warc_err, sizeof(warc_err)) && !e->input.error) {
 		snprintf(e->loop.error, sizeof(e->loop.error), "%s", warc_err);
 		e->input.error = true;
 	}
@@ -585,7 +585,7 @@ static int run_end(struct sc_fetch_engine *e, int fd, char err[256])
 	if (e->output.error && !e->input.error && e->output.error_errno == EPIPE)
 		return SC_EXIT_PIPE; /* the reader went away: quietly (sc(7)) */
 	if (e->output.error || e->input.error) {
-		snprintf(err, 256, "%s", e->output.error ? e->output.message : e->loop.error);
+		snprintf(err, errlen, "%s", e->output.error ? e->output.message : e->loop.error);
 		return SC_EXIT_FAILURE;
 	}
 	return e->output.records_failed ? SC_EXIT_PARTIAL : SC_EXIT_OK;
@@ -593,7 +593,7 @@ static int run_end(struct sc_fetch_engine *e, int fd, char err[256])
 
 /* Sleeps until a socket, the input, a signal or timeout_ms, and hands
  * curl what its sockets and its timer have for it. */
-static void wait_and_dispatch(struct sc_fetch_engine *e, int fd, double timeout_ms)
+static void wait_and_dispatch(struct fetch_engine *e, int fd, double timeout_ms)
 {
 	struct epoll_event events[64];
 	int nev = epoll_wait(e->loop.epfd, events, 64, (int)ceil(timeout_ms));
@@ -624,7 +624,7 @@ static void wait_and_dispatch(struct sc_fetch_engine *e, int fd, double timeout_
  * input read, what may start started.  Returns how long the loop may
  * sleep (ms), or a negative number when the run is over: the input done
  * and nothing queued, in flight or waiting. */
-static double loop_prepare(struct sc_fetch_engine *e, int fd)
+static double loop_prepare(struct fetch_engine *e, int fd)
 {
 	double now = sc_now_ms();
 
@@ -678,7 +678,7 @@ static double loop_prepare(struct sc_fetch_engine *e, int fd)
 }
 
 /* The second half: sleep at most timeout ms, then what curl has done. */
-static void loop_dispatch(struct sc_fetch_engine *e, int fd, double timeout)
+static void loop_dispatch(struct fetch_engine *e, int fd, double timeout)
 {
 	wait_and_dispatch(e, fd, timeout);
 	fetch_pace_record_sent(e);
@@ -686,29 +686,29 @@ static void loop_dispatch(struct sc_fetch_engine *e, int fd, double timeout)
 	fetch_metrics_tick(e, sc_now_ms());
 }
 
-int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
-                 void *ctx, char err[256])
+int fetch_run(struct fetch_engine *e, struct sc_lines *in, fetch_line_fn on_line, void *ctx,
+              char *err, size_t errlen)
 {
 	int fd = run_begin(e, in, on_line, ctx);
 	double timeout;
 
 	while ((timeout = loop_prepare(e, fd)) >= 0)
 		loop_dispatch(e, fd, timeout);
-	return run_end(e, fd, err);
+	return run_end(e, fd, err, errlen);
 }
 
-void sc_fetch_set_record_hook(struct sc_fetch_engine *e, sc_fetch_record_fn fn, void *ctx)
+void fetch_set_record_hook(struct fetch_engine *e, fetch_record_fn fn, void *ctx)
 {
 	e->output.hook = fn;
 	e->output.hook_ctx = ctx;
 }
 
-void sc_fetch_set_next_user(struct sc_fetch_engine *e, void *user)
+void fetch_set_next_user(struct fetch_engine *e, void *user)
 {
 	e->output.next_user = user;
 }
 
-void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx)
+void fetch_start(struct fetch_engine *e, fetch_pull_fn pull, void *ctx)
 {
 	size_t line_max = fetch_line_max(e->opts, SC_LINE_MAX);
 	double start = sc_now_ms();
@@ -722,7 +722,7 @@ void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx)
 	fetch_metrics_start(e, start, line_max);
 }
 
-bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms)
+bool fetch_step(struct fetch_engine *e, double max_wait_ms)
 {
 	double timeout = loop_prepare(e, -1);
 
@@ -732,19 +732,19 @@ bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms)
 	return true;
 }
 
-int sc_fetch_fd(const struct sc_fetch_engine *e)
+int fetch_fd(const struct fetch_engine *e)
 {
 	return e->loop.epfd;
 }
 
-double sc_fetch_wait(struct sc_fetch_engine *e)
+double fetch_wait(struct fetch_engine *e)
 {
 	double timeout = loop_prepare(e, -1);
 
 	return timeout < 0 ? INFINITY : timeout;
 }
 
-void sc_fetch_cancel_all(struct sc_fetch_engine *e)
+void fetch_cancel_all(struct fetch_engine *e)
 {
 	if (!e->loop.stopping)
 		start_stopping(e);
@@ -754,18 +754,18 @@ void sc_fetch_cancel_all(struct sc_fetch_engine *e)
 	}
 }
 
-void sc_fetch_request_drain(struct sc_fetch_engine *e)
+void fetch_request_drain(struct fetch_engine *e)
 {
 	e->loop.drain_asked = 1;
-	sc_fetch_wake(e);
+	fetch_wake(e);
 }
 
-void sc_fetch_request_cancel(struct sc_fetch_engine *e)
+void fetch_request_cancel(struct fetch_engine *e)
 {
 	e->loop.cancel_asked = true;
 }
 
-void sc_fetch_finish(struct sc_fetch_engine *e)
+void fetch_finish(struct fetch_engine *e)
 {
 	fetch_metrics_end(e);
 }

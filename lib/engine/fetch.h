@@ -27,24 +27,24 @@
  * and libsc's fetcher, lib/api/fetcher.c, which sc-fetch uses); lib/
  * prints nothing, the program says what went wrong.
  *
- *	struct sc_fetch_options opts;
+ *	struct fetch_options opts;
  *	char err[256];
- *	sc_fetch_options_init(&opts);
- *	const struct sc_opt_set sets[] = { { sc_fetch_opts, &opts }, { own_rows, NULL } };
+ *	fetch_options_init(&opts);
+ *	const struct sc_opt_set sets[] = { { fetch_option_rows, &opts }, { own_rows, NULL } };
  *	int first = sc_opt_parse(sets, 2, argc, argv, err, sizeof(err));
- *	if (first == SC_OPT_PARSE_ERROR || sc_fetch_options_check(&opts, err) != 0)
+ *	if (first == SC_OPT_PARSE_ERROR || fetch_options_check(&opts, err, sizeof(err)) != 0)
  *		sc_usage_error("%s", err);   // exit 2
- *	sc_signals_install(on_stop);        // on_stop: sc_fetch_wake(engine)
- *	struct sc_fetch_streams io = { stdout, stderr, stderr, sc_progname };
- *	struct sc_fetch_engine *e = sc_fetch_engine_new(&opts, &io, err);
+ *	sc_signals_install(on_stop);        // on_stop: fetch_wake(engine)
+ *	struct fetch_streams io = { stdout, stderr, stderr, sc_progname };
+ *	struct fetch_engine *e = fetch_engine_new(&opts, &io, err, sizeof(err));
  *	struct sc_lines *in = sc_lines_open(0, "<stdin>");
- *	int status = sc_fetch_run(e, in, on_line, ctx, err);  // on_line: the program's
- *	sc_fetch_engine_free(e); sc_lines_close(in); sc_fetch_options_free(&opts);
+ *	int status = fetch_run(e, in, on_line, ctx, err, sizeof(err)); // on_line: the program's
+ *	fetch_engine_free(e); sc_lines_close(in); fetch_options_free(&opts);
  *	return sc_exit_status(status);
  *
- * The line handler decides per line: sc_fetch_submit_input() (sc-fetch) or
- * sc_fetch_submit() (sc-retry, continuing a record's attempts) a record to
- * fetch, or sc_fetch_submit_raw() / sc_fetch_submit_final() an item to
+ * The line handler decides per line: fetch_submit_input() (sc-fetch) or
+ * fetch_submit() (sc-retry, continuing a record's attempts) a record to
+ * fetch, or fetch_submit_raw() / fetch_submit_final() an item to
  * write in its place. */
 #ifndef SC_FETCH_H
 #define SC_FETCH_H
@@ -60,7 +60,7 @@
 
 struct curl_slist;
 
-struct sc_fetch_options {
+struct fetch_options {
 	long concurrency;             /* -c/--concurrency: hard cap on requests and sockets (20) */
 	long per_host;                /* --per-host: cap per origin; 0 = only the global cap */
 	double rate;                  /* --rate: requests/s overall; 0 = unlimited */
@@ -85,7 +85,7 @@ struct sc_fetch_options {
 	                              input to its end (sc-retry, a later stage, must
 	                              pass through what the stage before it drains);
 	                              lines submitted then start no fetch
-	                              (sc_fetch_submit makes them cancelled records) */
+	                              (fetch_submit makes them cancelled records) */
 	bool robots;                  /* --robots: obey each origin's robots.txt */
 	char *robots_agent;           /* --robots-agent TOKEN (owned); NULL: -A's product token */
 	long max_crawl_delay_ms;      /* --max-crawl-delay SECS (30 s): Crawl-delay's cap */
@@ -110,30 +110,30 @@ struct sc_fetch_options {
 
 /* Sets the defaults (the User-Agent "sc-fetch/VERSION" is a copy the
  * options own). */
-void sc_fetch_options_init(struct sc_fetch_options *opts);
+void fetch_options_init(struct fetch_options *opts);
 /* Frees what the options own (not o itself). */
-void sc_fetch_options_free(struct sc_fetch_options *opts);
+void fetch_options_free(struct fetch_options *opts);
 
 /* Keeps the program's words (argv), shown quoted as a shell would take
  * them, for the warcinfo record of --warc. */
-void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char **argv);
+void fetch_options_set_command(struct fetch_options *opts, int argc, char **argv);
 
 /* The shared part of the command line: the rows of the fetch options, for
  * sc_opt_parse and sc_opt_usage (lib/kit/opt.h) with a struct
- * sc_fetch_options as the set's base; a program adds its own rows (-h, -V)
+ * fetch_options as the set's base; a program adds its own rows (-h, -V)
  * in a set of its own.  Their order is the usage line's. */
-extern const struct sc_opt sc_fetch_opts[];
+extern const struct sc_opt fetch_option_rows[];
 
 /* Rejects bad values and combinations by name, after parsing: 0, or -1
  * with the usage error in err ("--robots-cache needs --robots"). */
-int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256]);
+int fetch_options_check(const struct fetch_options *opts, char *err, size_t errlen);
 
 /* The engine. */
-struct sc_fetch_engine;
+struct fetch_engine;
 
 /* Where an engine writes: the program's streams, borrowed (they must
  * outlive the engine).  The engine names no stream of its own. */
-struct sc_fetch_streams {
+struct fetch_streams {
 	FILE *out;                /* the records */
 	FILE *metrics;            /* the metrics stream, unless --metrics FILE */
 	FILE *progress;           /* --progress's line, drawn only if it is a terminal; or NULL */
@@ -145,16 +145,17 @@ struct sc_fetch_streams {
 /* Makes an engine: opts is borrowed and must outlive the engine.  Returns
  * NULL with a reason in err (e.g. "--metrics: FILE: No such file or
  * directory") when it cannot start. */
-struct sc_fetch_engine *sc_fetch_engine_new(const struct sc_fetch_options *opts,
-                                            const struct sc_fetch_streams *streams, char err[256]);
-void sc_fetch_engine_free(struct sc_fetch_engine *e);
+struct fetch_engine *fetch_engine_new(const struct fetch_options *opts,
+                                      const struct fetch_streams *streams, char *err,
+                                      size_t errlen);
+void fetch_engine_free(struct fetch_engine *e);
 
 /* Called once per input line that the engine reads (blank lines included).
- * It must submit exactly one item per record (sc_fetch_submit*, see below)
+ * It must submit exactly one item per record (fetch_submit*, see below)
  * and nothing for a line that is no record.  line is valid only during the
  * call.  Returns 0, or non-zero to stop reading input (fatal: run ends 1). */
-typedef int (*sc_fetch_line_fn)(struct sc_fetch_engine *e, const struct sc_lines *in,
-                                const struct sc_line *line, void *ctx);
+typedef int (*fetch_line_fn)(struct fetch_engine *e, const struct sc_lines *in,
+                             const struct sc_line *line, void *ctx);
 
 /* Fetches rec["url"] (rec is stolen; it becomes the output record, with
  * the fetch members set on it).  prior_attempts is the number of attempts
@@ -164,35 +165,35 @@ typedef int (*sc_fetch_line_fn)(struct sc_fetch_engine *e, const struct sc_lines
  * rec may carry "request": {"method", "headers", "body"}.  A record whose
  * url is missing or is not http(s) is finished at once (bad_input /
  * blocked_scheme) without a request. */
-void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts);
+void fetch_submit(struct fetch_engine *e, json_t *rec, int prior_attempts);
 
-/* sc_fetch_submit for a fresh record read from line (prior attempts 0),
+/* fetch_submit for a fresh record read from line (prior attempts 0),
  * the way sc-fetch submits its input: a url that does not parse makes the
  * bad_input record of that line (its number and raw text) instead, and
  * returns false with the reason in why, for the program's warning
  * "PROG: NAME:LINE: why".  Returns true otherwise (rec is stolen either way). */
-bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
-                           char why[256]);
+bool fetch_submit_input(struct fetch_engine *e, json_t *rec, const struct sc_line *line, char *why,
+                        size_t whylen);
 
 /* Why a record's "request" member cannot be sent ("request.method is not a
  * method name"), or NULL when it can (or there is none). */
-const char *sc_fetch_request_problem(const json_t *req);
+const char *fetch_request_problem(const json_t *req);
 /* Why a record's url (n bytes) cannot be requested as it is ("not a
  * valid URL: it holds a control character"), or NULL. */
-const char *sc_fetch_url_problem(const char *url, size_t n);
+const char *fetch_url_problem(const char *url, size_t n);
 /* The header lines of a request: given (the -H headers, "Name: value")
  * but those req's headers name, then req's (req checked by
- * sc_fetch_request_problem; NULL: none), then what its body needs
+ * fetch_request_problem; NULL: none), then what its body needs
  * (Content-Type for a JSON body, an empty Expect).  The caller frees the
  * list (curl_slist_free_all); NULL when it is empty. */
-struct curl_slist *sc_fetch_request_headers(const struct curl_slist *given, const json_t *req);
+struct curl_slist *fetch_request_headers(const struct curl_slist *given, const json_t *req);
 
 /* An item that needs no fetching: written as it is, in its input position
  * under --keep-order.  failed: count it as a record this program made that
  * is not ok (exit 3).  _final steals rec; _raw copies text (a whole line
  * without its newline), passed through byte for byte. */
-void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed);
-void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len, bool failed);
+void fetch_submit_final(struct fetch_engine *e, json_t *rec, bool failed);
+void fetch_submit_raw(struct fetch_engine *e, const char *text, size_t len, bool failed);
 
 /* Runs until the input ends (or a signal drains it) and every submitted item
  * is written; writes the summary line.  on_line is called for each input
@@ -203,43 +204,42 @@ void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len
  * writing standard output: No space left on device"; empty when on_line
  * stopped the run), for the program to print.  The caller ends with
  * sc_exit_status (lib/cli.h), which also maps a signal. */
-int sc_fetch_run(struct sc_fetch_engine *e, struct sc_lines *in, sc_fetch_line_fn on_line,
-                 void *ctx, char err[256]);
+int fetch_run(struct fetch_engine *e, struct sc_lines *in, fetch_line_fn on_line, void *ctx,
+              char *err, size_t errlen);
 
 /* Wakes e's loop (its own eventfd), so that it sees a signal or a drain
  * at once: what a program's sc_signals_install hook calls, with the engine
  * it runs (NULL: nothing).  Async-signal-safe. */
-void sc_fetch_wake(struct sc_fetch_engine *e);
+void fetch_wake(struct fetch_engine *e);
 
 /* libcurl's process-wide set-up (and jansson's seed), shared by every
  * engine of the process and held by each, safely from several threads
  * (fetch_global.c): the first hold sets libcurl up, the last release
- * cleans it up.  sc_fetch_engine_new and _free hold and release it
+ * cleans it up.  fetch_engine_new and _free hold and release it
  * themselves; sc_global_init holds it for the program.  Returns false
  * when libcurl cannot be set up. */
-bool sc_fetch_global_hold(void);
-void sc_fetch_global_release(void);
+bool fetch_global_hold(void);
+void fetch_global_release(void);
 
 /* ---- Driven by a library caller (lib/api/fetcher.c) rather than an input
  * stream: items are pulled from the caller when the engine wants more
- * work (as sc_fetch_run reads lines), records handed to a hook. */
+ * work (as fetch_run reads lines), records handed to a hook. */
 
 /* Instead of being written to the streams' out, each record goes to fn,
  * as the line sc-fetch would write (without its newline, NUL-terminated;
  * valid during the call), with the user pointer of the submission that made it and whether
  * it counts as failed.  Set before the run; streams->out may then be NULL. */
-typedef void (*sc_fetch_record_fn)(void *ctx, void *user, const char *line, size_t len,
-                                   bool failed);
-void sc_fetch_set_record_hook(struct sc_fetch_engine *e, sc_fetch_record_fn fn, void *ctx);
+typedef void (*fetch_record_fn)(void *ctx, void *user, const char *line, size_t len, bool failed);
+void fetch_set_record_hook(struct fetch_engine *e, fetch_record_fn fn, void *ctx);
 
 /* The user pointer of the items submitted until the next call (NULL by
  * default), handed to the record hook with their record. */
-void sc_fetch_set_next_user(struct sc_fetch_engine *e, void *user);
+void fetch_set_next_user(struct fetch_engine *e, void *user);
 
 /* Called when the engine wants one more item: it submits one
- * (sc_fetch_submit_line or any sc_fetch_submit*) and returns 0, or returns
+ * (fetch_submit_line or any fetch_submit*) and returns 0, or returns
  * 1 when it has none now. */
-typedef int (*sc_fetch_pull_fn)(struct sc_fetch_engine *e, void *ctx);
+typedef int (*fetch_pull_fn)(struct fetch_engine *e, void *ctx);
 
 /* sc-fetch's rule for one line of its input (a URL, trimmed, or a record
  * with "url" and maybe "request"; line->number names it in a bad_input
@@ -247,44 +247,44 @@ typedef int (*sc_fetch_pull_fn)(struct sc_fetch_engine *e, void *ctx);
  * Returns 0; 1 when the line was malformed and made a bad_input record,
  * with the reason in why for the caller's warning; -1 for a line that is
  * no item (blank, or a '#' comment): nothing was submitted. */
-int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, size_t line_max,
-                         char why[256]);
+int fetch_submit_line(struct fetch_engine *e, const struct sc_line *line, size_t line_max,
+                      char *why, size_t whylen);
 
 /* Starts a run without an input stream: pull is called for items.  Then
- * sc_fetch_step until it returns false, as often as there is work, and
- * sc_fetch_finish once at the end (the summary). */
-void sc_fetch_start(struct sc_fetch_engine *e, sc_fetch_pull_fn pull, void *ctx);
+ * fetch_step until it returns false, as often as there is work, and
+ * fetch_finish once at the end (the summary). */
+void fetch_start(struct fetch_engine *e, fetch_pull_fn pull, void *ctx);
 
 /* One turn of the loop: pulls and starts what may start, waits at most
  * max_wait_ms for a socket or a clock, hands curl what is ready, finishes
  * what ended.  Returns false, having waited for nothing, when the engine
  * is idle: no item to pull, nothing queued, in flight or waiting. */
-bool sc_fetch_step(struct sc_fetch_engine *e, double max_wait_ms);
+bool fetch_step(struct fetch_engine *e, double max_wait_ms);
 
 /* For a caller's own event loop: the descriptor to wait on for reading
- * (the engine's epoll set), and how long at most before sc_fetch_step
+ * (the engine's epoll set), and how long at most before fetch_step
  * must be called anyway (ms; 0: now; INFINITY: idle).  _wait admits what
  * may start now, as a step would. */
-int sc_fetch_fd(const struct sc_fetch_engine *e);
-double sc_fetch_wait(struct sc_fetch_engine *e);
+int fetch_fd(const struct fetch_engine *e);
+double fetch_wait(struct fetch_engine *e);
 
 /* Ends every item at once, as a drain whose grace ran out: queued, waiting
  * and in-flight ones become cancelled records, through the record hook;
  * nothing starts afterwards.  For a caller that stops before the engine
- * is idle (then sc_fetch_engine_free). */
-void sc_fetch_cancel_all(struct sc_fetch_engine *e);
+ * is idle (then fetch_engine_free). */
+void fetch_cancel_all(struct fetch_engine *e);
 
 /* Asks the engine to drain as a stop signal does: no more input, what is
  * in flight given --grace, the rest cancelled.  Async-signal-safe (a
  * handler may call it); the running loop wakes at once. */
-void sc_fetch_request_drain(struct sc_fetch_engine *e);
+void fetch_request_drain(struct fetch_engine *e);
 
 /* Asks the engine to end at once, as after an output error: no more
  * input, every item not done a cancelled record (through the record
  * hook).  From the record hook too; takes effect at the loop's next turn. */
-void sc_fetch_request_cancel(struct sc_fetch_engine *e);
+void fetch_request_cancel(struct fetch_engine *e);
 
-/* Ends a run that sc_fetch_start began: the summary line. */
-void sc_fetch_finish(struct sc_fetch_engine *e);
+/* Ends a run that fetch_start began: the summary line. */
+void fetch_finish(struct fetch_engine *e);
 
 #endif

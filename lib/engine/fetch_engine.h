@@ -2,7 +2,7 @@
  * nothing else (programs include fetch.h).
  *
  * The engine is one struct of sub-structs, each written by one file
- * (struct sc_fetch_engine, below); a job is one input item on its way to
+ * (struct fetch_engine, below); a job is one input item on its way to
  * the output; an origin is where admission holds jobs; a transfer is one
  * curl easy handle at work.
  *
@@ -59,8 +59,8 @@
  * robots.txt's 500 KiB), and a record line at most its input line, its
  * fetch members and its body escaped (6 bytes for each byte at worst), so
  * an append past one is a record larger than any these let through. */
-size_t fetch_body_max(const struct sc_fetch_options *opts);
-size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max);
+size_t fetch_body_max(const struct fetch_options *opts);
+size_t fetch_line_max(const struct fetch_options *opts, size_t input_line_max);
 
 static inline double round1(double v)
 {
@@ -117,7 +117,7 @@ struct transfer {
 	CURL *easy;
 	struct job *job;                /* the job it fetches for, while active */
 	struct transfer *anext, *aprev; /* the engine's active list */
-	struct sc_fetch_engine *engine;
+	struct fetch_engine *engine;
 	struct sc_buf body;
 	bool too_large;
 	/* Of the response whose headers are arriving: */
@@ -176,7 +176,7 @@ struct job {
 	bool failed;             /* with the record's "error", above */
 	bool has_body;           /* fetch_submit.c: a request body */
 	void *user;              /* fetch_output.c: the submitter's pointer
-	                            (sc_fetch_set_next_user), handed to the record hook */
+	                            (fetch_set_next_user), handed to the record hook */
 };
 
 /* How long an attempt waited in its origin's queue (ms, to 0.1): from
@@ -221,7 +221,7 @@ struct outcome {
 struct fetch_loop {
 	CURLM *multi;
 	int epfd;             /* curl's sockets, the wake-up, the input */
-	int wakefd;           /* an eventfd: sc_fetch_wake (a signal, a drain) */
+	int wakefd;           /* an eventfd: fetch_wake (a signal, a drain) */
 	double curl_timer_at; /* when curl wants its timeout; INFINITY: none */
 	double started_at;    /* the run's start (ms): --defer-after waits as long */
 	struct sc_retry_state *retry;
@@ -230,17 +230,17 @@ struct fetch_loop {
 	bool host_blocked; /* the last admission left free slots empty (want_input) */
 	char error[256];   /* the input's error that started the drain, if any */
 	double grace_deadline;
-	volatile sig_atomic_t drain_asked; /* sc_fetch_request_drain: as a signal */
-	bool cancel_asked;                 /* sc_fetch_request_cancel: as an output error */
+	volatile sig_atomic_t drain_asked; /* fetch_request_drain: as a signal */
+	bool cancel_asked;                 /* fetch_request_cancel: as an output error */
 };
 
 /* Input lines, read on demand (fetch.c). */
 struct fetch_input {
-	struct sc_lines *in; /* borrowed, during sc_fetch_run */
-	sc_fetch_line_fn on_line;
+	struct sc_lines *in; /* borrowed, during fetch_run */
+	fetch_line_fn on_line;
 	void *line_ctx;
-	sc_fetch_pull_fn pull; /* or items are pulled from the caller instead
-	                          (sc_fetch_start), in is NULL */
+	fetch_pull_fn pull; /* or items are pulled from the caller instead
+	                          (fetch_start), in is NULL */
 	void *pull_ctx;
 	bool polled; /* the input descriptor is in the epoll set */
 	bool eof, wait, error;
@@ -254,8 +254,8 @@ typedef bool (*fetch_gate_fn)(void *ctx, struct origin *origin, double now, doub
 
 /* Origins and admission (fetch_origin.c). */
 struct fetch_origins {
-	const struct sc_fetch_options *opts; /* borrowed */
-	struct sc_strtab table;              /* the origins (struct origin's link) */
+	const struct fetch_options *opts; /* borrowed */
+	struct sc_strtab table;           /* the origins (struct origin's link) */
 	size_t count_at_sweep;
 	struct origin *ring;      /* admission cursor */
 	size_t queued;            /* jobs in origin queues */
@@ -290,9 +290,9 @@ struct fetch_output_state {
 	char message[256]; /* the failed write's error */
 	uint64_t records, records_failed; /* records written or to be */
 	uint64_t record_errors[SC_ERR_KIND_COUNT];
-	sc_fetch_record_fn hook; /* records go to it instead of out (sc_fetch_set_record_hook) */
+	fetch_record_fn hook; /* records go to it instead of out (fetch_set_record_hook) */
 	void *hook_ctx;
-	void *next_user; /* the user pointer of the next job (sc_fetch_set_next_user) */
+	void *next_user; /* the user pointer of the next job (fetch_set_next_user) */
 };
 
 /* The metrics stream and --progress (fetch_metrics.c). */
@@ -316,8 +316,8 @@ struct fetch_metrics_state {
 	long long total_lines; /* -1: unknown */
 };
 
-struct sc_fetch_engine {
-	const struct sc_fetch_options *opts; /* borrowed */
+struct fetch_engine {
+	const struct fetch_options *opts; /* borrowed */
 	struct fetch_loop loop;
 	struct fetch_input input;
 	struct fetch_origins origins;
@@ -332,7 +332,7 @@ struct sc_fetch_engine {
 };
 
 /* fetch_origin.c */
-void fetch_origins_init(struct fetch_origins *o, const struct sc_fetch_options *opts);
+void fetch_origins_init(struct fetch_origins *o, const struct fetch_options *opts);
 void fetch_origins_free(struct fetch_origins *o);
 /* The run starts: the --rate bucket fills from now. */
 void fetch_origins_start(struct fetch_origins *o, double now);
@@ -372,150 +372,150 @@ bool fetch_origins_rate_allows(struct fetch_origins *o, double now, double *wake
 struct job *fetch_origins_next(struct fetch_origins *o, double now, double *wake);
 
 /* fetch_submit.c */
-void fetch_submit_init(struct sc_fetch_engine *e);
-void fetch_submit_free(struct sc_fetch_engine *e);
+void fetch_submit_init(struct fetch_engine *e);
+void fetch_submit_free(struct fetch_engine *e);
 
 /* fetch_transfer.c: an attempt's transfer.  fetch_transfer_start starts
  * job's next attempt; false when curl refused the transfer, which is then
  * ended as curl would (fetch_transfer_end, CURLE_FAILED_INIT).  _end and
  * _cancel give the attempt's outcome and return its job; the transfer is
  * released (fetch_transfer_release) after the outcome is dealt with. */
-bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now,
+bool fetch_transfer_start(struct fetch_engine *e, struct job *job, double now,
                           struct transfer **refused);
-struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+struct job *fetch_transfer_end(struct fetch_engine *e, struct transfer *xfer, CURLcode rc,
                                struct outcome *oc);
-struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xfer,
+struct job *fetch_transfer_cancel(struct fetch_engine *e, struct transfer *xfer,
                                   struct outcome *oc);
-void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer);
-void fetch_xfers_free(struct sc_fetch_engine *e);
+void fetch_transfer_release(struct fetch_engine *e, struct transfer *xfer);
+void fetch_xfers_free(struct fetch_engine *e);
 
 /* fetch_output.c */
-void fetch_output_init(struct sc_fetch_engine *e, FILE *out);
-void fetch_output_free(struct sc_fetch_engine *e);
+void fetch_output_init(struct fetch_engine *e, FILE *out);
+void fetch_output_free(struct fetch_engine *e);
 /* The run starts: its lines are at most line_max bytes. */
-void fetch_output_start(struct sc_fetch_engine *e, size_t line_max);
-struct job *fetch_job_new(struct sc_fetch_engine *e);
-void fetch_job_finish(struct sc_fetch_engine *e, struct job *job);
-void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_output_start(struct fetch_engine *e, size_t line_max);
+struct job *fetch_job_new(struct fetch_engine *e);
+void fetch_job_finish(struct fetch_engine *e, struct job *job);
+void fetch_job_complete(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc, double now);
-void fetch_job_done(struct sc_fetch_engine *e, struct job *job);
+void fetch_job_done(struct fetch_engine *e, struct job *job);
 /* The attempt's entry in the record's history (xfer: NULL if it never
  * started). */
 void fetch_history_add(struct job *job, const struct transfer *xfer, const struct outcome *oc);
 
 /* fetch_metrics.c */
-bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,
-                        char err[256]);
-void fetch_metrics_free(struct sc_fetch_engine *e);
+bool fetch_metrics_init(struct fetch_engine *e, const struct fetch_streams *streams, char *err,
+                        size_t errlen);
+void fetch_metrics_free(struct fetch_engine *e);
 /* The run starts at now; its lines are at most line_max bytes.  Returns
  * whether --progress is drawn (the loop then counts the input's lines for
  * fetch_progress_total). */
-bool fetch_metrics_start(struct sc_fetch_engine *e, double now, size_t line_max);
-void fetch_progress_total(struct sc_fetch_engine *e, long long total_lines);
+bool fetch_metrics_start(struct fetch_engine *e, double now, size_t line_max);
+void fetch_progress_total(struct fetch_engine *e, long long total_lines);
 /* When the loop must call fetch_metrics_tick next (ms; INFINITY: never). */
-double fetch_metrics_due(const struct sc_fetch_engine *e);
+double fetch_metrics_due(const struct fetch_engine *e);
 /* Interim summaries (--stats-every) and the --progress line, when due. */
-void fetch_metrics_tick(struct sc_fetch_engine *e, double now);
+void fetch_metrics_tick(struct fetch_engine *e, double now);
 /* The run ended: the progress line cleared, the final summary. */
-void fetch_metrics_end(struct sc_fetch_engine *e);
-void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc);
-void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_metrics_end(struct fetch_engine *e);
+void fetch_count_attempt(struct fetch_engine *e, struct job *job, const struct outcome *oc);
+void fetch_request_metrics(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                            const struct outcome *oc, const char *next);
 
 /* fetch_robots.c (every entry a no-op without --robots) */
-bool fetch_robots_init(struct sc_fetch_engine *e, char err[256]);
-void fetch_robots_free(struct sc_fetch_engine *e);
+bool fetch_robots_init(struct fetch_engine *e, char *err, size_t errlen);
+void fetch_robots_free(struct fetch_engine *e);
 /* A job about to be queued on its origin: true when robots.txt refused it
  * (it is finished); else the origin's robots.txt request is queued first
  * if its answer is not known yet. */
-bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job);
+bool fetch_robots_refuse(struct fetch_engine *e, struct job *job);
 /* The robots.txt request's last attempt ended: the answer is known, the
  * held queue is sorted (refused jobs finished).  Before its metrics line. */
-void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_robots_learn(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc);
 /* Frees the robots.txt request's job (after its metrics line). */
-void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job);
+void fetch_robots_job_end(struct fetch_engine *e, struct job *job);
 /* The robots members of a request metrics line; the summary's "robots". */
-void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b);
-void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary);
+void fetch_robots_metrics(const struct fetch_engine *e, const struct job *job, struct sc_buf *b);
+void fetch_robots_summary(const struct fetch_engine *e, json_t *summary);
 
 /* fetch_robots.c: the Crawl-delay in force on origin (ms; 0: none or not
  * known yet). */
-double fetch_robots_delay_ms(const struct sc_fetch_engine *e, const struct origin *origin);
+double fetch_robots_delay_ms(const struct fetch_engine *e, const struct origin *origin);
 /* Crawl-delay counts from the request on the wire: origin's first request
  * of a transfer went out at now (ms). */
-void fetch_robots_sent(struct sc_fetch_engine *e, struct origin *origin, double now);
+void fetch_robots_sent(struct fetch_engine *e, struct origin *origin, double now);
 /* The start the gate let through was held until until (ms; fetch_pace):
  * the next start waits for that, not for a Crawl-delay from a start that
  * was not made. */
-void fetch_robots_hold(struct sc_fetch_engine *e, struct origin *origin, double until);
+void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double until);
 
 /* fetch_pace.c (every entry a no-op with --no-adaptive and no --origin-state) */
 struct sc_pace_event;
-bool fetch_pace_init(struct sc_fetch_engine *e, char err[256]);
-void fetch_pace_free(struct sc_fetch_engine *e);
+bool fetch_pace_init(struct fetch_engine *e, char *err, size_t errlen);
+void fetch_pace_free(struct fetch_engine *e);
 /* job is about to start on its origin: true when it may; false when the
  * origin's pace, or a start another process claimed, holds it (the
  * origin is paused until then and the job goes back to its queue). */
-bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now);
+bool fetch_pace_claim(struct fetch_engine *e, struct job *job, double now);
 /* The claimed start's request goes out at now (libcurl's prereq
  * callback): the spacing counts from here.  The shared file learns it
  * from fetch_pace_record_sent, which the loop calls after handing curl
  * its events, once the request is written. */
-void fetch_pace_sent(struct sc_fetch_engine *e, struct job *job, double now);
-void fetch_pace_record_sent(struct sc_fetch_engine *e);
+void fetch_pace_sent(struct fetch_engine *e, struct job *job, double now);
+void fetch_pace_record_sent(struct fetch_engine *e);
 /* An attempt ended: the controller learns from it; true and *ev when the
  * origin's pace changed (a throttle event). */
-bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+bool fetch_pace_answered(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                          const struct outcome *oc, double now, struct sc_pace_event *ev);
 /* An origin given up on, or blocked past --retry-max-wait, that still has
  * jobs queued: the loop ends them as failed with *kind and why ("the
  * origin is blocked until ..."), for a later run to fetch again.  NULL
  * when there is none. */
-struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, int *kind,
-                                         char *why, size_t whylen);
+struct origin *fetch_pace_blocked_origin(struct fetch_engine *e, double now, int *kind, char *why,
+                                         size_t whylen);
 /* The summary's "pace" (origins whose pace changed) and "origin_state". */
-void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double now);
+void fetch_pace_summary(const struct fetch_engine *e, json_t *summary, double now);
 /* --defer-after with --origin-state: tells the file whether this process
  * is busy (has work it may do before the bound: input, transfers,
  * retries, origins free soon) and, when it is not, returns whether
  * another process sharing the file is: while one is, the round goes on,
  * so URLs held here are fetched rather than handed on.  False without a
  * file (the process defers on its own state alone). */
-bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now);
+bool fetch_pace_others_busy(struct fetch_engine *e, bool busy, double now);
 
 /* fetch_metrics.c: a throttle event line for origin. */
-void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,
+void fetch_metrics_throttle(struct fetch_engine *e, const struct origin *origin,
                             const struct sc_pace_event *ev, double now);
 
 /* fetch_warc.c (every entry a no-op without --warc) */
 /* Opens the WARC file (a left-over NAME.open mended) and writes its
  * warcinfo; false with the reason in err. */
-bool fetch_warc_init(struct sc_fetch_engine *e, char err[256]);
+bool fetch_warc_init(struct fetch_engine *e, char *err, size_t errlen);
 /* Closes the file (renamed from NAME.open, its CDXJ written with
  * --warc-cdx); false with the reason in err.  Frees the state. */
-bool fetch_warc_free(struct sc_fetch_engine *e, char err[256]);
+bool fetch_warc_free(struct fetch_engine *e, char *err, size_t errlen);
 /* A transfer is set up: its request, response heads and bodies are kept
  * from now on (libcurl's debug callback). */
-void fetch_warc_setup(struct sc_fetch_engine *e, struct transfer *xfer);
+void fetch_warc_setup(struct fetch_engine *e, struct transfer *xfer);
 /* A response header line, from the transfer's header callback. */
 void fetch_warc_header(struct transfer *xfer, const char *line, size_t n);
 /* An attempt ended: each exchange with a whole response head is written
  * as a capture (request, response, metadata), and a record's "warc"
  * member set to its last response record's place (null if none).  false
  * when the file could not be written (the reason in err): the run stops. */
-bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
-                        const struct outcome *oc, char err[256]);
+bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer *xfer,
+                        const struct outcome *oc, char *err, size_t errlen);
 /* Frees a transfer's kept exchanges (with the transfer). */
 void fetch_warc_xfer_free(struct transfer *xfer);
 
 /* fetch_headers.c */
 /* A 304 answering a conditional request (If-None-Match,
  * If-Modified-Since) is a success. */
-bool fetch_not_modified(const struct sc_fetch_engine *e, const struct job *job, long status);
+bool fetch_not_modified(const struct fetch_engine *e, const struct job *job, long status);
 /* On a completed record: not_modified (a 304 that is ok, no body), and
  * with --headers, headers and http_version of the last response. */
-void fetch_headers_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_headers_complete(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                             const struct outcome *oc);
 
 #endif

@@ -15,7 +15,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long holders;
 
-bool sc_fetch_global_hold(void)
+bool fetch_global_hold(void)
 {
 	bool ok = true;
 
@@ -28,7 +28,7 @@ bool sc_fetch_global_hold(void)
 	return ok;
 }
 
-void sc_fetch_global_release(void)
+void fetch_global_release(void)
 {
 	pthread_mutex_lock(&lock);
 	if (holders > 0 && --holders == 0)

@@ -24,7 +24,7 @@ static bool sends_header(const struct curl_slist *l, const char *name)
 	return false;
 }
 
-bool fetch_not_modified(const struct sc_fetch_engine *e, const struct job *job, long status)
+bool fetch_not_modified(const struct fetch_engine *e, const struct job *job, long status)
 {
 	const struct curl_slist *sent = job->req_headers ? job->req_headers : e->opts->headers;
 
@@ -82,7 +82,7 @@ static json_t *header_fields(CURL *easy)
 	return obj;
 }
 
-void fetch_headers_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_headers_complete(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                             const struct outcome *oc)
 {
 	json_t *r = job->rec;

@@ -28,24 +28,25 @@ static bool has_scheme(const char *s, size_t n)
 }
 
 /* A bad_input record of line, with why, in place of its item. */
-static int submit_bad(struct sc_fetch_engine *e, json_t *bad, const char *problem, char why[256])
+static int submit_bad(struct fetch_engine *e, json_t *bad, const char *problem, char *why,
+                      size_t whylen)
 {
-	snprintf(why, 256, "%s", problem);
-	sc_fetch_submit_final(e, bad, true);
+	snprintf(why, whylen, "%s", problem);
+	fetch_submit_final(e, bad, true);
 	return 1;
 }
 
 /* A JSON object (or something malformed) of the input: the shared record
  * rules, and a non-empty string "url" and a request member that can be
  * sent. */
-static int submit_record_line(struct sc_fetch_engine *e, const struct sc_line *line,
-                              size_t line_max, char why[256])
+static int submit_record_line(struct fetch_engine *e, const struct sc_line *line, size_t line_max,
+                              char *why, size_t whylen)
 {
 	struct sc_input_item item;
 
 	sc_input_item_make(line, line_max, NULL, &item);
 	if (item.bad)
-		return submit_bad(e, item.rec, item.why, why);
+		return submit_bad(e, item.rec, item.why, why, whylen);
 	const char *problem = NULL;
 	const char *url = json_string_value(json_object_get(item.rec, "url"));
 	if (!url)
@@ -53,18 +54,18 @@ static int submit_record_line(struct sc_fetch_engine *e, const struct sc_line *l
 	else if (!*url)
 		problem = "\"url\" is empty";
 	else
-		problem = sc_fetch_request_problem(json_object_get(item.rec, "request"));
+		problem = fetch_request_problem(json_object_get(item.rec, "request"));
 	if (problem) {
 		json_t *bad = sc_record_bad_input(line->number, line->text, line->len, problem);
 		json_object_set(bad, "url", url ? json_object_get(item.rec, "url") : json_null());
 		json_decref(item.rec);
-		return submit_bad(e, bad, problem, why);
+		return submit_bad(e, bad, problem, why, whylen);
 	}
-	return sc_fetch_submit_input(e, item.rec, line, why) ? 0 : 1;
+	return fetch_submit_input(e, item.rec, line, why, whylen) ? 0 : 1;
 }
 
-int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, size_t line_max,
-                         char why[256])
+int fetch_submit_line(struct fetch_engine *e, const struct sc_line *line, size_t line_max,
+                      char *why, size_t whylen)
 {
 	const char *s;
 	size_t n;
@@ -73,7 +74,7 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, 
 	if (kind == SC_URL_LINE_SKIP)
 		return -1;
 	if (kind == SC_URL_LINE_RECORD)
-		return submit_record_line(e, line, line_max, why);
+		return submit_record_line(e, line, line_max, why, whylen);
 	/* A space or a non-ASCII character is a URL as people paste it (the
 	 * engine requests it percent-encoded: lib/url.h, sc_url_from_pasted)
 	 * when the line begins with a scheme; words with spaces are no URL,
@@ -82,8 +83,8 @@ int sc_fetch_submit_line(struct sc_fetch_engine *e, const struct sc_line *line, 
 	    !sc_utf8_valid((const unsigned char *)s, n) || (memchr(s, ' ', n) && !has_scheme(s, n)))
 		return submit_bad(
 		        e, sc_record_bad_input(line->number, line->text, line->len, "not a URL"),
-		        "not a URL", why);
+		        "not a URL", why, whylen);
 	json_t *rec = json_object();
 	json_object_set_new(rec, "url", json_stringn(s, n));
-	return sc_fetch_submit_input(e, rec, line, why) ? 0 : 1;
+	return fetch_submit_input(e, rec, line, why, whylen) ? 0 : 1;
 }

@@ -22,8 +22,8 @@
 #include "record/jsonstr.h"
 #include "web/pace.h"
 
-bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams *streams,
-                        char err[256])
+bool fetch_metrics_init(struct fetch_engine *e, const struct fetch_streams *streams, char *err,
+                        size_t errlen)
 {
 	struct fetch_metrics_state *m = &e->metrics;
 
@@ -35,7 +35,7 @@ bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams
 	if (e->opts->metrics_path) {
 		m->stream = fopen(e->opts->metrics_path, "a");
 		if (!m->stream) {
-			snprintf(err, 256, "--metrics: %s: %s", e->opts->metrics_path,
+			snprintf(err, errlen, "--metrics: %s: %s", e->opts->metrics_path,
 			         strerror(errno));
 			return false;
 		}
@@ -44,7 +44,7 @@ bool fetch_metrics_init(struct sc_fetch_engine *e, const struct sc_fetch_streams
 	return true;
 }
 
-void fetch_metrics_free(struct sc_fetch_engine *e)
+void fetch_metrics_free(struct fetch_engine *e)
 {
 	struct fetch_metrics_state *m = &e->metrics;
 
@@ -60,7 +60,7 @@ void fetch_metrics_free(struct sc_fetch_engine *e)
 		(void)fclose(m->stream);
 }
 
-bool fetch_metrics_start(struct sc_fetch_engine *e, double now, size_t line_max)
+bool fetch_metrics_start(struct fetch_engine *e, double now, size_t line_max)
 {
 	struct fetch_metrics_state *m = &e->metrics;
 
@@ -70,12 +70,12 @@ bool fetch_metrics_start(struct sc_fetch_engine *e, double now, size_t line_max)
 	return m->progress_on;
 }
 
-void fetch_progress_total(struct sc_fetch_engine *e, long long total_lines)
+void fetch_progress_total(struct fetch_engine *e, long long total_lines)
 {
 	e->metrics.total_lines = total_lines;
 }
 
-static void progress_clear(struct sc_fetch_engine *e)
+static void progress_clear(struct fetch_engine *e)
 {
 	if (e->metrics.progress_shown) {
 		fputs("\r\033[K", e->metrics.progress);
@@ -86,13 +86,13 @@ static void progress_clear(struct sc_fetch_engine *e)
 
 /* A line on the metrics stream, when it is the progress line's too, first
  * clears that. */
-static void clear_for_line(struct sc_fetch_engine *e)
+static void clear_for_line(struct fetch_engine *e)
 {
 	if (e->metrics.stream == e->metrics.progress || e->metrics.on_progress)
 		progress_clear(e);
 }
 
-static void metrics_line(struct sc_fetch_engine *e, json_t *obj)
+static void metrics_line(struct fetch_engine *e, json_t *obj)
 {
 	clear_for_line(e);
 	if (sc_record_write(e->metrics.stream, obj) != 0)
@@ -104,7 +104,7 @@ static void metrics_line(struct sc_fetch_engine *e, json_t *obj)
 /* The statistics of origin's host, made (or taken from the quietest) if
  * need be.  origin->hs caches them; an entry given to another host since
  * says so by its key. */
-static struct hoststat *hoststat_for(struct sc_fetch_engine *e, struct origin *origin)
+static struct hoststat *hoststat_for(struct fetch_engine *e, struct origin *origin)
 {
 	if (origin->hs && strcmp(origin->hs->key, origin->key) == 0)
 		return origin->hs;
@@ -148,7 +148,7 @@ static int cmp_hosts(const void *a, const void *b)
 	return xfer->requests < y->requests ? 1 : xfer->requests > y->requests ? -1 : 0;
 }
 
-static void summary(struct sc_fetch_engine *e, bool final)
+static void summary(struct fetch_engine *e, bool final)
 {
 	double now = sc_now_ms();
 	double elapsed = (now - e->metrics.start_ms) / 1000.0;
@@ -203,7 +203,7 @@ static void summary(struct sc_fetch_engine *e, bool final)
 
 /* A change of an origin's pace.  Written even with -q, which silences the
  * request lines only: a throttle is rare, and it is what explains them. */
-void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *origin,
+void fetch_metrics_throttle(struct fetch_engine *e, const struct origin *origin,
                             const struct sc_pace_event *ev, double now)
 {
 	char ts[SC_RFC3339_LEN], until[SC_RFC3339_LEN];
@@ -223,7 +223,7 @@ void fetch_metrics_throttle(struct sc_fetch_engine *e, const struct origin *orig
 	metrics_line(e, obj);
 }
 
-static void progress_draw(struct sc_fetch_engine *e, double now)
+static void progress_draw(struct fetch_engine *e, double now)
 {
 	double elapsed = (now - e->metrics.start_ms) / 1000.0;
 	char total[32] = "";
@@ -241,7 +241,7 @@ static void progress_draw(struct sc_fetch_engine *e, double now)
 	e->metrics.last_progress = now;
 }
 
-double fetch_metrics_due(const struct sc_fetch_engine *e)
+double fetch_metrics_due(const struct fetch_engine *e)
 {
 	double due = INFINITY;
 
@@ -252,7 +252,7 @@ double fetch_metrics_due(const struct sc_fetch_engine *e)
 	return due;
 }
 
-void fetch_metrics_tick(struct sc_fetch_engine *e, double now)
+void fetch_metrics_tick(struct fetch_engine *e, double now)
 {
 	if (e->opts->stats_every_s > 0 &&
 	    now - e->metrics.last_stats >= e->opts->stats_every_s * 1000) {
@@ -263,7 +263,7 @@ void fetch_metrics_tick(struct sc_fetch_engine *e, double now)
 		progress_draw(e, now);
 }
 
-void fetch_metrics_end(struct sc_fetch_engine *e)
+void fetch_metrics_end(struct fetch_engine *e)
 {
 	if (e->metrics.progress_on)
 		progress_clear(e);
@@ -304,7 +304,7 @@ static bool buf_string_member(struct sc_buf *b, const char *key, const char *val
  * attempt, and building and dumping a jansson object for it cost more than
  * the rest of the record's bookkeeping.  The same text jansson would make
  * (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)). */
-void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_request_metrics(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                            const struct outcome *oc, const char *next)
 {
 	char ts[SC_RFC3339_LEN];
@@ -372,7 +372,7 @@ void fetch_request_metrics(struct sc_fetch_engine *e, struct job *job, struct tr
 	sc_buf_shrink(b, BODY_KEEP_MAX);
 }
 
-void fetch_count_attempt(struct sc_fetch_engine *e, struct job *job, const struct outcome *oc)
+void fetch_count_attempt(struct fetch_engine *e, struct job *job, const struct outcome *oc)
 {
 	struct hoststat *hs = hoststat_for(e, job->origin);
 	uint64_t us = (uint64_t)(oc->latency_ms * 1000.0);

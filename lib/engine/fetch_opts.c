@@ -14,7 +14,7 @@
 #include "kit/cli.h"
 #include "kit/opt.h"
 
-void sc_fetch_options_init(struct sc_fetch_options *opts)
+void fetch_options_init(struct fetch_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->concurrency = 20;
@@ -32,7 +32,7 @@ void sc_fetch_options_init(struct sc_fetch_options *opts)
 	sc_retry_policy_defaults(&opts->retry);
 }
 
-void sc_fetch_options_free(struct sc_fetch_options *opts)
+void fetch_options_free(struct fetch_options *opts)
 {
 	free(opts->user_agent);
 	free(opts->metrics_path);
@@ -49,7 +49,7 @@ void sc_fetch_options_free(struct sc_fetch_options *opts)
 	opts->headers = NULL;
 }
 
-void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char **argv)
+void fetch_options_set_command(struct fetch_options *opts, int argc, char **argv)
 {
 	struct sc_buf b;
 
@@ -84,7 +84,7 @@ void sc_fetch_options_set_command(struct sc_fetch_options *opts, int argc, char 
 static int add_header(void *base, const struct sc_opt *row, const char *arg, char *err,
                       size_t errlen)
 {
-	struct sc_fetch_options *opts = base;
+	struct fetch_options *opts = base;
 	const char *colon = strchr(arg, ':');
 	const char *semi = strchr(arg, ';');
 
@@ -108,7 +108,7 @@ static int add_header(void *base, const struct sc_opt *row, const char *arg, cha
 static int set_robots_agent(void *base, const struct sc_opt *row, const char *arg, char *err,
                             size_t errlen)
 {
-	struct sc_fetch_options *opts = base;
+	struct fetch_options *opts = base;
 
 	(void)row;
 	if (!*arg ||
@@ -127,7 +127,7 @@ static int set_robots_agent(void *base, const struct sc_opt *row, const char *ar
 static int set_adaptive(void *base, const struct sc_opt *row, const char *arg, char *err,
                         size_t errlen)
 {
-	struct sc_fetch_options *opts = base;
+	struct fetch_options *opts = base;
 
 	(void)arg;
 	if (errlen > 0)
@@ -136,10 +136,10 @@ static int set_adaptive(void *base, const struct sc_opt *row, const char *arg, c
 	return 0;
 }
 
-#define AT(member) SC_OPT_AT(struct sc_fetch_options, member)
+#define AT(member) SC_OPT_AT(struct fetch_options, member)
 
 /* In the order of the usage line. */
-const struct sc_opt sc_fetch_opts[] = {
+const struct sc_opt fetch_option_rows[] = {
 	SC_OPT_ROW_FLAG("insecure", 'k', AT(insecure)),
 	SC_OPT_ROW_FLAG("quiet", 'q', AT(quiet)),
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 100000),
@@ -187,18 +187,18 @@ const struct sc_opt sc_fetch_opts[] = {
 	{ 0 },
 };
 
-int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
+int fetch_options_check(const struct fetch_options *opts, char *err, size_t errlen)
 {
 	if (opts->metrics_path && !*opts->metrics_path)
-		return snprintf(err, 256, "--metrics: the file name is empty"), -1;
+		return snprintf(err, errlen, "--metrics: the file name is empty"), -1;
 	if (opts->robots_cache_path && !*opts->robots_cache_path)
-		return snprintf(err, 256, "--robots-cache: the file name is empty"), -1;
+		return snprintf(err, errlen, "--robots-cache: the file name is empty"), -1;
 	if (opts->origin_state_path && !*opts->origin_state_path)
-		return snprintf(err, 256, "--origin-state: the file name is empty"), -1;
+		return snprintf(err, errlen, "--origin-state: the file name is empty"), -1;
 	if (opts->warc_path && !*opts->warc_path)
-		return snprintf(err, 256, "--warc: the file name is empty"), -1;
+		return snprintf(err, errlen, "--warc: the file name is empty"), -1;
 	if (opts->warc_dedupe_path && !*opts->warc_dedupe_path)
-		return snprintf(err, 256, "--warc-dedupe: the file name is empty"), -1;
+		return snprintf(err, errlen, "--warc-dedupe: the file name is empty"), -1;
 	const struct {
 		const char *name, *path;
 	} databases[] = { { "robots-cache", opts->robots_cache_path },
@@ -208,20 +208,20 @@ int sc_fetch_options_check(const struct sc_fetch_options *opts, char err[256])
 		char why[256];
 		if (databases[i].path &&
 		    sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
-			return snprintf(err, 256, "--%s: %.200s", databases[i].name, why), -1;
+			return snprintf(err, errlen, "--%s: %.200s", databases[i].name, why), -1;
 	}
 	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))
-		return snprintf(err, 256, "--%s needs --warc",
+		return snprintf(err, errlen, "--%s needs --warc",
 		                opts->warc_cdx           ? "warc-cdx"
 		                : opts->warc_dedupe_path ? "warc-dedupe"
 		                                         : "warc-max-size"),
 		       -1;
 	if (opts->retry.max_ms < opts->retry.base_ms)
-		return snprintf(err, 256, "--retry-max (%ld) is less than --retry-base (%ld)",
+		return snprintf(err, errlen, "--retry-max (%ld) is less than --retry-base (%ld)",
 		                opts->retry.max_ms, opts->retry.base_ms),
 		       -1;
 	if (!opts->robots && (opts->robots_agent || opts->robots_cache_path))
-		return snprintf(err, 256, "--%s needs --robots",
+		return snprintf(err, errlen, "--%s needs --robots",
 		                opts->robots_agent ? "robots-agent" : "robots-cache"),
 		       -1;
 	return 0;

@@ -59,7 +59,7 @@ struct origin *fetch_origin_get(struct fetch_origins *o, const char *key, double
 	return origin;
 }
 
-void fetch_origins_init(struct fetch_origins *o, const struct sc_fetch_options *opts)
+void fetch_origins_init(struct fetch_origins *o, const struct fetch_options *opts)
 {
 	o->opts = opts;
 	o->tokens = 1;

@@ -19,7 +19,7 @@
 /* The --keep-order window: records read but not yet written. */
 #define ORDER_WINDOW(c) ((size_t)(c)*4 + 64)
 
-void fetch_output_init(struct sc_fetch_engine *e, FILE *out)
+void fetch_output_init(struct fetch_engine *e, FILE *out)
 {
 	e->output.out = out;
 	if (e->opts->keep_order) {
@@ -28,12 +28,12 @@ void fetch_output_init(struct sc_fetch_engine *e, FILE *out)
 	}
 }
 
-void fetch_output_start(struct sc_fetch_engine *e, size_t line_max)
+void fetch_output_start(struct fetch_engine *e, size_t line_max)
 {
 	sc_buf_init(&e->output.line, line_max);
 }
 
-void fetch_output_free(struct sc_fetch_engine *e)
+void fetch_output_free(struct fetch_engine *e)
 {
 	sc_buf_free(&e->output.line);
 	free(e->output.window);
@@ -77,8 +77,8 @@ static int write_direct(FILE *out, const char *text, size_t len)
 	return rc;
 }
 
-/* A record to the hook (sc_fetch_set_record_hook) instead of the stream. */
-static void hand_job(struct sc_fetch_engine *e, const struct job *job)
+/* A record to the hook (fetch_set_record_hook) instead of the stream. */
+static void hand_job(struct fetch_engine *e, const struct job *job)
 {
 	if (job->in_scratch) {
 		/* Its newline made a NUL for the call, as the other lines end. */
@@ -98,7 +98,7 @@ static void hand_job(struct sc_fetch_engine *e, const struct job *job)
 	}
 }
 
-static void write_job(struct sc_fetch_engine *e, struct job *job)
+static void write_job(struct fetch_engine *e, struct job *job)
 {
 	int rc;
 
@@ -123,7 +123,7 @@ static void write_job(struct sc_fetch_engine *e, struct job *job)
 }
 
 /* A job is finished: count it, and write it now or when its turn comes. */
-void fetch_job_finish(struct sc_fetch_engine *e, struct job *job)
+void fetch_job_finish(struct fetch_engine *e, struct job *job)
 {
 	job->done = true;
 	e->output.records++;
@@ -157,7 +157,7 @@ void fetch_job_finish(struct sc_fetch_engine *e, struct job *job)
 	}
 }
 
-struct job *fetch_job_new(struct sc_fetch_engine *e)
+struct job *fetch_job_new(struct fetch_engine *e)
 {
 	struct job *job = sc_calloc(1, sizeof(*job));
 
@@ -168,7 +168,7 @@ struct job *fetch_job_new(struct sc_fetch_engine *e)
 	return job;
 }
 
-void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed)
+void fetch_submit_final(struct fetch_engine *e, json_t *rec, bool failed)
 {
 	struct job *job = fetch_job_new(e);
 
@@ -177,7 +177,7 @@ void sc_fetch_submit_final(struct sc_fetch_engine *e, json_t *rec, bool failed)
 	fetch_job_finish(e, job);
 }
 
-void sc_fetch_submit_raw(struct sc_fetch_engine *e, const char *text, size_t len, bool failed)
+void fetch_submit_raw(struct fetch_engine *e, const char *text, size_t len, bool failed)
 {
 	struct job *job = fetch_job_new(e);
 
@@ -211,7 +211,7 @@ void fetch_history_add(struct job *job, const struct transfer *xfer, const struc
 static void move_last(json_t *rec, const char *key);
 
 /* Sets the fetch members on the record of a job whose last attempt it was. */
-void fetch_job_complete(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_job_complete(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc, double now)
 {
 	json_t *r = job->rec;
@@ -285,14 +285,14 @@ static void move_last(json_t *rec, const char *key)
 	}
 }
 
-size_t fetch_body_max(const struct sc_fetch_options *opts)
+size_t fetch_body_max(const struct fetch_options *opts)
 {
 	size_t max = opts->max_bytes > 0 ? (size_t)opts->max_bytes : 0;
 
 	return (max > SC_ROBOTS_MAX_BYTES ? max : SC_ROBOTS_MAX_BYTES) + 1;
 }
 
-size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max)
+size_t fetch_line_max(const struct fetch_options *opts, size_t input_line_max)
 {
 	return 6 * fetch_body_max(opts) + 2 * input_line_max + ((size_t)1 << 20);
 }
@@ -301,7 +301,7 @@ size_t fetch_line_max(const struct sc_fetch_options *opts, size_t input_line_max
  * included): the record's members, then the body spliced in last.  A body
  * that is not UTF-8 becomes body_base64 on the record instead (before
  * "error" and "history"), and the record is written the ordinary way. */
-static void job_encode(struct sc_fetch_engine *e, struct job *job)
+static void job_encode(struct fetch_engine *e, struct job *job)
 {
 	char *text;
 	size_t len;
@@ -349,7 +349,7 @@ static void job_encode(struct sc_fetch_engine *e, struct job *job)
 	job->in_scratch = true;
 }
 
-void fetch_job_done(struct sc_fetch_engine *e, struct job *job)
+void fetch_job_done(struct fetch_engine *e, struct job *job)
 {
 	job_encode(e, job);
 	fetch_origin_unref(job->origin);

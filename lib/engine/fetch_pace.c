@@ -49,9 +49,9 @@ static struct pace_entry *entry_of(struct sc_strtab_link *link)
 	return link ? SC_STRTAB_ENTRY(link, struct pace_entry, link) : NULL;
 }
 
-bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
+bool fetch_pace_init(struct fetch_engine *e, char *err, size_t errlen)
 {
-	const struct sc_fetch_options *o = e->opts;
+	const struct fetch_options *o = e->opts;
 
 	if (!o->adaptive && !o->origin_state_path)
 		return true;
@@ -59,11 +59,10 @@ bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
 	e->pace = fp;
 	fp->adaptive = o->adaptive;
 	if (o->origin_state_path) {
-		char *why = NULL;
-		fp->state = sc_origin_state_open(o->origin_state_path, &why);
+		char why[512] = "cannot open";
+		fp->state = sc_origin_state_open(o->origin_state_path, why, sizeof(why));
 		if (!fp->state) {
-			snprintf(err, 256, "--origin-state: %s", why ? why : "cannot open");
-			free(why);
+			snprintf(err, errlen, "--origin-state: %.230s", why);
 			return false;
 		}
 		/* The loop's gates space this process's own starts (from the
@@ -73,7 +72,7 @@ bool fetch_pace_init(struct sc_fetch_engine *e, char err[256])
 	return true;
 }
 
-void fetch_pace_free(struct sc_fetch_engine *e)
+void fetch_pace_free(struct fetch_engine *e)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -99,7 +98,7 @@ void fetch_pace_free(struct sc_fetch_engine *e)
 /* How long what was read of the others holds. */
 #define OTHERS_READ_MS 250
 
-bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now)
+bool fetch_pace_others_busy(struct fetch_engine *e, bool busy, double now)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -108,7 +107,7 @@ bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now)
 	bool renew = busy && (!fp->told_busy || now - fp->told_at >= BUSY_RENEW_MS);
 	if (renew || busy != fp->told_busy) {
 		int64_t until = busy ? sc_wall_ms() + BUSY_FOR_MS : 0;
-		if (sc_origin_state_busy(fp->state, until, NULL) == 0) {
+		if (sc_origin_state_busy(fp->state, until, NULL, 0) == 0) {
 			fp->told_busy = busy;
 			fp->told_at = now;
 		} else {
@@ -119,7 +118,7 @@ bool fetch_pace_others_busy(struct sc_fetch_engine *e, bool busy, double now)
 		return false;
 	if (fp->read_at == 0 || now - fp->read_at >= OTHERS_READ_MS) {
 		bool others = false;
-		if (sc_origin_state_others_busy(fp->state, sc_wall_ms(), &others, NULL) != 0) {
+		if (sc_origin_state_others_busy(fp->state, sc_wall_ms(), &others, NULL, 0) != 0) {
 			fp->state_errors++;
 			others = false;
 		}
@@ -140,28 +139,26 @@ static int64_t wall_of_loop_ms(double ms, double now)
 	return sc_wall_ms() + (int64_t)llround(ms - now);
 }
 
-static long max_limit(const struct sc_fetch_options *o)
+static long max_limit(const struct fetch_options *o)
 {
 	return o->per_host > 0 ? o->per_host : o->concurrency;
 }
 
 /* The spacing floor the user set: --delay and robots.txt's Crawl-delay. */
-static double spacing_floor(const struct sc_fetch_engine *e, const struct origin *origin)
+static double spacing_floor(const struct fetch_engine *e, const struct origin *origin)
 {
 	return fmax((double)e->opts->delay_ms, fetch_robots_delay_ms(e, origin));
 }
 
 /* A pace saved by an earlier process, within this run's limits. */
-static void restore(struct sc_fetch_engine *e, struct pace_entry *en, double now)
+static void restore(struct fetch_engine *e, struct pace_entry *en, double now)
 {
 	struct sc_origin_pace saved;
 	int64_t last = 0;
 	bool found = false;
-	char *err = NULL;
 
-	if (sc_origin_state_get(e->pace->state, en->key, &last, &saved, &found, &err) != 0) {
+	if (sc_origin_state_get(e->pace->state, en->key, &last, &saved, &found, NULL, 0) != 0) {
 		e->pace->state_errors++;
-		free(err);
 		return;
 	}
 	if (!found)
@@ -181,7 +178,7 @@ static void restore(struct sc_fetch_engine *e, struct pace_entry *en, double now
 	sc_pace_bound(p, p->max_limit, p->min_interval_ms);
 }
 
-static struct pace_entry *entry_new(struct sc_fetch_engine *e, const char *key, double now)
+static struct pace_entry *entry_new(struct fetch_engine *e, const char *key, double now)
 {
 	struct fetch_pace *fp = e->pace;
 	struct pace_entry *en = sc_calloc(1, sizeof(*en));
@@ -197,7 +194,7 @@ static struct pace_entry *entry_new(struct sc_fetch_engine *e, const char *key, 
 }
 
 /* The origin's gates from its pace (with --adaptive). */
-static void apply(struct sc_fetch_engine *e, struct pace_entry *en, struct origin *origin)
+static void apply(struct fetch_engine *e, struct pace_entry *en, struct origin *origin)
 {
 	if (e->pace->adaptive)
 		fetch_origin_set_pace(&e->origins, origin, en->pace.limit, en->pace.interval_ms,
@@ -206,7 +203,7 @@ static void apply(struct sc_fetch_engine *e, struct pace_entry *en, struct origi
 
 /* The origin's entry; a new origin struct (the old one swept) gets the
  * entry's gates again. */
-static struct pace_entry *entry_for(struct sc_fetch_engine *e, struct origin *origin, double now)
+static struct pace_entry *entry_for(struct fetch_engine *e, struct origin *origin, double now)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -225,7 +222,7 @@ static struct pace_entry *entry_for(struct sc_fetch_engine *e, struct origin *or
  * The Crawl-delay gate, which let this start through and counted a
  * spacing from it, waits for the same time: a start not made is no start
  * to space from (else the next waited a second spacing). */
-static bool hold(struct sc_fetch_engine *e, struct origin *origin, double until, double now)
+static bool hold(struct fetch_engine *e, struct origin *origin, double until, double now)
 {
 	until = fmax(until, now + 1);
 	fetch_origin_pause(origin, until);
@@ -233,7 +230,7 @@ static bool hold(struct sc_fetch_engine *e, struct origin *origin, double until,
 	return false;
 }
 
-bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
+bool fetch_pace_claim(struct fetch_engine *e, struct job *job, double now)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -258,16 +255,14 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
 		if (e->opts->host_rate > 0)
 			spacing = fmax(spacing, 1000.0 / e->opts->host_rate);
 		int64_t not_before;
-		char *err = NULL;
 		int rc = sc_origin_state_claim(fp->state, origin->key, sc_wall_ms(), spacing,
-		                               &not_before, &err);
+		                               &not_before, NULL, 0);
 		if (rc == 0) {
 			fp->held++;
 			return hold(e, origin, loop_ms_of_wall(not_before, now), now);
 		}
 		if (rc < 0)
 			fp->state_errors++; /* the start goes on: the file is a help, not a gate */
-		free(err);
 	}
 	en->last_start = now;
 	if (fp->adaptive)
@@ -275,7 +270,7 @@ bool fetch_pace_claim(struct sc_fetch_engine *e, struct job *job, double now)
 	return true;
 }
 
-void fetch_pace_sent(struct sc_fetch_engine *e, struct job *job, double now)
+void fetch_pace_sent(struct fetch_engine *e, struct job *job, double now)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -292,7 +287,7 @@ void fetch_pace_sent(struct sc_fetch_engine *e, struct job *job, double now)
 	fp->sent = en;
 }
 
-void fetch_pace_record_sent(struct sc_fetch_engine *e)
+void fetch_pace_record_sent(struct fetch_engine *e)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -309,10 +304,8 @@ void fetch_pace_record_sent(struct sc_fetch_engine *e)
 		struct pace_entry *en = fp->sent;
 		fp->sent = en->snext;
 		en->sent_pending = false;
-		char *err = NULL;
-		if (sc_origin_state_sent(fp->state, en->key, now, &err) != 0)
+		if (sc_origin_state_sent(fp->state, en->key, now, NULL, 0) != 0)
 			fp->state_errors++;
-		free(err);
 	}
 }
 
@@ -334,7 +327,7 @@ static bool signal_of(const struct outcome *oc, enum sc_pace_signal *sig)
 	return true;
 }
 
-static void save(struct sc_fetch_engine *e, struct pace_entry *en, double now)
+static void save(struct fetch_engine *e, struct pace_entry *en, double now)
 {
 	struct sc_origin_pace saved = {
 		.limit = en->pace.limit,
@@ -347,15 +340,13 @@ static void save(struct sc_fetch_engine *e, struct pace_entry *en, double now)
 		                         ? wall_of_loop_ms(en->pace.blocked_until, now)
 		                         : 0,
 	};
-	char *err = NULL;
 
 	snprintf(saved.reason, sizeof(saved.reason), "%s", sc_pace_reason_name(en->block_reason));
-	if (sc_origin_state_put(e->pace->state, en->key, &saved, &err) != 0)
+	if (sc_origin_state_put(e->pace->state, en->key, &saved, NULL, 0) != 0)
 		e->pace->state_errors++;
-	free(err);
 }
 
-bool fetch_pace_answered(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+bool fetch_pace_answered(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                          const struct outcome *oc, double now, struct sc_pace_event *ev)
 {
 	struct fetch_pace *fp = e->pace;
@@ -409,8 +400,8 @@ static int kind_of_block(enum sc_pace_reason r)
 	}
 }
 
-struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, int *kind,
-                                         char *why, size_t whylen)
+struct origin *fetch_pace_blocked_origin(struct fetch_engine *e, double now, int *kind, char *why,
+                                         size_t whylen)
 {
 	struct fetch_pace *fp = e->pace;
 
@@ -438,7 +429,7 @@ struct origin *fetch_pace_blocked_origin(struct sc_fetch_engine *e, double now, 
 	return NULL;
 }
 
-void fetch_pace_summary(const struct sc_fetch_engine *e, json_t *summary, double now)
+void fetch_pace_summary(const struct fetch_engine *e, json_t *summary, double now)
 {
 	struct fetch_pace *fp = e->pace;
 

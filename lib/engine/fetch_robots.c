@@ -51,9 +51,9 @@ static struct robots_entry *entry_of(struct sc_strtab_link *link)
 	return link ? SC_STRTAB_ENTRY(link, struct robots_entry, link) : NULL;
 }
 
-bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
+bool fetch_robots_init(struct fetch_engine *e, char *err, size_t errlen)
 {
-	const struct sc_fetch_options *o = e->opts;
+	const struct fetch_options *o = e->opts;
 
 	if (!o->robots)
 		return true;
@@ -66,14 +66,14 @@ bool fetch_robots_init(struct sc_fetch_engine *e, char err[256])
 		char why[200];
 		rb->cache = sc_robots_cache_open(o->robots_cache_path, why, sizeof(why));
 		if (!rb->cache) {
-			snprintf(err, 256, "--robots-cache: %s", why);
+			snprintf(err, errlen, "--robots-cache: %s", why);
 			return false;
 		}
 	}
 	return true;
 }
 
-void fetch_robots_free(struct sc_fetch_engine *e)
+void fetch_robots_free(struct fetch_engine *e)
 {
 	struct fetch_robots *rb = e->robots;
 
@@ -107,7 +107,7 @@ static struct robots_entry *entry_for(struct fetch_robots *rb, struct origin *or
 }
 
 /* The answer is known: its rules, and the Crawl-delay that follows. */
-static void entry_know(struct sc_fetch_engine *e, struct robots_entry *en, long status,
+static void entry_know(struct fetch_engine *e, struct robots_entry *en, long status,
                        const char *body, size_t len, double started)
 {
 	en->rules = sc_robots_from_fetch(status, body, len, e->robots->agent);
@@ -142,7 +142,7 @@ static bool job_allowed(struct robots_entry *en, const struct job *job, char *wh
 }
 
 /* Finishes a job robots.txt refuses: no request, no status. */
-static void refuse(struct sc_fetch_engine *e, struct job *job, const char *why)
+static void refuse(struct fetch_engine *e, struct job *job, const char *why)
 {
 	json_object_set_new(job->rec, "status", json_null());
 	sc_record_set_error(job->rec, SC_ERR_ROBOTS, why);
@@ -152,8 +152,8 @@ static void refuse(struct sc_fetch_engine *e, struct job *job, const char *why)
 }
 
 /* Queues the origin's robots.txt request at the head of its queue. */
-static void request_robots(struct sc_fetch_engine *e, struct robots_entry *en,
-                           struct origin *origin, double now)
+static void request_robots(struct fetch_engine *e, struct robots_entry *en, struct origin *origin,
+                           double now)
 {
 	struct job *job = sc_calloc(1, sizeof(*job));
 	size_t n = strlen(origin->key) + sizeof("/robots.txt");
@@ -171,7 +171,7 @@ static void request_robots(struct sc_fetch_engine *e, struct robots_entry *en,
 	fetch_origin_push(&e->origins, origin, job, true);
 }
 
-bool fetch_robots_refuse(struct sc_fetch_engine *e, struct job *job)
+bool fetch_robots_refuse(struct fetch_engine *e, struct job *job)
 {
 	struct fetch_robots *rb = e->robots;
 	char why[512];
@@ -228,7 +228,7 @@ static bool robots_admissible(void *ctx, struct origin *origin, double now, doub
 	return true;
 }
 
-void fetch_robots_sent(struct sc_fetch_engine *e, struct origin *origin, double now)
+void fetch_robots_sent(struct fetch_engine *e, struct origin *origin, double now)
 {
 	struct robots_entry *en = origin->robots;
 
@@ -237,7 +237,7 @@ void fetch_robots_sent(struct sc_fetch_engine *e, struct origin *origin, double 
 		en->next_start = fmax(en->next_start, now + en->delay_ms);
 }
 
-void fetch_robots_hold(struct sc_fetch_engine *e, struct origin *origin, double until)
+void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double until)
 {
 	struct robots_entry *en = origin->robots;
 
@@ -246,7 +246,7 @@ void fetch_robots_hold(struct sc_fetch_engine *e, struct origin *origin, double 
 		en->next_start = until;
 }
 
-void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
+void fetch_robots_learn(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                         const struct outcome *oc)
 {
 	struct robots_entry *en = job->robots_for;
@@ -287,7 +287,7 @@ void fetch_robots_learn(struct sc_fetch_engine *e, struct job *job, struct trans
 	fetch_ring_update(&e->origins, origin);
 }
 
-void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job)
+void fetch_robots_job_end(struct fetch_engine *e, struct job *job)
 {
 	(void)e;
 	fetch_origin_unref(job->origin);
@@ -297,13 +297,13 @@ void fetch_robots_job_end(struct sc_fetch_engine *e, struct job *job)
 	free(job);
 }
 
-double fetch_robots_delay_ms(const struct sc_fetch_engine *e, const struct origin *origin)
+double fetch_robots_delay_ms(const struct fetch_engine *e, const struct origin *origin)
 {
 	(void)e;
 	return origin->robots && origin->robots->state == RB_KNOWN ? origin->robots->delay_ms : 0;
 }
 
-void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job, struct sc_buf *b)
+void fetch_robots_metrics(const struct fetch_engine *e, const struct job *job, struct sc_buf *b)
 {
 	struct robots_entry *en = job->robots_for;
 	char tmp[64];
@@ -321,7 +321,7 @@ void fetch_robots_metrics(const struct sc_fetch_engine *e, const struct job *job
 	}
 }
 
-void fetch_robots_summary(const struct sc_fetch_engine *e, json_t *summary)
+void fetch_robots_summary(const struct fetch_engine *e, json_t *summary)
 {
 	static const char *const kinds[] = { "rules", "allow_all", "disallow_all" };
 	struct fetch_robots *rb = e->robots;

@@ -12,20 +12,20 @@
 #include "kit/cli.h"
 #include "web/url.h"
 
-void fetch_submit_init(struct sc_fetch_engine *e)
+void fetch_submit_init(struct fetch_engine *e)
 {
 	e->submit.urlh = curl_url();
 	if (!e->submit.urlh)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
 }
 
-void fetch_submit_free(struct sc_fetch_engine *e)
+void fetch_submit_free(struct fetch_engine *e)
 {
 	curl_url_cleanup(e->submit.urlh);
 }
 
 /* Finishes a job that never reached the network. */
-static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_error_kind kind,
+static void job_fail_early(struct fetch_engine *e, struct job *job, enum sc_error_kind kind,
                            const char *message)
 {
 	json_object_set_new(job->rec, "status", json_null());
@@ -34,7 +34,7 @@ static void job_fail_early(struct sc_fetch_engine *e, struct job *job, enum sc_e
 	fetch_job_finish(e, job);
 }
 
-const char *sc_fetch_url_problem(const char *url, size_t n)
+const char *fetch_url_problem(const char *url, size_t n)
 {
 	return sc_protocol_request_text_ok(url, n, false)
 	               ? NULL
@@ -42,7 +42,7 @@ const char *sc_fetch_url_problem(const char *url, size_t n)
 }
 
 /* Why a "request" member cannot be sent, or NULL when it can. */
-const char *sc_fetch_request_problem(const json_t *req)
+const char *fetch_request_problem(const json_t *req)
 {
 	const char *key;
 	json_t *v;
@@ -85,7 +85,7 @@ static bool header_named(const char *line, const char *name)
 	return strncasecmp(line, name, n) == 0 && (line[n] == ':' || line[n] == ';');
 }
 
-struct curl_slist *sc_fetch_request_headers(const struct curl_slist *given, const json_t *req)
+struct curl_slist *fetch_request_headers(const struct curl_slist *given, const json_t *req)
 {
 	const json_t *hdrs = json_object_get(req, "headers");
 	const json_t *body = json_object_get(req, "body");
@@ -127,7 +127,7 @@ struct curl_slist *sc_fetch_request_headers(const struct curl_slist *given, cons
 
 /* Builds the job's request from rec.request (already checked) and the -H
  * headers: the record's headers win over -H headers of the same name. */
-static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t *req)
+static void job_request(struct fetch_engine *e, struct job *job, const json_t *req)
 {
 	const json_t *body = json_object_get(req, "body");
 	const char *method = json_string_value(json_object_get(req, "method"));
@@ -144,13 +144,13 @@ static void job_request(struct sc_fetch_engine *e, struct job *job, const json_t
 			job->req_body_len = strlen(job->req_body);
 		}
 	}
-	job->req_headers = sc_fetch_request_headers(e->opts->headers, req);
+	job->req_headers = fetch_request_headers(e->opts->headers, req);
 }
 
 /* Parses url: its origin key (sc_url_origin, malloced) into *key, or an
  * error.  Returns -1, or the error kind with a message in why
  * (SC_ERR_BAD_INPUT is 0: not "no error"). */
-static int url_origin(struct sc_fetch_engine *e, const char *url, char **key, char **metrics_url,
+static int url_origin(struct fetch_engine *e, const char *url, char **key, char **metrics_url,
                       char *why, size_t whysize)
 {
 	char *scheme = NULL;
@@ -183,7 +183,7 @@ static int url_origin(struct sc_fetch_engine *e, const char *url, char **key, ch
 /* Finishes a job whose url cannot be fetched as bad_input: with line, the
  * bad_input record of that line (returns false: the caller warns), else
  * rec with the error set. */
-static bool fail_bad_url(struct sc_fetch_engine *e, struct job *job, json_t *rec,
+static bool fail_bad_url(struct fetch_engine *e, struct job *job, json_t *rec,
                          const struct sc_line *line, const char *why)
 {
 	if (!line) {
@@ -202,8 +202,8 @@ static bool fail_bad_url(struct sc_fetch_engine *e, struct job *job, json_t *rec
 /* Submits rec; line, when given, is its input line, for the bad_input
  * record of a URL that does not parse.  Returns false when it made that
  * record, with the reason in why. */
-static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
-                   const struct sc_line *line, char why[256])
+static bool submit(struct fetch_engine *e, json_t *rec, int prior_attempts,
+                   const struct sc_line *line, char *why, size_t whylen)
 {
 	struct job *job = fetch_job_new(e);
 	const char *url = json_string_value(json_object_get(rec, "url"));
@@ -219,13 +219,12 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "no string member \"url\"");
 		return true;
 	}
-	if ((problem =
-	             sc_fetch_url_problem(url, json_string_length(json_object_get(rec, "url"))))) {
+	if ((problem = fetch_url_problem(url, json_string_length(json_object_get(rec, "url"))))) {
 		/* Made the line's bad_input record, like a url that does not parse. */
-		snprintf(why, 256, "%s", problem);
+		snprintf(why, whylen, "%s", problem);
 		return fail_bad_url(e, job, rec, line, why);
 	}
-	if ((problem = sc_fetch_request_problem(json_object_get(rec, "request")))) {
+	if ((problem = fetch_request_problem(json_object_get(rec, "request")))) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
 		return true;
 	}
@@ -234,7 +233,7 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	char *encoded = sc_url_from_pasted(url, strlen(url)); /* NULL: as it is */
 	if (encoded)
 		url = encoded;
-	if ((kind = url_origin(e, url, &key, &job->metrics_url, why, 256)) >= 0) {
+	if ((kind = url_origin(e, url, &key, &job->metrics_url, why, whylen)) >= 0) {
 		free(encoded);
 		if (kind == SC_ERR_BAD_INPUT)
 			return fail_bad_url(e, job, rec, line, why);
@@ -259,15 +258,15 @@ static bool submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts,
 	return true;
 }
 
-void sc_fetch_submit(struct sc_fetch_engine *e, json_t *rec, int prior_attempts)
+void fetch_submit(struct fetch_engine *e, json_t *rec, int prior_attempts)
 {
 	char why[256];
 
-	submit(e, rec, prior_attempts, NULL, why);
+	submit(e, rec, prior_attempts, NULL, why, sizeof(why));
 }
 
-bool sc_fetch_submit_input(struct sc_fetch_engine *e, json_t *rec, const struct sc_line *line,
-                           char why[256])
+bool fetch_submit_input(struct fetch_engine *e, json_t *rec, const struct sc_line *line, char *why,
+                        size_t whylen)
 {
-	return submit(e, rec, 0, line, why);
+	return submit(e, rec, 0, line, why, whylen);
 }

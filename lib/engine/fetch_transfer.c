@@ -57,7 +57,7 @@ static bool header_is(const char *data, size_t n, const char *name, size_t len)
  * encoded: the decoded body is what counts), else its buffer is sized. */
 static size_t headers_end(struct transfer *xfer, size_t n)
 {
-	const struct sc_fetch_options *opts = xfer->engine->opts;
+	const struct fetch_options *opts = xfer->engine->opts;
 	long code = 0;
 	curl_off_t cl = -1;
 
@@ -115,7 +115,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 	return n;
 }
 
-static struct transfer *xfer_get(struct sc_fetch_engine *e)
+static struct transfer *xfer_get(struct fetch_engine *e)
 {
 	struct transfer *xfer = e->xfers.free;
 
@@ -139,7 +139,7 @@ static struct transfer *xfer_get(struct sc_fetch_engine *e)
 	return xfer;
 }
 
-void fetch_transfer_release(struct sc_fetch_engine *e, struct transfer *xfer)
+void fetch_transfer_release(struct fetch_engine *e, struct transfer *xfer)
 {
 	curl_multi_remove_handle(e->loop.multi, xfer->easy);
 	if (xfer->aprev)
@@ -162,7 +162,7 @@ static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, in
                      int conn_local_port)
 {
 	struct transfer *xfer = userp;
-	struct sc_fetch_engine *e = xfer->engine;
+	struct fetch_engine *e = xfer->engine;
 	double now = sc_now_ms();
 
 	(void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
@@ -175,9 +175,9 @@ static int on_prereq(void *userp, char *conn_primary_ip, char *conn_local_ip, in
 	return CURL_PREREQFUNC_OK;
 }
 
-static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct job *job)
+static void xfer_setup(struct fetch_engine *e, struct transfer *xfer, struct job *job)
 {
-	const struct sc_fetch_options *opts = e->opts;
+	const struct fetch_options *opts = e->opts;
 	CURL *c = xfer->easy;
 
 	curl_easy_setopt(c, CURLOPT_URL, job->url);
@@ -232,7 +232,7 @@ static void xfer_setup(struct sc_fetch_engine *e, struct transfer *xfer, struct 
 	fetch_warc_setup(e, xfer);
 }
 
-bool fetch_transfer_start(struct sc_fetch_engine *e, struct job *job, double now,
+bool fetch_transfer_start(struct fetch_engine *e, struct job *job, double now,
                           struct transfer **refused)
 {
 	struct transfer *xfer = xfer_get(e);
@@ -350,7 +350,7 @@ static bool head_too_large(const struct transfer *xfer, CURLcode rc)
  * checks Content-Length and the chunked terminator: CURLE_PARTIAL_FILE; a
  * body delimited by the close is complete at the close).  Its status is
  * reported only when the header block was received whole. */
-static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+static void outcome_of(struct fetch_engine *e, struct transfer *xfer, CURLcode rc,
                        struct outcome *oc)
 {
 	long code = 0;
@@ -396,7 +396,7 @@ static void outcome_of(struct sc_fetch_engine *e, struct transfer *xfer, CURLcod
 	}
 }
 
-struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer, CURLcode rc,
+struct job *fetch_transfer_end(struct fetch_engine *e, struct transfer *xfer, CURLcode rc,
                                struct outcome *oc)
 {
 	curl_off_t total_us = 0;
@@ -409,8 +409,7 @@ struct job *fetch_transfer_end(struct sc_fetch_engine *e, struct transfer *xfer,
 	return xfer->job;
 }
 
-struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xfer,
-                                  struct outcome *oc)
+struct job *fetch_transfer_cancel(struct fetch_engine *e, struct transfer *xfer, struct outcome *oc)
 {
 	e->xfers.inflight--;
 	fetch_origin_finished(&e->origins, xfer->job->origin, xfer->sent);
@@ -423,7 +422,7 @@ struct job *fetch_transfer_cancel(struct sc_fetch_engine *e, struct transfer *xf
 	return xfer->job;
 }
 
-void fetch_xfers_free(struct sc_fetch_engine *e)
+void fetch_xfers_free(struct fetch_engine *e)
 {
 	while (e->xfers.free) {
 		struct transfer *xfer = e->xfers.free;

@@ -75,7 +75,7 @@ struct fetch_warc {
  * refused with a CR, LF or NUL (the option table); argv[0], which no
  * option checks, and the rest go through the field writer all the same,
  * which leaves control characters out. */
-static void warcinfo_text(const struct sc_fetch_options *opts, struct sc_buf *b)
+static void warcinfo_text(const struct fetch_options *opts, struct sc_buf *b)
 {
 	const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
 	struct sc_buf v;
@@ -98,9 +98,9 @@ static void warcinfo_text(const struct sc_fetch_options *opts, struct sc_buf *b)
 	sc_buf_free(&v);
 }
 
-bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
+bool fetch_warc_init(struct fetch_engine *e, char *err, size_t errlen)
 {
-	const struct sc_fetch_options *opts = e->opts;
+	const struct fetch_options *opts = e->opts;
 
 	if (!opts->warc_path)
 		return true;
@@ -120,14 +120,14 @@ bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 	/* The index first: a run that cannot use it leaves no archive. */
 	if (opts->warc_dedupe_path &&
 	    !(w->dedupe = sc_warc_dedupe_open(opts->warc_dedupe_path, why, sizeof(why)))) {
-		snprintf(err, 256, "--warc-dedupe: %.230s", why);
+		snprintf(err, errlen, "--warc-dedupe: %.230s", why);
 		sc_buf_free(info);
 		free(w);
 		return false;
 	}
 	w->writer = sc_warc_writer_open(&wo, why, sizeof(why));
 	if (!w->writer) {
-		snprintf(err, 256, "--warc: %.240s", why);
+		snprintf(err, errlen, "--warc: %.240s", why);
 		sc_warc_dedupe_close(w->dedupe);
 		sc_buf_free(info);
 		free(w);
@@ -144,7 +144,7 @@ bool fetch_warc_init(struct sc_fetch_engine *e, char err[256])
 	return true;
 }
 
-bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
+bool fetch_warc_free(struct fetch_engine *e, char *err, size_t errlen)
 {
 	struct fetch_warc *w = e->warc;
 	char why[512];
@@ -153,7 +153,7 @@ bool fetch_warc_free(struct sc_fetch_engine *e, char err[256])
 	if (!w)
 		return true;
 	if (sc_warc_writer_close(w->writer, why, sizeof(why)) != 0) {
-		snprintf(err, 256, "--warc: %.240s", why);
+		snprintf(err, errlen, "--warc: %.240s", why);
 		ok = false;
 	}
 	sc_warc_dedupe_close(w->dedupe);
@@ -238,7 +238,7 @@ static int on_debug(CURL *easy, curl_infotype type, char *data, size_t n, void *
 	return 0;
 }
 
-void fetch_warc_setup(struct sc_fetch_engine *e, struct transfer *xfer)
+void fetch_warc_setup(struct fetch_engine *e, struct transfer *xfer)
 {
 	if (!e->warc)
 		return;
@@ -518,8 +518,8 @@ static int write_hop(struct fetch_warc *w, struct transfer *xfer, const struct j
 	return 0;
 }
 
-bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct transfer *xfer,
-                        const struct outcome *oc, char err[256])
+bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer *xfer,
+                        const struct outcome *oc, char *err, size_t errlen)
 {
 	struct fetch_warc *w = e->warc;
 	struct sc_warc_written written;
@@ -537,7 +537,7 @@ bool fetch_warc_attempt(struct sc_fetch_engine *e, struct job *job, struct trans
 			if (!wx->hops[i].head_done)
 				continue;
 			if (write_hop(w, xfer, job, i, oc, attempt_end, &written) != 0) {
-				snprintf(err, 256, "--warc: %.240s", w->error);
+				snprintf(err, errlen, "--warc: %.240s", w->error);
 				ok = false;
 				break;
 			}

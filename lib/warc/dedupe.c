@@ -24,9 +24,10 @@ static const char schema[] =
 struct sc_warc_dedupe *sc_warc_dedupe_open(const char *path, char *err, size_t errlen)
 {
 	struct sc_warc_dedupe *d = sc_calloc(1, sizeof(*d));
-	const char *what = NULL;
+	char step[64];
+	const char *what = step;
 
-	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &d->db, &what) != 0)
+	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &d->db, step, sizeof step) != 0)
 		goto fail;
 	what = "cannot create its table";
 	if (sqlite3_exec(d->db, schema, NULL, NULL, NULL) != SQLITE_OK)

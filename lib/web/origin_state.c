@@ -53,13 +53,11 @@ static int add_column(sqlite3 *db, const char *name, const char *type)
 	return 0;
 }
 
-static char *db_error(sqlite3 *db, const char *what)
+static void db_error(sqlite3 *db, const char *what, char *err, size_t errlen)
 {
-	char buf[512];
-
-	snprintf(buf, sizeof buf, "origin state: %s: %s", what,
-	         db ? sqlite3_errmsg(db) : "out of memory");
-	return sc_strdup(buf);
+	if (err && errlen > 0)
+		snprintf(err, errlen, "origin state: %s: %s", what,
+		         db ? sqlite3_errmsg(db) : "out of memory");
 }
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
@@ -67,12 +65,13 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
 	return sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
+struct sc_origin_state *sc_origin_state_open(const char *path, char *err, size_t errlen)
 {
 	struct sc_origin_state *s = sc_calloc(1, sizeof *s);
-	const char *what;
+	char step[64];
+	const char *what = step;
 
-	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &s->db, &what) != 0)
+	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &s->db, step, sizeof step) != 0)
 		goto fail;
 	what = "cannot create its table";
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK)
@@ -122,12 +121,9 @@ struct sc_origin_state *sc_origin_state_open(const char *path, char **err)
 		goto fail;
 	return s;
 fail:
-	if (err) {
-		char buf[1024];
-		snprintf(buf, sizeof buf, "origin state: %s: %s: %s", path, what,
+	if (err && errlen > 0)
+		snprintf(err, errlen, "origin state: %s: %s: %s", path, what,
 		         s->db ? sqlite3_errmsg(s->db) : "out of memory");
-		*err = sc_strdup(buf);
-	}
 	sc_origin_state_close(s);
 	return NULL;
 }
@@ -209,7 +205,7 @@ static int read_row(struct sc_origin_state *s, const char *origin, int64_t *last
 }
 
 int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
-                          int64_t *not_before, char **err)
+                          int64_t *not_before, char *err, size_t errlen)
 {
 	struct sc_origin_pace pace = { 0 };
 	bool has_pace = false;
@@ -238,38 +234,35 @@ int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t
 	*not_before = now;
 	return 1;
 fail_in_transaction:
-	if (err)
-		*err = db_error(s->db, "claiming a start");
+	db_error(s->db, "claiming a start", err, errlen);
 	run(s->rollback);
 	return -1;
 fail:
-	if (err)
-		*err = db_error(s->db, "claiming a start");
+	db_error(s->db, "claiming a start", err, errlen);
 	return -1;
 }
 
-int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char **err)
+int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char *err,
+                         size_t errlen)
 {
 	sqlite3_bind_text(s->sent, 1, origin, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s->sent, 2, now);
 	sqlite3_bind_int64(s->sent, 3, s->owner);
 	if (run(s->sent) == 0)
 		return 0;
-	if (err)
-		*err = db_error(s->db, "recording a request sent");
+	db_error(s->db, "recording a request sent", err, errlen);
 	return -1;
 }
 
 int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *last_start,
-                        struct sc_origin_pace *pace, bool *found, char **err)
+                        struct sc_origin_pace *pace, bool *found, char *err, size_t errlen)
 {
 	bool has_pace = false;
 
 	*last_start = 0;
 	int rc = read_row(s, origin, last_start, pace, &has_pace, NULL);
 	if (rc < 0) {
-		if (err)
-			*err = db_error(s->db, "reading");
+		db_error(s->db, "reading", err, errlen);
 		return -1;
 	}
 	*found = rc == 1 && has_pace;
@@ -277,7 +270,7 @@ int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *
 }
 
 int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
-                        const struct sc_origin_pace *pace, char **err)
+                        const struct sc_origin_pace *pace, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = s->put;
 
@@ -294,25 +287,24 @@ int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
 	else
 		sqlite3_bind_null(st, 9);
 	if (run(st) != 0) {
-		if (err)
-			*err = db_error(s->db, "saving");
+		db_error(s->db, "saving", err, errlen);
 		return -1;
 	}
 	return 0;
 }
 
-int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char **err)
+int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char *err, size_t errlen)
 {
 	sqlite3_bind_int64(s->busy, 1, s->owner);
 	sqlite3_bind_int64(s->busy, 2, busy_until);
 	if (run(s->busy) == 0)
 		return 0;
-	if (err)
-		*err = db_error(s->db, "recording whether it is busy");
+	db_error(s->db, "recording whether it is busy", err, errlen);
 	return -1;
 }
 
-int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char **err)
+int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char *err,
+                                size_t errlen)
 {
 	sqlite3_stmt *st = s->others_busy;
 
@@ -324,7 +316,6 @@ int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *bu
 	sqlite3_clear_bindings(st);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return 0;
-	if (err)
-		*err = db_error(s->db, "reading whether others are busy");
+	db_error(s->db, "reading whether others are busy", err, errlen);
 	return -1;
 }

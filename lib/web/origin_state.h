@@ -17,12 +17,13 @@
  * never both start within an origin's spacing.  Each handle marks the
  * starts it claims as its own (the owner column, random per open), so
  * that a caller which spaces its own starts waits only on the others'.
- * Nothing here prints;
- * errors come back as text the caller frees. */
+ * Nothing here prints; an error's text goes into the caller's err, cut
+ * to errlen bytes (lib/README.md), and err may be NULL. */
 #ifndef SC_ORIGIN_STATE_H
 #define SC_ORIGIN_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sc_origin_state; /* an open file; opaque */
@@ -39,8 +40,8 @@ struct sc_origin_pace {
 	double background;     /* refusal rate taken as the origin's own; < 0: none measured */
 };
 
-/* Opens or creates the file.  NULL with *err (malloced) on failure. */
-struct sc_origin_state *sc_origin_state_open(const char *path, char **err);
+/* Opens or creates the file.  NULL with err on failure. */
+struct sc_origin_state *sc_origin_state_open(const char *path, char *err, size_t errlen);
 void sc_origin_state_close(struct sc_origin_state *s);
 
 /* on: the caller spaces its own starts (sc-fetch's gates do, from the
@@ -54,23 +55,24 @@ void sc_origin_state_own_spacing(struct sc_origin_state *s, bool on);
  * the last start recorded by any process counts with the spacing known
  * now.  Returns 1 when it may start now (now becomes the last start), 0
  * when the last start or a block holds the origin until *not_before (wall
- * ms), -1 on error with *err. */
+ * ms), -1 on error with err. */
 int sc_origin_state_claim(struct sc_origin_state *s, const char *origin, int64_t now, double gap_ms,
-                          int64_t *not_before, char **err);
+                          int64_t *not_before, char *err, size_t errlen);
 
 /* The claimed start's request went out at now (wall ms): the origin's
  * last start moves to now if that is later, so that the spacing counts
- * from the request on the wire, not from the claim.  0, or -1 with *err. */
-int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char **err);
+ * from the request on the wire, not from the claim.  0, or -1 with err. */
+int sc_origin_state_sent(struct sc_origin_state *s, const char *origin, int64_t now, char *err,
+                         size_t errlen);
 
 /* The last start claimed (wall ms; 0 when the origin is not known) and,
- * when saved, its pace (*found).  0, or -1 with *err. */
+ * when saved, its pace (*found).  0, or -1 with err. */
 int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *last_start,
-                        struct sc_origin_pace *pace, bool *found, char **err);
+                        struct sc_origin_pace *pace, bool *found, char *err, size_t errlen);
 
 /* Saves the pace of origin (its start times stay as claimed).  0, or -1. */
 int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
-                        const struct sc_origin_pace *pace, char **err);
+                        const struct sc_origin_pace *pace, char *err, size_t errlen);
 
 /* Whether the processes sharing the file have work to do now, for
  * --defer-after: a process whose only URLs wait on held origins hands
@@ -79,11 +81,12 @@ int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
  * fetched.  The handle's process is busy until busy_until (wall ms; a
  * time in the past, or 0: not busy), which it renews while it is, so
  * that a process killed stops counting once its time has passed.  The
- * handle's row goes at close.  0, or -1 with *err. */
-int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char **err);
+ * handle's row goes at close.  0, or -1 with err. */
+int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char *err, size_t errlen);
 
 /* *busy: whether any other handle (process) on the file is busy at now
- * (wall ms).  0, or -1 with *err. */
-int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char **err);
+ * (wall ms).  0, or -1 with err. */
+int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char *err,
+                                size_t errlen);
 
 #endif

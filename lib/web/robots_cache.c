@@ -36,9 +36,10 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t
 	                             " status INTEGER NOT NULL,"
 	                             " body BLOB NOT NULL)";
 	struct sc_robots_cache *c = sc_calloc(1, sizeof *c);
-	const char *what = path;
+	char step[64];
+	const char *what = step;
 
-	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &c->db, &what) != 0)
+	if (sc_sqlite_open_shared(path, BUSY_TIMEOUT_MS, &c->db, step, sizeof step) != 0)
 		goto fail;
 	what = "cannot create its table";
 	if (sqlite3_exec(c->db, schema, NULL, NULL, NULL) != SQLITE_OK)

@@ -1,7 +1,7 @@
 /* libFuzzer target: a request's header path, from the options and from a
  * record, up to the header lines curl is given (lib/kit/opt through
  * sc-fetch's table, lib/engine/fetch_submit's checks and
- * sc_fetch_request_headers; issue 26, a header smuggled in by a line
+ * fetch_request_headers; issue 26, a header smuggled in by a line
  * break).
  *
  * The input is an option's value, a 0x1e byte, and a record line (no 0x1e:
@@ -41,14 +41,14 @@ static bool clean(const char *s, size_t n, bool controls)
 
 static const struct sc_opt *row_named(const char *name)
 {
-	for (const struct sc_opt *row = sc_fetch_opts; row->name; row++)
+	for (const struct sc_opt *row = fetch_option_rows; row->name; row++)
 		if (strcmp(row->name, name) == 0)
 			return row;
 	fuzz_fail("no row %s in sc-fetch's table", name);
 }
 
 /* The value as -A and -H: what is taken is clean. */
-static void check_options(struct sc_fetch_options *opts, const char *value)
+static void check_options(struct fetch_options *opts, const char *value)
 {
 	char err[600];
 
@@ -64,16 +64,16 @@ static void check_options(struct sc_fetch_options *opts, const char *value)
 
 /* The record's url and request: what is taken is clean, and so is every
  * header line built from it. */
-static void check_record(const struct sc_fetch_options *opts, const json_t *rec)
+static void check_record(const struct fetch_options *opts, const json_t *rec)
 {
 	const json_t *url = json_object_get(rec, "url");
 	const json_t *req = json_object_get(rec, "request");
 
 	if (json_is_string(url) &&
-	    !sc_fetch_url_problem(json_string_value(url), json_string_length(url)) &&
+	    !fetch_url_problem(json_string_value(url), json_string_length(url)) &&
 	    !clean(json_string_value(url), json_string_length(url), true))
 		fuzz_fail("a url with a control character was taken");
-	if (sc_fetch_request_problem(req))
+	if (fetch_request_problem(req))
 		return;
 	const json_t *method = json_object_get(req, "method");
 	if (json_is_string(method) &&
@@ -88,7 +88,7 @@ static void check_record(const struct sc_fetch_options *opts, const json_t *rec)
 		if (!clean(key, strlen(key), true))
 			fuzz_fail("a header name with a control character was taken");
 	}
-	struct curl_slist *lines = sc_fetch_request_headers(opts->headers, req);
+	struct curl_slist *lines = fetch_request_headers(opts->headers, req);
 	for (const struct curl_slist *l = lines; l; l = l->next)
 		if (!clean(l->data, strlen(l->data), false))
 			fuzz_fail("a header line with a CR or LF was built: %s", l->data);
@@ -98,9 +98,9 @@ static void check_record(const struct sc_fetch_options *opts, const json_t *rec)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *sep = memchr(data, 0x1e, size);
-	struct sc_fetch_options opts;
+	struct fetch_options opts;
 
-	sc_fetch_options_init(&opts);
+	fetch_options_init(&opts);
 	if (sep) {
 		size_t n = (size_t)(sep - data);
 		char *value = malloc(n + 1);
@@ -116,6 +116,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (json_is_object(rec))
 		check_record(&opts, rec);
 	json_decref(rec);
-	sc_fetch_options_free(&opts);
+	fetch_options_free(&opts);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* Unit tests for the defaults of the fetch options (lib/engine/fetch_opts):
- * each row's default, read from sc_fetch_options_init at the row's place,
+ * each row's default, read from fetch_options_init at the row's place,
  * is a value its own row accepts (within its bounds).  With --list it
  * prints instead, a line a row, "NAME DEFAULT" in the option's own units
  * (seconds for a SECONDS row, "on"/"off" for a flag, "none" for no
@@ -13,7 +13,7 @@
 #include "tap.h"
 
 /* The double at the row's place (copied: the place is bytes of the struct). */
-static double number_at(const struct sc_fetch_options *o, const struct sc_opt *row)
+static double number_at(const struct fetch_options *o, const struct sc_opt *row)
 {
 	double v;
 
@@ -22,7 +22,7 @@ static double number_at(const struct sc_fetch_options *o, const struct sc_opt *r
 }
 
 /* The integer at the row's place, of whichever width it has. */
-static long long whole_at(const struct sc_fetch_options *o, const struct sc_opt *row)
+static long long whole_at(const struct fetch_options *o, const struct sc_opt *row)
 {
 	const char *p = (const char *)o + row->offset;
 
@@ -37,7 +37,7 @@ static long long whole_at(const struct sc_fetch_options *o, const struct sc_opt 
 }
 
 /* The default of row as its option's argument would say it. */
-static void default_text(const struct sc_fetch_options *o, const struct sc_opt *row, char *out,
+static void default_text(const struct fetch_options *o, const struct sc_opt *row, char *out,
                          size_t size)
 {
 	const char *p = (const char *)o + row->offset;
@@ -71,7 +71,7 @@ static void default_text(const struct sc_fetch_options *o, const struct sc_opt *
 }
 
 /* Whether the default is one the row's own parser would take. */
-static bool within_bounds(const struct sc_fetch_options *o, const struct sc_opt *row)
+static bool within_bounds(const struct fetch_options *o, const struct sc_opt *row)
 {
 	switch (row->kind) {
 	case SC_OPT_WHOLE:
@@ -89,12 +89,12 @@ static bool within_bounds(const struct sc_fetch_options *o, const struct sc_opt 
 
 int main(int argc, char **argv)
 {
-	struct sc_fetch_options o;
+	struct fetch_options o;
 	char text[256];
 
-	sc_fetch_options_init(&o);
+	fetch_options_init(&o);
 	bool list = argc > 1 && strcmp(argv[1], "--list") == 0;
-	for (const struct sc_opt *row = sc_fetch_opts; row->name; row++) {
+	for (const struct sc_opt *row = fetch_option_rows; row->name; row++) {
 		default_text(&o, row, text, sizeof(text));
 		if (list) {
 			printf("%s %s\n", row->name, text);
@@ -109,6 +109,6 @@ int main(int argc, char **argv)
 		ok(within_bounds(&o, row) || unset, "--%s: its default %s is within its bounds",
 		   row->name, text);
 	}
-	sc_fetch_options_free(&o);
+	fetch_options_free(&o);
 	return list ? 0 : tap_done();
 }

@@ -27,34 +27,37 @@ static char *path_in_dir(const char *name)
 
 static void test_claims(void)
 {
-	char *path = path_in_dir("a.db"), *err = NULL;
-	struct sc_origin_state *s = sc_origin_state_open(path, &err);
+	char *path = path_in_dir("a.db"), err[512] = "";
+	struct sc_origin_state *s = sc_origin_state_open(path, err, sizeof err);
 	int64_t nb = -1;
 
 	ok(s != NULL, "opens a new file");
-	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, &err), 1,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, err, sizeof err), 1,
 	       "first claim starts");
-	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, err, sizeof err), 0,
 	       "a claim within the gap waits");
 	is_int(nb, 2000, "until the gap is over");
-	is_int(sc_origin_state_claim(s, "http://b:80", 1500, 1000, &nb, &err), 1,
+	is_int(sc_origin_state_claim(s, "http://b:80", 1500, 1000, &nb, err, sizeof err), 1,
 	       "another origin is its own");
-	is_int(sc_origin_state_claim(s, "http://a:80", 2000, 250, &nb, &err), 1, "then it starts");
-	is_int(sc_origin_state_claim(s, "http://a:80", 2100, 250, &nb, &err), 0,
+	is_int(sc_origin_state_claim(s, "http://a:80", 2000, 250, &nb, err, sizeof err), 1,
+	       "then it starts");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2100, 250, &nb, err, sizeof err), 0,
 	       "the new gap governs");
 	is_int(nb, 2250, "the new gap's end");
-	is_int(sc_origin_state_sent(s, "http://a:80", 2040, &err), 0, "the request went out later");
-	is_int(sc_origin_state_claim(s, "http://a:80", 2250, 250, &nb, &err), 0,
+	is_int(sc_origin_state_sent(s, "http://a:80", 2040, err, sizeof err), 0,
+	       "the request went out later");
+	is_int(sc_origin_state_claim(s, "http://a:80", 2250, 250, &nb, err, sizeof err), 0,
 	       "the gap counts from the request sent, not the claim");
 	is_int(nb, 2290, "from when it went out");
-	is_int(sc_origin_state_sent(s, "http://a:80", 1990, &err), 0,
+	is_int(sc_origin_state_sent(s, "http://a:80", 1990, err, sizeof err), 0,
 	       "an earlier time is no error");
-	is_int(sc_origin_state_claim(s, "http://a:80", 2289, 250, &nb, &err), 0,
+	is_int(sc_origin_state_claim(s, "http://a:80", 2289, 250, &nb, err, sizeof err), 0,
 	       "and moves nothing back");
 	is_int(nb, 2290, "the latest time holds");
-	is_int(sc_origin_state_sent(s, "http://d:80", 5000, &err), 0,
+	is_int(sc_origin_state_sent(s, "http://d:80", 5000, err, sizeof err), 0,
 	       "an origin never claimed: nothing to move");
-	is_int(sc_origin_state_claim(s, "http://d:80", 1, 1000, &nb, &err), 1, "and it starts");
+	is_int(sc_origin_state_claim(s, "http://d:80", 1, 1000, &nb, err, sizeof err), 1,
+	       "and it starts");
 
 	struct sc_origin_pace pace = { .limit = 3,
 		                       .interval_ms = 125.5,
@@ -64,23 +67,24 @@ static void test_claims(void)
 		                       .blocked_until = 900000,
 		                       .background = 0.25 };
 	strcpy(pace.reason, "429");
-	is_int(sc_origin_state_put(s, "http://a:80", &pace, &err), 0, "saves a pace");
+	is_int(sc_origin_state_put(s, "http://a:80", &pace, err, sizeof err), 0, "saves a pace");
 	sc_origin_state_close(s);
 
-	s = sc_origin_state_open(path, &err);
+	s = sc_origin_state_open(path, err, sizeof err);
 	struct sc_origin_pace got = { 0 };
 	bool found = false;
-	is_int(sc_origin_state_get(s, "http://a:80", &nb, &got, &found, &err), 0, "reads it back");
+	is_int(sc_origin_state_get(s, "http://a:80", &nb, &got, &found, err, sizeof err), 0,
+	       "reads it back");
 	ok(found && got.limit == 3 && got.interval_ms == 125.5 && got.ceiling_ms == 100 &&
 	           got.latency_floor_ms == 4.25 && got.block_level == 2 &&
 	           got.blocked_until == 900000 && got.background == 0.25,
 	   "every member survives a close");
 	is_str(got.reason, "429", "and the reason");
 	is_int(nb, 2040, "the last start (the request sent) is kept beside it");
-	is_int(sc_origin_state_claim(s, "http://a:80", 5000, 0, &nb, &err), 0,
+	is_int(sc_origin_state_claim(s, "http://a:80", 5000, 0, &nb, err, sizeof err), 0,
 	       "a block holds claims");
 	is_int(nb, 900000, "until it ends");
-	is_int(sc_origin_state_get(s, "http://c:80", &nb, &got, &found, &err), 0,
+	is_int(sc_origin_state_get(s, "http://c:80", &nb, &got, &found, err, sizeof err), 0,
 	       "an unknown origin");
 	ok(!found && nb == 0, "is not found and holds nothing");
 	sc_origin_state_close(s);
@@ -91,39 +95,40 @@ static void test_claims(void)
  * sent) does not hold it; another handle's does, and a block does. */
 static void test_own_spacing(void)
 {
-	char *path = path_in_dir("own.db"), *err = NULL;
-	struct sc_origin_state *s = sc_origin_state_open(path, &err);
-	struct sc_origin_state *t = sc_origin_state_open(path, &err);
+	char *path = path_in_dir("own.db"), err[512] = "";
+	struct sc_origin_state *s = sc_origin_state_open(path, err, sizeof err);
+	struct sc_origin_state *t = sc_origin_state_open(path, err, sizeof err);
 	int64_t nb = -1;
 
 	ok(s && t, "two handles on one file");
-	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, &err), 1,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1000, 1000, &nb, err, sizeof err), 1,
 	       "the first claims");
-	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, err, sizeof err), 0,
 	       "off (as opened), its own claim holds it");
 	sc_origin_state_own_spacing(s, true);
-	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, &err), 1,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1500, 1000, &nb, err, sizeof err), 1,
 	       "on, its own claim does not");
-	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, err, sizeof err), 0,
 	       "another handle's claim holds it");
 	is_int(nb, 2500, "from that handle's start");
 	sc_origin_state_own_spacing(t, true);
-	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(t, "http://a:80", 2000, 1000, &nb, err, sizeof err), 0,
 	       "also when it spaces its own");
-	is_int(sc_origin_state_sent(s, "http://a:80", 1600, &err), 0,
+	is_int(sc_origin_state_sent(s, "http://a:80", 1600, err, sizeof err), 0,
 	       "the first's request went out");
-	is_int(sc_origin_state_claim(s, "http://a:80", 1700, 1000, &nb, &err), 1,
+	is_int(sc_origin_state_claim(s, "http://a:80", 1700, 1000, &nb, err, sizeof err), 1,
 	       "its own sent start does not hold it");
-	is_int(sc_origin_state_claim(t, "http://a:80", 2500, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(t, "http://a:80", 2500, 1000, &nb, err, sizeof err), 0,
 	       "the other waits on it");
 	is_int(nb, 2700, "from the last claim");
-	is_int(sc_origin_state_claim(t, "http://a:80", 2700, 1000, &nb, &err), 1, "then starts");
-	is_int(sc_origin_state_claim(s, "http://a:80", 3000, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_claim(t, "http://a:80", 2700, 1000, &nb, err, sizeof err), 1,
+	       "then starts");
+	is_int(sc_origin_state_claim(s, "http://a:80", 3000, 1000, &nb, err, sizeof err), 0,
 	       "and the first waits on the second's");
 	is_int(nb, 3700, "its spacing");
 	struct sc_origin_pace pace = { .limit = 1, .blocked_until = 9000, .background = -1 };
-	is_int(sc_origin_state_put(t, "http://a:80", &pace, &err), 0, "a block saved");
-	is_int(sc_origin_state_claim(t, "http://a:80", 5000, 1000, &nb, &err), 0,
+	is_int(sc_origin_state_put(t, "http://a:80", &pace, err, sizeof err), 0, "a block saved");
+	is_int(sc_origin_state_claim(t, "http://a:80", 5000, 1000, &nb, err, sizeof err), 0,
 	       "holds its own handle all the same");
 	is_int(nb, 9000, "until it ends");
 	sc_origin_state_close(s);
@@ -133,16 +138,14 @@ static void test_own_spacing(void)
 
 static void test_not_a_file(void)
 {
-	char *path = path_in_dir("junk"), *err = NULL;
+	char *path = path_in_dir("junk"), err[512] = "";
 	FILE *f = fopen(path, "w");
 	if (!f ||
 	    fputs("this is not an SQLite database, it is a text file of some length\n", f) < 0 ||
 	    fclose(f) != 0)
 		abort();
-	ok(sc_origin_state_open(path, &err) == NULL, "a text file is refused");
-	ok(err && strstr(err, "origin state: ") && strstr(err, path), "naming the file (%s)",
-	   err ? err : "");
-	free(err);
+	ok(sc_origin_state_open(path, err, sizeof err) == NULL, "a text file is refused");
+	ok(strstr(err, "origin state: ") && strstr(err, path), "naming the file (%s)", err);
 	free(path);
 }
 
@@ -150,7 +153,7 @@ static void test_not_a_file(void)
  * its rows read with no background, and the next save keeps one. */
 static void test_old_file(void)
 {
-	char *path = path_in_dir("old.db"), *err = NULL;
+	char *path = path_in_dir("old.db"), err[512] = "";
 	sqlite3 *db;
 	if (sqlite3_open(path, &db) != SQLITE_OK ||
 	    sqlite3_exec(db,
@@ -165,20 +168,22 @@ static void test_old_file(void)
 	                 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_close(db) != SQLITE_OK)
 		abort();
-	struct sc_origin_state *s = sc_origin_state_open(path, &err);
-	ok(s != NULL, "a file without the background column opens (%s)", err ? err : "");
+	struct sc_origin_state *s = sc_origin_state_open(path, err, sizeof err);
+	ok(s != NULL, "a file without the background column opens (%s)", err);
 	struct sc_origin_pace got = { .background = 0.5 };
 	int64_t last = 0;
 	bool found = false;
-	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, &err), 0,
+	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, err, sizeof err), 0,
 	       "its row reads");
 	ok(found && last == 700 && got.limit == 2 && got.interval_ms == 500, "as it was written");
 	ok(got.background < 0, "with no background measured (%g)", got.background);
 	got.background = 0.3;
-	is_int(sc_origin_state_put(s, "http://o:80", &got, &err), 0, "a background saves");
+	is_int(sc_origin_state_put(s, "http://o:80", &got, err, sizeof err), 0,
+	       "a background saves");
 	sc_origin_state_close(s);
-	s = sc_origin_state_open(path, &err);
-	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, &err), 0, "and reads");
+	s = sc_origin_state_open(path, err, sizeof err);
+	is_int(sc_origin_state_get(s, "http://o:80", &last, &got, &found, err, sizeof err), 0,
+	       "and reads");
 	ok(got.background == 0.3, "back (%g)", got.background);
 	sc_origin_state_close(s);
 	free(path);
@@ -213,12 +218,13 @@ static void test_processes(void)
 		if (fork() != 0)
 			continue;
 		close(fds[0]);
-		char *err = NULL;
-		struct sc_origin_state *s = sc_origin_state_open(path, &err);
+		char err[512] = "";
+		struct sc_origin_state *s = sc_origin_state_open(path, err, sizeof err);
 		free(path); /* the child's copy: it leaves by _exit */
 		for (int i = 0; s && i < STARTS;) {
 			int64_t now = wall_ms(), nb;
-			int rc = sc_origin_state_claim(s, "http://shared:80", now, GAP, &nb, &err);
+			int rc = sc_origin_state_claim(s, "http://shared:80", now, GAP, &nb, err,
+			                               sizeof err);
 			if (rc < 0)
 				_exit(2);
 			if (rc == 1) {
