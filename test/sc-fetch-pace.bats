@@ -319,7 +319,7 @@ gaps() {
 	# Crawl-delay counts from the robots.txt request: every page would wait 2 s.
 	assert_output '[[[false,true,null],4],[[true,false,"deferred"],3]]'
 	run -0 jq -rs 'map(select(.ok == false))[0].error.message' out
-	[[ $output == "not requested: deferred: every origin left is held "*" (--defer-after 500 ms)" ]]
+	[[ $output == "not requested: deferred: all that was left waits "*" (--defer-after 500 ms)" ]]
 	run -0 sc_server_log '[.[] | select((.host | startswith("127.0.0.2:")) and (.path | startswith("/page/")))] | length'
 	assert_output 0
 	# A deferred URL, run next with the same file, waits the spacing from
@@ -365,6 +365,31 @@ gaps() {
 	# The processes' rows are gone with them.
 	run -0 sqlite3 st.db 'SELECT count(*) FROM processes'
 	assert_output 0
+}
+
+@test "--defer-after: a retry due past the bound is deferred too (not retried), one due sooner waits" {
+	# A 503 with Retry-After: 3: the retry waits 3 s, past the bound.
+	echo "$SC_BASE/flaky/later?fail=1&retry_after=3" >in
+	local t0=$EPOCHREALTIME ms
+	run -3 --separate-stderr sc-fetch -q --defer-after 500 <in
+	ms=$(jq -n "($EPOCHREALTIME - $t0) * 1000 | floor")
+	echo "# the run took $ms ms (the retry was due at 3000)" >&3
+	((ms < 2500)) || fail "the run waited for the retry: $ms ms"
+	printf '%s\n' "$output" >out
+	run -0 jq -c '[.ok, .attempts, .error.kind, .history[0].status]' out
+	assert_output '[false,1,"deferred",503]'
+	output=$(cat out)
+	run -0 jq -r .error.message <<<"$output"
+	[[ $output == "not retried: deferred: all that was left waits 3 s or more (--defer-after 500 ms)" ]] ||
+		fail "$output"
+	run -0 sc_server_log '[.[] | select(.path | startswith("/flaky/later"))] | length'
+	assert_output 1
+	# Without a Retry-After the backoff (--retry-base 100: under 100 ms)
+	# is due before the bound: retried in this run.
+	echo "$SC_BASE/flaky/sooner?fail=1" >in
+	run -0 --separate-stderr sc-fetch -q --defer-after 500 --retry-base 100 <in
+	run -0 jq -c '[.ok, .status, .attempts]' <<<"$output"
+	assert_output '[true,200,2]'
 }
 
 @test "a robots.txt that times out is unreachable at once, not asked again; sc-retry --robots fetches its URLs again" {

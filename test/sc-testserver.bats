@@ -507,6 +507,20 @@ EOF
 		"[[\"127.0.0.1:$SC_PORT\",\"/robots.txt\",200],[\"other.test:8080\",\"/robots.txt\",200],[\"down.test\",\"/robots.txt\",503],[\"gone.test\",\"/robots.txt\",404],[\"moved.test\",\"/robots.txt\",301],[\"empty.test\",\"/robots.txt\",200],[\"unknown.test\",\"/robots.txt\",404],[\"../etc\",\"/robots.txt\",404],[\"unknown.test\",\"/robots.txt\",200],[\"other.test\",\"/robots.txt.bak\",404]]"
 }
 
+@test "--robots-dir: H.unreliable P makes P in 100 of H's /page/ requests a 503, other hosts untouched" {
+	dir=$SC_ROBOTS_DIR
+	printf '10\n' >"$dir/flaky.test.unreliable"
+	local codes i
+	codes=$(for ((i = 0; i < 100; i++)); do http_code -H 'Host: flaky.test' "$SC_BASE/page/$i"; echo; done | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+	assert_equal "$codes" "200:90 503:10 "
+	# Another host's pages, and flaky.test's other paths, all answer.
+	codes=$(for ((i = 0; i < 20; i++)); do http_code -H 'Host: steady.test' "$SC_BASE/page/$i"; echo; done | sort -u)
+	assert_equal "$codes" 200
+	assert_equal "$(http_code -H 'Host: flaky.test' "$SC_BASE/status/204")" 204
+	# The robots.txt of the host is its own business (default: 404 here).
+	assert_equal "$(http_code -H 'Host: flaky.test' "$SC_BASE/robots.txt")" 404
+}
+
 @test "--robots-dir: H.delay holds the answer that many ms (a client timeout sees none)" {
 	dir=$SC_ROBOTS_DIR
 	printf 'User-agent: *\nDisallow: /\n' >"$dir/slow.test"

@@ -175,9 +175,6 @@ static void start_job(struct fetch_engine *e, struct job *job, double now)
 		transfer_done(e, refused, CURLE_FAILED_INIT);
 }
 
-/* Starts what may start now.  Returns the time of the next possible start
- * (ms) if something waits on a clock, else INFINITY; *host_blocked is set
- * when free slots stay empty because no queued origin may start. */
 /* A job that an origin's long block ends before it starts (fetch_pace):
  * failed, for a later run to fetch again; a robots.txt request is an
  * unreachable robots.txt. */
@@ -202,55 +199,76 @@ static void fail_unstarted(struct fetch_engine *e, struct job *job, int kind, co
 	fetch_job_done(e, job);
 }
 
-/* --defer-after: all that is left of the run waits on origins held past
- * the bound (a Crawl-delay, a Retry-After, the pace): those URLs end,
- * not requested, as "deferred" records, for a later run (crawl.mk's next
- * round).  Only once the run has lasted the bound too, so that runs one
- * after another on a held origin each wait that long, never spin.  An
- * origin whose robots.txt request waits keeps its queue: its answer
- * decides what the URLs are. */
+/* --defer-after: all that is left of the run waits past the bound, on
+ * origins held (a Crawl-delay, a Retry-After, the pace) or on retries due
+ * later (the backoff, the retry budget): those URLs end, not requested
+ * (or not retried), as "deferred" records, for a later run (crawl.mk's
+ * next round, which fetches them anew).  Only once the run has lasted
+ * the bound too, so that runs one after another on a held origin each
+ * wait that long, never spin.  An origin whose robots.txt request waits
+ * keeps its queue, and a robots.txt retry stays: its answer decides what
+ * the URLs are. */
 static void defer_held(struct fetch_engine *e, double held_ms)
 {
 	char why[160];
 
 	snprintf(why, sizeof(why),
-	         "deferred: every origin left is held %.0f s or more (--defer-after %ld ms)",
+	         "deferred: all that was left waits %.0f s or more (--defer-after %ld ms)",
 	         ceil(held_ms / 1000.0), e->opts->defer_after_ms);
 	/* The ring changes as origins empty: searched again each time. */
 	for (;;) {
 		struct origin *start = e->origins.ring, *origin = start, *found = NULL;
 		if (!start)
-			return;
+			break;
 		do {
 			if (origin->qhead && !origin->qhead->robots_for)
 				found = origin;
 			origin = origin->rnext;
 		} while (!found && origin != start);
 		if (!found)
-			return;
+			break;
 		while (found->queued > 0)
 			fail_unstarted(e, fetch_origin_pop(&e->origins, found), SC_ERR_DEFERRED,
 			               why);
 		fetch_ring_update(&e->origins, found);
 	}
+	/* The retries waiting, but robots.txt's, which go back. */
+	size_t n = e->origins.nheap, kept = 0;
+	struct job **robots = sc_calloc(n ? n : 1, sizeof(*robots));
+	while (e->origins.nheap > 0) {
+		struct job *job = fetch_heap_pop(&e->origins);
+		if (job->robots_for)
+			robots[kept++] = job;
+		else
+			fail_unstarted(e, job, SC_ERR_DEFERRED, why);
+	}
+	for (size_t i = 0; i < kept; i++)
+		fetch_heap_push(&e->origins, robots[i]);
+	free(robots);
 }
 
-/* --defer-after's rule: all that is left is held past the bound, the run
- * has lasted it, and no other process of the crawl (--origin-state) is
- * busy; the held URLs are then deferred (defer_held). */
+/* --defer-after's rule: all that is left waits past the bound (origins
+ * held, retries due later), the run has lasted it, and no other process
+ * of the crawl (--origin-state) is busy; what is left is then deferred
+ * (defer_held). */
 static void defer_if_held(struct fetch_engine *e, double now, double wake, bool input_done)
 {
 	double bound = (double)e->opts->defer_after_ms;
-	bool held = input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
-	            e->origins.queued > 0 && wake > now + bound;
-	bool done = input_done && e->xfers.inflight == 0 && e->origins.nheap == 0 &&
-	            e->origins.queued == 0;
-	if (fetch_pace_others_busy(e, !held && !done, now))
+	double next = wake;
+	if (e->origins.nheap > 0)
+		next = fmin(next, e->origins.heap[0]->ready_at);
+	bool idle = input_done && e->xfers.inflight == 0;
+	bool left = e->origins.queued > 0 || e->origins.nheap > 0;
+	bool held = idle && left && next > now + bound;
+	if (fetch_pace_others_busy(e, !held && !(idle && !left), now))
 		return;
 	if (held && now >= e->loop.started_at + bound)
-		defer_held(e, wake - now);
+		defer_held(e, next - now);
 }
 
+/* Starts what may start now.  Returns the time of the next possible start
+ * (ms) if something waits on a clock, else INFINITY; *host_blocked is set
+ * when free slots stay empty because no queued origin may start. */
 static double admit(struct fetch_engine *e, double now, bool *host_blocked)
 {
 	double wake = INFINITY;

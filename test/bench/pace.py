@@ -13,7 +13,9 @@ what it was answered):
   pace-hosts   a polite crawl of many origins: SERVERS fixture servers x 32
                loopback addresses (each host:port an origin) plus origins on
                a port nobody listens on (dead), hosts of Zipf sizes, some
-               slow (leaf pages of /delay/MS), some with Crawl-delay: 1 (the
+               slow (leaf pages of /delay/MS), some flaky (generated pages,
+               10% of their requests a 503 whatever the pace: the servers'
+               --robots-dir H.unreliable), some with Crawl-delay: 1 (the
                servers' --robots-dir).  share/sc/crawl.mk the README's way
                (-j 4 C=64 PER_HOST=1 FETCH_ARGS=--delay 250), the same URLs
                as one flat list through sc-fetch, and Scrapy (py_pace_scrapy.py
@@ -38,6 +40,7 @@ Runs from test/bench/run (make bench, make bench-smoke) or alone
 servers.  SC_BENCH_ONLY, when set, must name "pace" or one of the three
 for any to run.  Writes markdown on stdout and to build/bench/pace.md."""
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -51,6 +54,8 @@ import corpus
 SCRAPY = os.path.join(b.HERE, "py_pace_scrapy.py")
 # crawl.mk's DEFER_AFTER in pace-hosts: over --delay, under Crawl-delay.
 DEFER_MS = 500
+# The share of a flaky host's requests refused (503), whatever the pace.
+FLAKY_PERCENT = 10
 if b.SMOKE:
     P = dict(rate=50, bucket_urls=100, converge=1, servers=1, addrs=8, dead=1, zipf_top=3, depth=1,
              cost_urls=300, cost_delay=40, cost_wide=((100, 200), (1000, 1000)))
@@ -198,7 +203,7 @@ class Host:
         """Paths by depth from the seeds, each at the smallest depth."""
         seen = set(self.seeds)
         levels = [list(self.seeds)]
-        for _ in range(depth if self.kind in ("page", "crawl-delay") else 0):
+        for _ in range(depth if self.kind in ("page", "crawl-delay", "flaky") else 0):
             found = []
             for p in levels[-1]:
                 for link in page_links(p):
@@ -212,7 +217,8 @@ class Host:
 def make_hosts(ports, dead_port):
     """The origins: Zipf sizes by rank (zipf_top seeds for the largest,
     at least one); every 5th a slow host of leaf pages (/delay/MS), every
-    9th with Crawl-delay: 1, the rest generated pages; and dead origins."""
+    9th with Crawl-delay: 1, every 7th flaky (a tenth of its page
+    requests refused), the rest generated pages; and dead origins."""
     hosts = []
     origins = [f"127.0.0.{a}:{p}" for a in range(1, P["addrs"] + 1) for p in ports]
     for rank, origin in enumerate(origins, 1):
@@ -221,7 +227,9 @@ def make_hosts(ports, dead_port):
             ms = (50, 100, 200)[rank // 5 % 3]
             hosts.append(Host(origin, rank, "slow", [f"/delay/{ms}?n={j}" for j in range(3 * k)]))
         else:
-            kind = "crawl-delay" if rank % 9 == 4 else "page"
+            # A flaky site: 10% of its page requests answer 503 whatever
+            # the pace (the server's robots-dir H.unreliable).
+            kind = "crawl-delay" if rank % 9 == 4 else "flaky" if rank % 7 == 3 else "page"
             hosts.append(Host(origin, rank, kind, [f"/page/{1000 * j + 10}" for j in range(k)]))
     for a in range(1, P["dead"] + 1):
         hosts.append(Host(f"127.0.0.{a}:{dead_port}", 0, "dead", ["/page/10"]))
@@ -239,6 +247,9 @@ def robots_dirs(hosts, ports):
             if h.kind == "crawl-delay" and h.origin.endswith(f":{port}"):
                 with open(os.path.join(d, h.origin.split(":")[0]), "w") as fo:
                     fo.write(f"User-agent: *\nCrawl-delay: {CRAWL_DELAY_MS // 1000}\n")
+            if h.kind == "flaky" and h.origin.endswith(f":{port}"):
+                with open(os.path.join(d, h.origin.split(":")[0] + ".unreliable"), "w") as fo:
+                    fo.write(f"{FLAKY_PERCENT}\n")
         dirs.append(d)
     return dirs
 
@@ -251,13 +262,19 @@ def bounds(hosts, depth, scrapy=False):
     Crawl-delay, so every host is spaced by DOWNLOAD_DELAY."""
     def spacing(h):
         return DELAY_MS if scrapy else h.spacing
+
+    def requests(h, n):
+        """A flaky host's refused requests are asked again: n pages
+        take n / (1 - share) requests."""
+        return math.ceil(n * 100 / (100 - FLAKY_PERCENT)) if h.kind == "flaky" else n
     live = [h for h in hosts if h.kind != "dead"]
     per_round = []
     for d in range(depth + 1):
-        per_round.append(max(((len(lv[d]) - 1) * spacing(h) + h.latency
+        per_round.append(max(((requests(h, len(lv[d])) - 1) * spacing(h) + h.latency
                               for h, lv in ((h, h.levels(depth)) for h in live) if d < len(lv) and lv[d]),
                              default=0))
-    whole = max((sum(len(x) for x in h.levels(depth)) - 1) * spacing(h) + h.latency for h in live)
+    whole = max((requests(h, sum(len(x) for x in h.levels(depth))) - 1) * spacing(h) + h.latency
+                for h in live)
     return sum(per_round) / 1000, whole / 1000
 
 
@@ -303,7 +320,7 @@ def scenario_hosts():
     live = [h for h in hosts if h.kind != "dead"]
     want = sum(sum(len(x) for x in h.levels(depth)) for h in live)
     sizes = sorted((sum(len(x) for x in h.levels(depth)) for h in live), reverse=True)
-    kinds = {k: sum(1 for h in hosts if h.kind == k) for k in ("page", "slow", "crawl-delay", "dead")}
+    kinds = {k: sum(1 for h in hosts if h.kind == k) for k in ("page", "slow", "flaky", "crawl-delay", "dead")}
     b.heading(f"pace-hosts. A polite crawl of {len(hosts)} origins ({ports_n} servers × {addrs} loopback "
               f"addresses + {kinds['dead']} dead), depth {depth}, {want:,} pages, C={CRAWL_C} PER_HOST=1, "
               f"--delay {DELAY_MS}")
@@ -379,10 +396,12 @@ def scenario_hosts():
     b.table(["Tool", "ok pages", "wall s", "bound s", "wall ÷ bound", "closest gap ÷ spacing",
              "gaps under 95% of it (between depths)", "CPU s"], rows)
     b.say(f"Hosts: {kinds['page']} of generated pages (/page/N, 5 links each), {kinds['slow']} slow ones of leaf "
-          f"pages (/delay/50, 100 or 200), {kinds['crawl-delay']} with Crawl-delay: 1, {kinds['dead']} dead "
+          f"pages (/delay/50, 100 or 200), {kinds['flaky']} flaky ones of generated pages "
+          f"({FLAKY_PERCENT}% of page requests refused with a 503 whatever the pace), {kinds['crawl-delay']} with Crawl-delay: 1, {kinds['dead']} dead "
           f"(a port nobody listens on); Zipf sizes, largest {sizes[0]}, {sizes[len(sizes) // 2]} the median. "
           f"crawl.mk with DEFER_AFTER, the flat list and Scrapy are held to the largest host of the whole "
-          f"crawl, (all its URLs - 1) × its spacing + its latency; crawl.mk with DEFER_AFTER=0 (its rounds "
+          f"crawl, (all its URLs - 1) × its spacing + its latency (a flaky host's URLs counted with the requests its "
+          f"refusals add); crawl.mk with DEFER_AFTER=0 (its rounds "
           f"barriers) to the bound of a crawl in rounds ({depth + 1} rounds: the largest host of each, "
           f"summed: {rounds:.1f} s against {whole:.1f} s). Scrapy does not apply Crawl-delay (its bound spaces "
           f"every host by 0.25 s), and keys its slots by host name without the port: the spider names each "

@@ -2024,24 +2024,11 @@ static uint64_t hash_str_num(const char *str, uint64_t num)
 	return h ^ h >> 29;
 }
 
-/* /unreliable/ID?percent=P&fail=503|reset: a flaky backend, whose failures
- * do not depend on the pace.  The requests for ID on a Host are counted in
- * blocks of 100/g (g = gcd(P, 100)), of which exactly P/g fail (a 503, or a
- * partial body cut by an RST), at places a hash of the Host, ID and block
- * picks: the share is exact over any run, the failures scattered (two in a
- * row across blocks), the same for the same order of requests. */
-static void handle_unreliable(conn_t *c, const char *id)
+/* Whether this request for ID on its Host fails, percent of them failing:
+ * counted in blocks of 100/g (g = gcd(percent, 100)), of which exactly
+ * percent/g fail, at places a hash of the Host, ID and block picks. */
+static bool unreliable_fails(conn_t *c, const char *id, uint64_t percent)
 {
-	bool ok = true;
-	uint64_t percent = query_u64(c->req.query, "percent", 10, 100, &ok);
-	char *fail = query_param(c->req.query, "fail");
-	bool reset = fail && strcmp(fail, "reset") == 0;
-	if (!ok || *id == '\0' || (fail && !reset && strcmp(fail, "503") != 0)) {
-		respond_html_message(c, 400, "usage: /unreliable/ID?percent=P&fail=503|reset");
-		free(fail);
-		return;
-	}
-	free(fail);
 	const char *host = request_header(&c->req, "Host");
 	buf_t key = { 0 };
 	buf_printf(&key, "%s %s", host ? host : "", id);
@@ -2061,7 +2048,28 @@ static void handle_unreliable(conn_t *c, const char *id)
 		rank += other < mine || (other == mine && base + i < nth);
 	}
 	buf_free(&key);
-	if (rank >= fails) {
+	return rank < fails;
+}
+
+/* /unreliable/ID?percent=P&fail=503|reset: a flaky backend, whose failures
+ * do not depend on the pace.  The requests for ID on a Host are counted in
+ * blocks of 100/g (g = gcd(P, 100)), of which exactly P/g fail (a 503, or a
+ * partial body cut by an RST), at places a hash of the Host, ID and block
+ * picks: the share is exact over any run, the failures scattered (two in a
+ * row across blocks), the same for the same order of requests. */
+static void handle_unreliable(conn_t *c, const char *id)
+{
+	bool ok = true;
+	uint64_t percent = query_u64(c->req.query, "percent", 10, 100, &ok);
+	char *fail = query_param(c->req.query, "fail");
+	bool reset = fail && strcmp(fail, "reset") == 0;
+	if (!ok || *id == '\0' || (fail && !reset && strcmp(fail, "503") != 0)) {
+		respond_html_message(c, 400, "usage: /unreliable/ID?percent=P&fail=503|reset");
+		free(fail);
+		return;
+	}
+	free(fail);
+	if (!unreliable_fails(c, id, percent)) {
 		respond_text(c, 200, "the backend answered\n");
 	} else if (reset) {
 		handle_reset(c);
@@ -2586,8 +2594,9 @@ static void handle_repeat_headers(conn_t *c)
  * read at each request, so a test can change them between requests. */
 static const char *robots_dir;
 
-/* The name robots files of this request's host start with, in name[]. */
-static void robots_name(conn_t *c, char *name, size_t size)
+/* This request's host, its port left out, in name[]; false when it
+ * cannot name a file (none, a dot first, a slash). */
+static bool host_name(conn_t *c, char *name, size_t size)
 {
 	const char *host = request_header(&c->req, "Host");
 	size_t n = host ? strlen(host) : 0;
@@ -2595,9 +2604,16 @@ static void robots_name(conn_t *c, char *name, size_t size)
 	const char *colon = host ? strrchr(host, ':') : NULL;
 	if (colon && (!bracket || colon > bracket))
 		n = (size_t)(colon - host);
-	bool safe = n > 0 && n < size && host[0] != '.' && !memchr(host, '/', n);
-	if (safe) {
-		snprintf(name, size, "%.*s", (int)n, host);
+	if (n == 0 || n >= size || host[0] == '.' || memchr(host, '/', n))
+		return false;
+	snprintf(name, size, "%.*s", (int)n, host);
+	return true;
+}
+
+/* The name robots files of this request's host start with, in name[]. */
+static void robots_name(conn_t *c, char *name, size_t size)
+{
+	if (host_name(c, name, size)) {
 		static const char *const suffixes[] = { "", ".status", ".delay" };
 		for (size_t i = 0; i < 3; i++) {
 			buf_t path = { 0 };
@@ -2650,6 +2666,23 @@ static void finish_robots(conn_t *c)
 	buf_free(&body);
 }
 
+/* With --robots-dir, DIR/H.unreliable holding P (1..100): P% of the
+ * /page/ requests on host H answer 503, whatever the pace, counted as
+ * /unreliable counts them (a flaky backend behind a whole site). */
+static bool page_fails(conn_t *c)
+{
+	char name[256];
+	buf_t text = { 0 };
+	uint64_t percent = 0;
+	if (!robots_dir || !host_name(c, name, sizeof name) || !robots_file(name, ".unreliable", &text))
+		return false;
+	text.data[strcspn(text.data, " \t\r\n")] = '\0';
+	bool fails = parse_u64_str(text.data, &percent) && percent >= 1 && percent <= 100 &&
+	             unreliable_fails(c, "page", percent);
+	buf_free(&text);
+	return fails;
+}
+
 static void handle_robots(conn_t *c)
 {
 	char name[256];
@@ -2698,7 +2731,9 @@ static void route_request(conn_t *c)
 		handle_log(c);
 	else if (robots_dir && strcmp(path, "/robots.txt") == 0)
 		handle_robots(c);
-	else if ((arg = path_arg(path, "/page/")))
+	else if ((arg = path_arg(path, "/page/")) && page_fails(c))
+		respond(c, 503, "text/plain; charset=utf-8", "the site's backend failed\n", 26, NULL);
+	else if (arg)
 		handle_page(c, arg);
 	else if ((arg = path_arg(path, "/conditional/")))
 		handle_conditional(c, arg);
@@ -3099,7 +3134,9 @@ static void usage(FILE *out)
 	      "  /stats, /stats/reset, /log  observation (not counted themselves)\n"
 	      "  /robots.txt               with --robots-dir DIR, per Host H: DIR/H, or\n"
 	      "                            DIR/H.status (+ DIR/H.location for 3xx), after\n"
-	      "                            DIR/H.delay ms; else DIR/default*; else 404\n"
+	      "                            DIR/H.delay ms; else DIR/default*; else 404;\n"
+	      "                            DIR/H.unreliable P: P in 100 of H's /page/\n"
+	      "                            requests answer 503 (as /unreliable counts)\n"
 	      "  anything else             a file under --root DIR, or 404\n",
 	      out);
 }
