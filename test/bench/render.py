@@ -35,6 +35,9 @@ import time
 import bench as b
 
 PAGES = 20 if b.SMOKE else 500
+# A run of the three renderers takes about 20 minutes: one run unless
+# SC_BENCH_REPS asks for more.
+REPS = 1 if b.SMOKE else max(1, int(os.environ.get("SC_BENCH_REPS", "1")))
 FLAT = 200 if b.SMOKE else 5000
 TABS = 4
 HOST_RULES = "MAP * ~NOTFOUND, EXCLUDE 127.0.0.*, EXCLUDE localhost"
@@ -199,7 +202,7 @@ def scenario_speed(doc_urls, js_urls):
         "playwright-core": lambda w, u, o: reference("playwright", f"--wait {b.q(w)}", u, o),
     }
     results, outs = {}, {}
-    for rep in range(b.REPS):
+    for rep in range(REPS):
         for name, make in tools.items():
             if name in results and "error" in results[name]:
                 continue
@@ -215,7 +218,7 @@ def scenario_speed(doc_urls, js_urls):
                 continue
             got = b.count_in_file(doc_out, b'"ok":true') + b.count_in_file(js_out, b'"ok":true')
             s["ok"] = got
-            b.note(f"{name} run {rep + 1}/{b.REPS}: wall {s['wall']:.2f}s peak tree PSS {s['peak_mb']:.0f} MB, "
+            b.note(f"{name} run {rep + 1}/{REPS}: wall {s['wall']:.2f}s peak tree PSS {s['peak_mb']:.0f} MB, "
                    f"{got} of {2 * PAGES} ok")
             results.setdefault(name, {"runs": []})["runs"].append(s)
             outs[name] = (doc_out, js_out)
@@ -241,7 +244,7 @@ def scenario_speed(doc_urls, js_urls):
         rows.append([name, b.f(r["runs"][-1]["ok"]), b.f(wall, 2), b.f(2 * PAGES / wall, 1), b.f(peak),
                      f"{b.f(same)} of {b.f(len(ref))}"])
     b.table(["Renderer", "ok pages", "wall s", "pages/s", "peak tree PSS MB", "same text as puppeteer"], rows)
-    b.say(f"Median of {b.REPS} runs, interleaved; each run renders both sets, one after the other, in one "
+    b.say(f"Median of {REPS} run{'s' if REPS > 1 else ''}, interleaved; each run renders both sets, one after the other, in one "
           f"process of each renderer per set. Peak memory: the sum of the PSS of the renderer and every "
           f"process below it (the browser and its renderers), sampled every 100 ms. Text: the body's text "
           f"with scripts, styles and tags left out, white space made one space, compared page by page with "
@@ -291,7 +294,8 @@ def scenario_flat(js_urls):
 
 
 def main():
-    wanted, t_start = b.begin("render", ("render-speed", "render-flat"), "Rendering (issue 28)")
+    wanted, t_start = b.begin("render", ("render-speed", "render-flat"), "Rendering (issue 28)",
+                              interleaved=False)
     if not wanted:
         return 0
     if not browser():
