@@ -197,6 +197,8 @@ enum sc_fetcher_option {
 	                                     standard error, when that is a terminal */
 	SC_FETCHOPT_DEFER_AFTER = 39,     /* --defer-after ms (0: never): URLs left only on
 	                                     origins held past it end as "deferred" */
+	SC_FETCHOPT_COOKIES = 40,         /* --cookies file: the jar's Netscape cookies.txt */
+	SC_FETCHOPT_NO_COOKIES = 41,      /* --no-cookies: flag; no cookie is kept or sent */
 };
 
 /* Called once per submit, when its record is made (in submission order

@@ -97,6 +97,8 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_WARC_DEDUPE] = "warc-dedupe",
 	[SC_FETCHOPT_PROGRESS] = "progress",
 	[SC_FETCHOPT_DEFER_AFTER] = "defer-after",
+	[SC_FETCHOPT_COOKIES] = "cookies",
+	[SC_FETCHOPT_NO_COOKIES] = "no-cookies",
 };
 
 /* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */

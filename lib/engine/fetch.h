@@ -94,6 +94,8 @@ struct fetch_options {
 	bool adaptive;                /* --adaptive (the default) / --no-adaptive: each
 	                                 origin's pace learnt from its answers (web/pace.h) */
 	long defer_after_ms;          /* --defer-after: 0, off */
+	bool no_cookies;              /* --no-cookies: no cookie engine at all */
+	char *cookies_path;           /* --cookies FILE (owned): the default jar's file */
 	char *origin_state_path;      /* --origin-state FILE (owned), or NULL: the origins'
 	                                 next starts and learnt pace, shared by processes */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,

@@ -120,6 +120,7 @@ struct transfer {
 	struct fetch_engine *engine;
 	struct sc_buf body;
 	bool too_large;
+	bool set_cookie; /* a response of this attempt set a cookie */
 	/* Of the response whose headers are arriving: */
 	bool has_location;      /* a Location header */
 	bool encoded;           /* a Content-Encoding: its length is not the body's */
@@ -325,10 +326,11 @@ struct fetch_engine {
 	struct fetch_transfers xfers;
 	struct fetch_output_state output;
 	struct fetch_metrics_state metrics;
-	struct fetch_robots *robots; /* fetch_robots.c's, or NULL without --robots */
-	struct fetch_pace *pace;     /* fetch_pace.c's, or NULL with --no-adaptive and
+	struct fetch_robots *robots;   /* fetch_robots.c's, or NULL without --robots */
+	struct fetch_pace *pace;       /* fetch_pace.c's, or NULL with --no-adaptive and
 	                                no --origin-state */
-	struct fetch_warc *warc;     /* fetch_warc.c's, or NULL without --warc */
+	struct fetch_warc *warc;       /* fetch_warc.c's, or NULL without --warc */
+	struct fetch_cookies *cookies; /* fetch_cookies.c's, or NULL with --no-cookies */
 };
 
 /* fetch_origin.c */
@@ -449,6 +451,23 @@ void fetch_robots_sent(struct fetch_engine *e, struct origin *origin, double now
  * the next start waits for that, not for a Crawl-delay from a start that
  * was not made. */
 void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double until);
+
+/* fetch_cookies.c (every entry a no-op with --no-cookies) */
+bool fetch_cookies_init(struct fetch_engine *e, char *err, size_t errlen);
+void fetch_cookies_free(struct fetch_engine *e);
+/* The jar of job's session (its record's "session", else the default)
+ * for the transfer about to start on easy; the default jar's file loaded
+ * first when another process changed it. */
+void fetch_cookies_setup(struct fetch_engine *e, CURL *easy, const struct job *job);
+/* A handle about to be reset or cleaned up: what setup left on it. */
+void fetch_cookies_release(struct fetch_engine *e, CURL *easy);
+/* A response of job's transfer set a cookie: the default jar's file is
+ * written. */
+void fetch_cookies_changed(struct fetch_engine *e, const struct job *job);
+/* job's record's "session" member, or NULL. */
+const char *fetch_cookies_session(const struct job *job);
+/* The summary's "cookies" (with --cookies). */
+void fetch_cookies_summary(const struct fetch_engine *e, json_t *summary);
 
 /* fetch_pace.c (every entry a no-op with --no-adaptive and no --origin-state) */
 struct sc_pace_event;

@@ -194,6 +194,7 @@ static void summary(struct fetch_engine *e, bool final)
 	                    json_integer((json_int_t)sc_retry_state_seed(e->loop.retry)));
 	fetch_robots_summary(e, obj);
 	fetch_pace_summary(e, obj, now);
+	fetch_cookies_summary(e, obj);
 	if (!final)
 		json_object_set_new(
 		        obj, "queued",

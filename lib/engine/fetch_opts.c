@@ -39,6 +39,8 @@ void fetch_options_free(struct fetch_options *opts)
 	free(opts->robots_agent);
 	free(opts->robots_cache_path);
 	free(opts->origin_state_path);
+	free(opts->cookies_path);
+	opts->cookies_path = NULL;
 	free(opts->warc_path);
 	free(opts->warc_dedupe_path);
 	free(opts->command_line);
@@ -179,6 +181,12 @@ const struct sc_opt fetch_option_rows[] = {
 	SC_OPT_ROW_CALL("no-adaptive", 0, NULL, set_adaptive, 0),
 	SC_OPT_ROW_COPY("origin-state", 0, "file", AT(origin_state_path)),
 	SC_OPT_ROW_WHOLE("defer-after", 0, "ms", AT(defer_after_ms), 0, 86400000),
+	{ .name = "cookies",
+	  .kind = SC_OPT_COPY,
+	  .arg = "file",
+	  AT(cookies_path),
+	  .or_next = true },
+	SC_OPT_ROW_FLAG("no-cookies", 0, AT(no_cookies)),
 	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),
 	SC_OPT_ROW_WHOLE("warc-max-size", 0, "N", AT(warc_max_size), 1, 1LL << 50),
 	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),
@@ -199,6 +207,10 @@ int fetch_options_check(const struct fetch_options *opts, char *err, size_t errl
 		return snprintf(err, errlen, "--warc: the file name is empty"), -1;
 	if (opts->warc_dedupe_path && !*opts->warc_dedupe_path)
 		return snprintf(err, errlen, "--warc-dedupe: the file name is empty"), -1;
+	if (opts->cookies_path && !*opts->cookies_path)
+		return snprintf(err, errlen, "--cookies: the file name is empty"), -1;
+	if (opts->cookies_path && opts->no_cookies)
+		return snprintf(err, errlen, "--cookies and --no-cookies exclude each other"), -1;
 	const struct {
 		const char *name, *path;
 	} databases[] = { { "robots-cache", opts->robots_cache_path },

@@ -228,6 +228,11 @@ static bool submit(struct fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
 		return true;
 	}
+	json_t *session = json_object_get(rec, "session");
+	if (session && (!json_is_string(session) || json_string_length(session) == 0)) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, "\"session\" is not a non-empty string");
+		return true;
+	}
 	/* A URL as people paste it (non-ASCII, spaces, an IDN host) is
 	 * requested as browsers request it; rec's url stays as given. */
 	char *encoded = sc_url_from_pasted(url, strlen(url)); /* NULL: as it is */

@@ -100,6 +100,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userp)
 		return headers_end(xfer, n);
 	} else if (header_is(data, n, "location", 8)) {
 		xfer->has_location = true;
+	} else if (header_is(data, n, "set-cookie", 10)) {
+		xfer->set_cookie = true;
 	} else if (header_is(data, n, "content-encoding", 16)) {
 		xfer->encoded = true;
 	} else if (header_is(data, n, "retry-after", 11)) {
@@ -121,6 +123,7 @@ static struct transfer *xfer_get(struct fetch_engine *e)
 
 	if (xfer) {
 		e->xfers.free = xfer->next_free;
+		fetch_cookies_release(e, xfer->easy);
 		curl_easy_reset(xfer->easy);
 	} else {
 		xfer = sc_calloc(1, sizeof(*xfer));
@@ -182,6 +185,8 @@ static void xfer_setup(struct fetch_engine *e, struct transfer *xfer, struct job
 
 	curl_easy_setopt(c, CURLOPT_URL, job->url);
 	curl_easy_setopt(c, CURLOPT_PRIVATE, xfer);
+	fetch_cookies_setup(e, c, job);
+	xfer->set_cookie = false;
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, xfer);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -406,6 +411,8 @@ struct job *fetch_transfer_end(struct fetch_engine *e, struct transfer *xfer, CU
 	curl_easy_getinfo(xfer->easy, CURLINFO_TOTAL_TIME_T, &total_us);
 	oc->latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
 	outcome_of(e, xfer, rc, oc);
+	if (xfer->set_cookie)
+		fetch_cookies_changed(e, xfer->job);
 	return xfer->job;
 }
 
@@ -427,6 +434,7 @@ void fetch_xfers_free(struct fetch_engine *e)
 	while (e->xfers.free) {
 		struct transfer *xfer = e->xfers.free;
 		e->xfers.free = xfer->next_free;
+		fetch_cookies_release(e, xfer->easy);
 		curl_easy_cleanup(xfer->easy);
 		sc_buf_free(&xfer->body);
 		free(xfer->retry_after);

@@ -2573,6 +2573,25 @@ static void handle_conditional(conn_t *c, const char *id)
 	respond(c, 200, "text/html; charset=utf-8", body, (size_t)n, extra);
 }
 
+/* /set-cookie?c=SPEC[&d=SPEC]: a Set-Cookie field per parameter (SPEC as
+ * the field's value: "name=value; Path=/; Max-Age=60"), and the Cookie
+ * field the request carried as the body (empty: none). */
+static void handle_set_cookie(conn_t *c)
+{
+	buf_t head = { 0 };
+	static const char *const params[] = { "c", "d" };
+	for (size_t i = 0; i < 2; i++) {
+		char *spec = query_param(c->req.query, params[i]);
+		if (spec && !strpbrk(spec, "\r\n"))
+			buf_printf(&head, "Set-Cookie: %s\r\n", spec);
+		free(spec);
+	}
+	const char *sent = request_header(&c->req, "Cookie");
+	respond(c, 200, "text/plain; charset=utf-8", sent ? sent : "", sent ? strlen(sent) : 0,
+	        head.len ? head.data : NULL);
+	buf_free(&head);
+}
+
 /* /repeat-headers: a field sent twice and two Set-Cookie fields. */
 static void handle_repeat_headers(conn_t *c)
 {
@@ -2674,7 +2693,8 @@ static bool page_fails(conn_t *c)
 	char name[256];
 	buf_t text = { 0 };
 	uint64_t percent = 0;
-	if (!robots_dir || !host_name(c, name, sizeof name) || !robots_file(name, ".unreliable", &text))
+	if (!robots_dir || !host_name(c, name, sizeof name) ||
+	    !robots_file(name, ".unreliable", &text))
 		return false;
 	text.data[strcspn(text.data, " \t\r\n")] = '\0';
 	bool fails = parse_u64_str(text.data, &percent) && percent >= 1 && percent <= 100 &&
@@ -2732,13 +2752,16 @@ static void route_request(conn_t *c)
 	else if (robots_dir && strcmp(path, "/robots.txt") == 0)
 		handle_robots(c);
 	else if ((arg = path_arg(path, "/page/")) && page_fails(c))
-		respond(c, 503, "text/plain; charset=utf-8", "the site's backend failed\n", 26, NULL);
+		respond(c, 503, "text/plain; charset=utf-8", "the site's backend failed\n", 26,
+		        NULL);
 	else if (arg)
 		handle_page(c, arg);
 	else if ((arg = path_arg(path, "/conditional/")))
 		handle_conditional(c, arg);
 	else if (strcmp(path, "/repeat-headers") == 0)
 		handle_repeat_headers(c);
+	else if (strcmp(path, "/set-cookie") == 0)
+		handle_set_cookie(c);
 	else if ((arg = path_arg(path, "/status/")))
 		handle_status(c, arg);
 	else if ((arg = path_arg(path, "/delay/")))
@@ -3125,6 +3148,8 @@ static void usage(FILE *out)
 	      "  /conditional/ID           ETag \"ID-v1\" and a fixed Last-Modified; 304\n"
 	      "                            to If-None-Match / If-Modified-Since\n"
 	      "  /repeat-headers           X-Multi twice, Set-Cookie twice\n"
+	      "  /set-cookie?c=SPEC&d=SPEC a Set-Cookie: SPEC per parameter; the body is\n"
+	      "                            the request's Cookie field\n"
 	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
 	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
 	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
