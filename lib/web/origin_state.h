@@ -23,6 +23,7 @@
 #define SC_ORIGIN_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sc_origin_state; /* an open file; opaque */
@@ -71,5 +72,19 @@ int sc_origin_state_get(struct sc_origin_state *s, const char *origin, int64_t *
 /* Saves the pace of origin (its start times stay as claimed).  0, or -1. */
 int sc_origin_state_put(struct sc_origin_state *s, const char *origin,
                         const struct sc_origin_pace *pace, char **err);
+
+/* Each origin of the file as one JSON line (sc-fetch --origin-state FILE
+ * --show, sc-fetch(1); crawl-progress.sh reads it by position), in the
+ * order of the origins, handed to line (len bytes, no newline).  Its
+ * members, always all of them and in this order: origin, last_start
+ * (wall ms; 0: none), then the saved pace, null when none was saved:
+ * limit, interval_ms, ceiling_ms, latency_floor_ms, block_level,
+ * blocked_until (wall ms; 0: not blocked), reason ("" when none) and
+ * background (null: none measured).  Returns 0; line's first nonzero
+ * return, which ends the walk; or -1 with the reason in err (errlen
+ * bytes, lib/README.md). */
+typedef int (*sc_origin_line_fn)(const char *line, size_t len, void *ctx);
+int sc_origin_state_show(struct sc_origin_state *s, sc_origin_line_fn line, void *ctx, char *err,
+                         size_t errlen);
 
 #endif
