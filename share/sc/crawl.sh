@@ -125,6 +125,7 @@ step_chunk() {
 # shellcheck disable=SC2034 # piped and check_by are the caller's (namerefs)
 fetch_parse_sink() {
 	local -n piped=$6 check_by=$7
+	local job=()
 	if [[ -z $WORKERS ]]; then
 		options here "${8:-}"
 		check_by=status
@@ -137,7 +138,7 @@ fetch_parse_sink() {
 	else
 		options worker "${8:-}"
 		check_by=records
-		on_worker "$1"
+		on_worker job "$1"
 		set +e
 		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
 		piped=("${PIPESTATUS[@]}")
@@ -226,7 +227,8 @@ remove() {
 	rm -f "$@"
 }
 
-# on_worker ID: sets job, the command that runs chunk ID on its worker.
+# on_worker JOB ID: sets the caller's array JOB to the command that runs
+# chunk ID on its worker.
 # With WORKERS, chunk ID runs on the worker of its shard (the part of ID
 # before the dash, modulo the number of workers), through GNU parallel, in
 # one of the worker's job slots (N of N/host, else 1): chunk SHARD-K takes
@@ -238,11 +240,13 @@ remove() {
 # beside the chunk (the /./ in the path: what follows is relative to that
 # folder; rsync) and --cleanup removes the folder; warc_returned then
 # checks that both came back.
+# shellcheck disable=SC2034 # job_into is the caller's (a nameref)
 on_worker() {
-	local shard=${1%%-*} k=${1##*-} workers w slots text back=() at
+	local -n job_into=$1
+	local shard=${2%%-*} k=${2##*-} workers w slots text back=() at
 	read -ra workers <<<"$WORKERS"
 	w=$((10#$shard % ${#workers[@]}))
-	slots_of "${workers[w]}"
+	slots_of slots "${workers[w]}"
 	worker_job text
 	if [[ $WARC == 1 ]]; then
 		at=$warc_name
@@ -250,15 +254,17 @@ on_worker() {
 		at=${at%/*}/./${at##*/}
 		back=(--wd ... --cleanup --return "$at.warc.gz" --return "$at.cdxj")
 	fi
-	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
+	job_into=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
 		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "${back[@]}" "$text")
 }
 
-# slots_of SSHLOGIN: sets slots, its job slots (N of N/host, else 1).
+# slots_of VAR SSHLOGIN: sets VAR to its job slots (N of N/host, else 1).
+# shellcheck disable=SC2034 # slots_into is the caller's (a nameref)
 slots_of() {
-	slots=1
-	if [[ $1 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
-		slots=$((10#${BASH_REMATCH[1]}))
+	local -n slots_into=$1
+	slots_into=1
+	if [[ $2 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
+		slots_into=$((10#${BASH_REMATCH[1]}))
 	fi
 }
 
@@ -301,7 +307,7 @@ all_slots() {
 	local workers w slots total=0
 	read -ra workers <<<"$WORKERS"
 	for w in "${workers[@]}"; do
-		slots_of "$w"
+		slots_of slots "$w"
 		total=$((total + slots))
 	done
 	echo "$total"
