@@ -5,7 +5,8 @@
 # A crawl runs this file once per chunk, so the chunk step comes first and
 # exits before bash has read the rest: bash lexes comments as it reads, and
 # on a small crawl each chunk's start counts.  So the functions a chunk
-# calls come first, each note above its function.
+# calls come first, each note above its function, short down to there;
+# those of a chunk on a worker (WORKERS) come after the local chunk's exit.
 set -eu
 shopt -s nullglob
 export LC_ALL=C
@@ -18,28 +19,17 @@ die() {
 	exit 1
 }
 
-# The settings are crawl.mk's variables, under the same names, in the
-# environment: crawl.mk exports them with their defaults (its SETTINGS,
-# the one list) and CRAWL_SETTINGS, their names.  This file holds no
-# default: a step run without a setting stops here.  A step run by hand
-# takes them from crawl.mk first (sc-crawl(7), "How it is built"):
-#     eval "$(make -sf crawl.mk DIR=crawl settings)"; crawl.sh status
+# The settings: crawl.mk's, in the environment (settings, below).
 : "${CRAWL_SETTINGS:?is not set: the steps take the settings of crawl.mk, which runs them; by hand, eval the output of make -sf crawl.mk settings first (sc-crawl(7))}"
-for setting in $CRAWL_SETTINGS; do
-	[[ -v $setting ]] || die "$setting is not set: the steps take the settings of crawl.mk (by hand: eval the output of make -sf crawl.mk settings first)"
-done
 
 # A chunk's WARC options and files (warc_for); none without WARC=1.
 # Every archive's name begins with WARC_PREFIX and a '-' (when set).
 warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
 
-# user_words ARRAY STRING appends to ARRAY the words of STRING, one of the
-# users' FIELDS, FETCH_ARGS, PARSE_ARGS, FRONTIER_ARGS, RETRY_ARGS.  These
-# are shell words, as they have always been: split, unquoted and expanded
-# as the arguments of a command are (FIELDS="-f 'links[]=a'",
-# FETCH_ARGS='-A bot/$$(hostname)' in make, '$$' being make's '$').  It is
-# the one place they become words; through a worker, the worker's shell
-# does the same (worker_job).
+# user_words ARRAY STRING: appends to ARRAY the shell words of STRING (the
+# users' FIELDS and *_ARGS: split, unquoted and expanded as a command's
+# arguments are), the one place they become words (a worker's shell, for
+# a worker: worker_job).
 user_words() {
 	[[ $2 == *[![:space:]]* ]] || return 0
 	local -n words_into=$1
@@ -51,14 +41,10 @@ user_words() {
 	words_into+=("$@")
 }
 
-# options WHERE [DEFER] builds fetch_opts and parse_opts (ours); WHERE
-# being "here", also retry_opts and frontier_opts (those programs run only
-# here), and fetch_args, parse_args, retry_args, frontier_args (the users'
-# words, which come after ours, so that they win).  WHERE "worker": the
-# options of the job a worker runs, which adds its own robots cache and
-# the users' words (worker_job).  DEFER is sc-fetch's --defer-after
-# (DEFER_AFTER when not given; 0: none): a host held past it hands its
-# URLs to the next round, but in a round of nothing else (step_chunk).
+# options WHERE [DEFER]: sets fetch_opts and parse_opts (ours); "here"
+# also retry_opts, frontier_opts and the users' words after them, which
+# win (fetch_args, ...); "worker", the job's (worker_job adds the rest).
+# DEFER: --defer-after (DEFER_AFTER when not given; 0: none).
 options() {
 	local dir=$DIR pace=() quiet=(-q) defer=${2:-$DEFER_AFTER}
 	[[ $dir == /* ]] || dir=$PWD/$dir
@@ -96,15 +82,12 @@ held_only() {
 	(($1 > 0)) && [[ -e $held ]] && (($(wc -l <"$held") == $(wc -l <"$DIR/round-$1/urls.jsonl")))
 }
 
-# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.  The chunk's URLs run
-# through sc-fetch | sc-parse, here or on its worker, into sc-sink's
-# temporary file, which becomes the chunk only if commit_or_remove says
-# so.  COUNT is the split's number of URLs (counted when not given).  A
-# round of held URLs alone is fetched to its end: DEFER_AFTER would only
-# hand them on again.  Each step forks as few processes as it can: on a
-# small crawl, process starts are the cost.  A chunk is one bash (this
-# script, run by make without a shell in between), its programs and a
-# rename.
+# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl: its URLs through
+# sc-fetch | sc-parse, here or on a worker, into sc-sink's temporary file,
+# which commit_or_remove makes the chunk.  COUNT: the split's (else
+# counted).  A round of held URLs alone is fetched to its end (DEFER_AFTER
+# would only hand them on).  A chunk is one bash (make runs it without a
+# shell), its programs and a rename: on a small crawl, starts are the cost.
 step_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-} defer=$DEFER_AFTER st=() check=''
 	! held_only "$1" || defer=0
@@ -116,12 +99,10 @@ step_chunk() {
 	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
 }
 
-# fetch_parse_sink ID IN LOG TMP SUM STATUSES CHECK [DEFER] runs the
-# chunk's pipeline (options WHERE DEFER) and sets the caller's array
-# STATUSES to its statuses and CHECK to what they tell: "status" when
-# they are every program's own (here: a shutdown shows as sc-fetch's 130
-# or 143), "records" when only the job's came back (a worker): the
-# records must then be searched for cancelled ones.
+# fetch_parse_sink ID IN LOG TMP SUM STATUSES CHECK [DEFER]: the chunk's
+# pipeline; sets the caller's STATUSES to its statuses and CHECK to
+# "status" (every program's own: a shutdown is sc-fetch's 130 or 143) or
+# "records" (a worker's job's: search the records for cancelled ones).
 # shellcheck disable=SC2034 # piped and check_by are the caller's (namerefs)
 fetch_parse_sink() {
 	local -n piped=$6 check_by=$7
@@ -148,25 +129,12 @@ fetch_parse_sink() {
 	fi
 }
 
-# warc_returned: with WARC=1, fails unless the worker's archive came back
-# whole: the WARC (every gzip member whole) and its CDXJ (rsync renames a
-# file only once it is whole, but a job that ended early leaves none).
-warc_returned() {
-	[[ $WARC == 1 ]] || return 0
-	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
-	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
-}
-
-# commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
-# when every program of the pipeline that wrote it exited 0 or 3 (3: some
-# records not ok, which is data), sc-sink's summary SUM says it wrote
-# COUNT records (the count contract: one per URL), and, CHECK being
-# "records", no record of TMP was cancelled by a shutdown.  Otherwise it
-# removes TMP (and the files of made: the chunk's archive) and fails: the
-# chunk stays to do.  It is the one commit check of every chunk written
-# (crawl, retry, recrawl).  Every file is written under a temporary name
-# and renamed into place last, so a file that exists is finished
-# (sc-crawl(7), "Order of writes").
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT when
+# every status is 0 or 3 (some records not ok: data), sc-sink's summary
+# SUM counts COUNT records (one per URL) and, CHECK "records", none was
+# cancelled; else TMP and made (its archive) go and the step fails.  The
+# one commit check of every chunk (crawl, retry, recrawl): a file that
+# exists is finished (sc-crawl(7), "Order of writes").
 commit_or_remove() {
 	local out=$1 tmp=$2 sum=$3 want=$4 check=$5 s line ok=1
 	shift 5
@@ -182,15 +150,11 @@ commit_or_remove() {
 	fi
 }
 
-# warc_for DIR NAME [STALE]: with WARC=1, the chunk's archive is
-# DIR/NAME.warc.gz (NAME carries the round, since the records' warc member
-# and the CDXJ name the file by its base name, and DIR/warc/ holds every
-# round's): warc gets sc-fetch's options for it (with its CDXJ, and
-# WARC_DEDUPE's digest file), made its files, which commit_or_remove
-# removes with TMP, and the caller's array STALE what an earlier run of
-# the chunk left (after a kill -9: its .open, which sc-fetch would
-# otherwise mend and write on), which the caller removes at the chunk's
-# start.  So an archive is kept only with its chunk's records.
+# warc_for DIR NAME [STALE]: WARC=1: the archive DIR/NAME.warc.gz (NAME
+# holds the round: the records and CDXJ name it by base name): sets warc
+# (sc-fetch's options), made (its files, which go with a failed chunk) and
+# adds to the caller's STALE what a killed run left (its .open, which
+# sc-fetch would mend): an archive is kept only with its chunk's records.
 warc_for() {
 	[[ $WARC == 1 ]] || return 0
 	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
@@ -203,13 +167,9 @@ warc_for() {
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
 }
 
-# warc_forget FILE...: WARC_DEDUPE forgets the payloads of the archives
-# among FILE... before they are removed, through sc-warc forget, which
-# owns the index's format (lib/warc/dedupe.c): it deletes the archives'
-# records from the index (by their WARC-Record-ID, the index's id).
-# Otherwise the chunk done again would write its pages as revisits of
-# records that no file holds.  Whatever removes an archive goes through
-# remove, which calls this first.
+# warc_forget FILE...: WARC_DEDUPE forgets the records of the archives
+# among FILE... (sc-warc forget owns the index), else the chunk done again
+# would be revisits of records no file holds.  remove calls it first.
 warc_forget() {
 	local f archives=() said rc=0
 	[[ -n $WARC_DEDUPE && -e $WARC_DEDUPE ]] || return 0
@@ -225,6 +185,23 @@ warc_forget() {
 remove() {
 	warc_forget "$@"
 	rm -f "$@"
+}
+
+if [[ ${1:-} == chunk && -z $WORKERS ]]; then
+	shift
+	step_chunk "$@"
+	exit
+fi
+
+# ==== a chunk on a worker, and the other steps ================================
+
+# warc_returned: with WARC=1, fails unless the worker's archive came back
+# whole: the WARC (every gzip member whole) and its CDXJ (rsync renames a
+# file only once it is whole, but a job that ended early leaves none).
+warc_returned() {
+	[[ $WARC == 1 ]] || return 0
+	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
+	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
 }
 
 # on_worker JOB ID: sets the caller's array JOB to the command that runs
@@ -301,6 +278,18 @@ if [[ ${1:-} == chunk ]]; then
 	step_chunk "$@"
 	exit
 fi
+
+# The settings are crawl.mk's variables, under the same names, in the
+# environment: crawl.mk exports them with their defaults (its SETTINGS,
+# the one list) and CRAWL_SETTINGS, their names.  This file holds no
+# default: a step run without a setting stops here (a chunk, which only
+# crawl.mk runs, on the first use of one: set -u).  A step run by hand
+# takes them from crawl.mk first (sc-crawl(7), "How it is built"):
+#     eval "$(make -sf crawl.mk DIR=crawl settings)"; crawl.sh status
+for setting in $CRAWL_SETTINGS; do
+	[[ -v $setting ]] || die "$setting is not set: the steps take the settings of crawl.mk (by hand: eval the output of make -sf crawl.mk settings first)"
+done
+
 
 # all_slots: the job slots of every worker together.
 all_slots() {
