@@ -5,19 +5,26 @@
  * line (sc_fetcher_setopt_argv) and reads standard input itself, only as
  * it wants more work (sc_fetcher_run_fd).  This file is the program
  * around it: each record written whole to standard output, the metrics
- * lines to standard error, the warnings, the signals, the exit status. */
+ * lines to standard error, the warnings, the signals, the exit status.
+ * One query is no fetch and has no libsc call: --origin-state FILE --show
+ * prints the origin state's lines (web/origin_state.h, which owns the
+ * file and the lines; crawl-progress.sh reads them). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <sc.h>
 
 #include "core/signals.h"
+#include "core/sqlite_shared.h"
 #include "core/util.h"
 #include "kit/cli.h"
+#include "web/origin_state.h"
 
 static sc_fetcher *volatile fetcher; /* the signal hook's, until it is freed */
 static int out_errno;                /* the first error writing standard output, or 0 */
@@ -91,15 +98,81 @@ static void on_warning(size_t lineno, const char *why, void *ctx)
 
 static _Noreturn void print_help(void)
 {
-	static const char more[] = "       %s -h | --help | -V | --version\n";
+	static const char more[] = "       %s --origin-state file --show\n"
+	                           "       %s -h | --help | -V | --version\n";
 	char *options = sc_fetcher_usage(sc_progname, "< urls");
-	size_t size = strlen(options) + sizeof(more) + strlen(sc_progname);
+	size_t size = strlen(options) + sizeof(more) + 2 * strlen(sc_progname);
 	char *text = sc_malloc(size);
 
 	snprintf(text, size, "%s", options);
-	snprintf(text + strlen(options), size - strlen(options), more, sc_progname);
+	snprintf(text + strlen(options), size - strlen(options), more, sc_progname, sc_progname);
 	sc_free(options);
 	sc_print_help(text);
+}
+
+/* An origin state line: to standard output, whole; 1 (errno set) when
+ * the write failed, which ends the walk. */
+static int on_origin_line(const char *line, size_t len, void *ctx)
+{
+	(void)ctx;
+	return write_line(STDOUT_FILENO, line, len) == 0 ? 0 : 1;
+}
+
+/* The file of --origin-state FILE --show: FILE, when argv is that and
+ * nothing else (either order, --origin-state=FILE too); NULL when --show
+ * is not among argv; a usage error otherwise. */
+static const char *show_asked(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool show = false;
+
+	for (int i = 1; i < argc; i++)
+		show = show || strcmp(argv[i], "--show") == 0;
+	if (!show)
+		return NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--show") == 0)
+			continue;
+		if (strncmp(argv[i], "--origin-state=", 15) == 0 && !path)
+			path = argv[i] + 15;
+		else if (strcmp(argv[i], "--origin-state") == 0 && i + 1 < argc && !path)
+			path = argv[++i];
+		else
+			sc_usage_error(
+			        "--show takes --origin-state FILE and nothing else, not '%s'",
+			        argv[i]);
+	}
+	if (!path)
+		sc_usage_error("--show needs --origin-state FILE");
+	if (!*path)
+		sc_usage_error("--origin-state: the file name is empty");
+	return path;
+}
+
+/* --origin-state FILE --show: one JSON line per origin of FILE (sc-fetch(1),
+ * "Origin state"); FILE must exist (none is made for a look). */
+static int show_origins(const char *path)
+{
+	char why[512];
+	struct stat st;
+
+	if (sc_sqlite_name_problem(path, why, sizeof why))
+		sc_usage_error("--origin-state: %s", why);
+	if (stat(path, &st) != 0)
+		sc_die(SC_EXIT_FAILURE, "--origin-state: %s:", path);
+	struct sc_origin_state *s = sc_origin_state_open(path, why, sizeof why);
+	if (!s)
+		sc_die(SC_EXIT_FAILURE, "%s", why);
+	int rc = sc_origin_state_show(s, on_origin_line, NULL, why, sizeof why);
+	int saved = errno;
+	sc_origin_state_close(s);
+	if (rc > 0) {
+		errno = saved;
+		sc_die_write("error writing standard output:");
+	}
+	if (rc < 0)
+		sc_die(SC_EXIT_FAILURE, "%s", why);
+	return SC_EXIT_OK;
 }
 
 /* Sets the fetcher's options from the command line, or ends the run:
@@ -128,6 +201,9 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
+	const char *shown = show_asked(argc, argv);
+	if (shown)
+		return sc_exit_status(show_origins(shown));
 	fetcher = sc_fetcher_new(on_record, NULL);
 	if (!fetcher)
 		sc_die(SC_EXIT_FAILURE, "out of memory");

@@ -18,7 +18,9 @@ load 'lib/crawl'
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	sc_server_start
+	# robots.txt per host (a host without one gets a 404: everything allowed).
+	mkdir -p "$BATS_FILE_TMPDIR/robots"
+	sc_server_start --loopback 2 --robots-dir "$BATS_FILE_TMPDIR/robots"
 }
 
 teardown_file() {
@@ -26,6 +28,7 @@ teardown_file() {
 }
 
 setup() {
+	rm -f "$BATS_FILE_TMPDIR"/robots/*
 	sc_server_reset
 	cd "$BATS_TEST_TMPDIR" || return 1
 	seeds_for 127.0.0.1 >seeds.txt
@@ -100,6 +103,31 @@ report_requests() {
 	assert_output ''
 }
 
+@test "left: what the slowest host still owes (its URLs not done times its spacing) when that is more than the round's rate says, and that host named" {
+	# 127.0.0.2 under Crawl-delay 0.5 and 127.0.0.1 free: depth 2 is 1 + 5
+	# + 10 pages each; the free host's are done at once, the other's take
+	# half a second each, which the round's rate alone does not tell.
+	printf 'User-agent: *\nCrawl-delay: 0.5\n' >"$BATS_FILE_TMPDIR/robots/127.0.0.2"
+	seeds_for 127.0.0.1 127.0.0.2 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=2 DIR=c DEFER_AFTER=0 PROGRESS_EVERY=1
+	[ -s c/pages.jsonl ]
+	# "round N/2: D/T urls, ..., ~Ls left (127.0.0.2, K urls)": K of its URLs
+	# not done, at 500 ms or more each (a loaded machine spaces them wider),
+	# and L the figure in whole seconds, the look up to a second old.
+	local re='round ([12])/2: ([0-9]+)/([0-9]+) urls, .*, ~([0-9]+)s left \(127\.0\.0\.2, ([0-9]+) urls\)$'
+	local named=0 line k l
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] || continue
+		named=$((named + 1)) l=${BASH_REMATCH[4]} k=${BASH_REMATCH[5]}
+		((k >= 1 && k <= BASH_REMATCH[3] / 2)) || fail "$k URLs left of the slow host: $line"
+		((l * 1000 >= k * 500 - 1500 && l * 1000 <= k * 1500 + 1000)) || fail "~${l}s for $k URLs at 500 ms: $line"
+	done <<<"$output"
+	echo "# $named lines named the slow host; the last: $(grep 'left (127.0.0.2' <<<"$output" | tail -1)" >&3
+	((named >= 2)) || fail "the slow host named on $named lines: $output"
+	# No line names the free host as the one the round waits on.
+	refute_output --partial 'left (127.0.0.1,'
+}
+
 @test "hosts held: counted from the origin state, the ones that hold the round longest named first, the rest as +N" {
 	# The file as sc-fetch makes it (lib/web/origin_state.c's schema).
 	echo "$SC_BASE/page/1" | sc-fetch -q --origin-state origins.db >/dev/null
@@ -112,8 +140,13 @@ report_requests() {
 	# shellcheck source=share/sc/crawl-progress.sh
 	source "$BATS_TEST_DIRNAME/../share/sc/crawl-progress.sh"
 	DIR=. WORKERS='' PER_HOST=4 now=${EPOCHREALTIME/./} held=''
-	progress_held
+	local -A gaps=() blocks=()
+	progress_held gaps blocks
 	assert_equal "$held" ", 4 hosts held (1 blocked): blocked.example:443, wide.example:80 +2"
+	# Each held host's spacing and the rest of its block, by host.
+	assert_equal "${gaps[wide.example]} ${gaps[narrow.example]} ${gaps[third.example]} ${blocks[wide.example]}" "2000 300 100 0"
+	((blocks[blocked.example] > 590000 && blocks[blocked.example] <= 600000)) || fail "${blocks[blocked.example]}"
+	[ -z "${gaps[free.example]:-}" ]
 }
 
 @test "PROGRESS=0: no status line, no plain line, no last line" {

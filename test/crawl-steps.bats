@@ -12,12 +12,43 @@ load '/usr/lib/bats/bats-assert/load'
 bats_require_minimum_version 1.5.0
 
 STEPS=$BATS_TEST_DIRNAME/../share/sc/crawl.sh
+CRAWL_MK=$BATS_TEST_DIRNAME/../share/sc/crawl.mk
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
-	export LC_ALL=C DIR=c DEPTH=1 C=4 PER_HOST=2 SCOPE=host CHUNK=1000 SEEDS=seeds.txt
-	unset WORKERS FIELDS FETCH_ARGS PARSE_ARGS RETRY_ARGS FRONTIER_ARGS ROUND_MAX_PER_HOST
+	export LC_ALL=C
+	# The settings as a step run by hand takes them: crawl.mk's, with its
+	# defaults for the rest (crawl.sh holds none).
+	eval "$(make -sf "$CRAWL_MK" settings DIR=c DEPTH=1 C=4 PER_HOST=2 SEEDS=seeds.txt)"
 	mkdir -p c/round-0
+}
+
+# ---- the settings ----
+
+@test "settings: crawl.mk prints every setting, its defaults included, as shell lines a step run by hand takes" {
+	# (From a clean environment: setup's settings would be taken as the user's.)
+	run -0 env -i PATH="$PATH" make -sf "$CRAWL_MK" settings C=3 'FETCH_ARGS=-A "a b"'
+	assert_line "export C=3"
+	assert_line "export PER_HOST=3"
+	assert_line "export DEFER_AFTER=10000"
+	assert_line "export METRICS=1"
+	assert_line "export WORKERS=''"
+	assert_line 'export FETCH_ARGS=-A\ \"a\ b\"'
+	assert_line 'export RETRY_ARGS=-A\ \"a\ b\"'
+	# One line per setting crawl.mk lists, and CRAWL_SETTINGS naming them.
+	local names
+	names=$(sed -n 's/^SETTINGS += \([A-Z_]*\)=.*/\1/p' "$CRAWL_MK" | paste -sd ' ')
+	assert_line "export CRAWL_SETTINGS=${names// /\\ }\\ CRAWL_MK"
+	assert_equal "${#lines[@]}" "$(($(wc -w <<<"$names") + 2))"
+}
+
+@test "a step run without crawl.mk's settings, or without one of them, stops and says so" {
+	run -1 env -u CRAWL_SETTINGS "$STEPS" status
+	assert_output --partial "CRAWL_SETTINGS: is not set: the steps take the settings of crawl.mk"
+	run -1 env -u DEPTH "$STEPS" status
+	assert_output "crawl.sh: DEPTH is not set: the steps take the settings of crawl.mk (by hand: eval the output of make -sf crawl.mk settings first)"
+	# An empty one is a setting (FIELDS= is crawl.mk's default).
+	FIELDS='' run -0 "$STEPS" status
 }
 
 # stand_ins [FETCH_STATUS]: sc-fetch and sc-parse that write their
@@ -157,7 +188,8 @@ tmp_chunk() {
 	printf '%s\n' 'CHUNKS := 0-0000' >c/round-1/chunks.mk
 	printf '%s\n' '{"url":"http://b/1","ok":true}' >c/round-1/chunk-0-0000.jsonl
 	: >c/round-1/done
-	ROUNDS="0 1 2" run -0 "$STEPS" status
+	# Rounds 0 to DEPTH (1), and round 2, which exists.
+	run -0 "$STEPS" status
 	assert_output "$(printf '%s\n' \
 		"round 0: 3 urls, 2 chunks, 1 done, 1 pending; pages 1 ok, 1 failed (running)" \
 		"round 1: 1 urls (1 deferred to the next round), 1 chunks, 1 done, 0 pending; pages 1 ok, 0 failed (done)" \
@@ -175,7 +207,8 @@ tmp_chunk() {
 	[ "$(wc -l <c/round-0/chunk-0-0000.jsonl)" = 2 ]
 	[ ! -e c/round-0/.chunk-0-0000.jsonl.tmp ]
 	run -0 cat fetch.args
-	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --robots-cache "$PWD/c/robots.cache" --origin-state "$PWD/c/origins.db" --headers -A 'my bot/1' --delay 50)"
+	# METRICS=1 and DEFER_AFTER=10000 are crawl.mk's defaults.
+	assert_output "$(printf '%s\n' -c 4 --per-host 2 --defer-after 10000 --robots --robots-cache "$PWD/c/robots.cache" --origin-state "$PWD/c/origins.db" --headers -A 'my bot/1' --delay 50)"
 	run -0 cat parse.args
 	assert_output "$(printf '%s\n' -f title=h1 -f 'links[]=a::attr(href)')"
 	# The summary sc-sink wrote is the one counted.
@@ -224,7 +257,7 @@ tmp_chunk() {
 	run -0 env SC_WORKER=w7 XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
 	assert_output "$(cat in)"
 	run -0 cat fetch.args
-	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --headers --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db" -A bot/w7 -H 'X-A: b c')"
+	assert_output "$(printf '%s\n' -c 4 --per-host 2 --defer-after 10000 --robots --headers --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db" -A bot/w7 -H 'X-A: b c')"
 	[ -d cache/sc ]
 	run -0 cat parse.args
 	assert_output "$(printf '%s\n' -f 'a b=h1' --quiet-ish)"
@@ -251,7 +284,7 @@ tmp_chunk() {
 	run -0 env XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
 	assert_output "$(cat in)"
 	run -0 cat fetch.args
-	assert_output "$(printf '%s\n' -q -c 4 --per-host 2 --robots --headers --warc round-2-chunk-1-0003.warc.gz --warc-cdx --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db")"
+	assert_output "$(printf '%s\n' -c 4 --per-host 2 --defer-after 10000 --robots --headers --warc round-2-chunk-1-0003.warc.gz --warc-cdx --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db")"
 	run -1 env WORKERS=w1 WARC=1 "$STEPS" worker-job
 	assert_output --partial "worker-job N ID with WARC=1"
 }

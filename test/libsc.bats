@@ -102,7 +102,9 @@ normalize() {
 	assert_line --index "$n" "--user-agent: a value may not hold a CR, LF or NUL"
 	assert_line --index "$((n + 1))" "--header: a value may not hold a CR, LF or NUL"
 	# Every option of sc-fetch --help is among them (--no-adaptive is
-	# SC_FETCHOPT_ADAPTIVE's 0).
+	# SC_FETCHOPT_ADAPTIVE's 0).  The usage lines of their own are not
+	# bracketed, and are no fetcher's options: --origin-state file --show
+	# (a look at the file, sc-fetch(1)), --help, --version.
 	local opt
 	for opt in $(sc-fetch --help | grep -oE '\[--[a-z-]+' | tr -d '[' | grep -vx -- --no-adaptive); do
 		assert_line "$opt: a value may not hold a CR, LF or NUL"

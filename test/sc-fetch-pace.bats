@@ -441,3 +441,46 @@ Try 'sc-fetch --help' for more information."
 	run -1 --separate-stderr sc-fetch --origin-state junk.db <in
 	[[ $stderr == "sc-fetch: --origin-state: origin state: junk.db: "* ]]
 }
+
+@test "--origin-state FILE --show: one line per origin, every member in its documented order; no fetch, no input read; errors" {
+	# A pace saved by a throttle (429s with Retry-After), and a start
+	# without one.
+	urls 3 '/bucket/show?rate=5&burst=1&retry_after=1' >in
+	run -0 sc-fetch -q -c 3 --retries 5 --origin-state st.db <in
+	urls 1 '/page/5' 127.0.0.2 | sc-fetch -q --no-adaptive --delay 100 --origin-state st.db >/dev/null
+	sc_server_reset
+	# The order crawl-progress.sh reads them in (sc-fetch(1), --show).
+	local order='["origin","last_start","limit","interval_ms","ceiling_ms","latency_floor_ms","block_level","blocked_until","reason","background"]'
+	run -0 --separate-stderr sc-fetch --origin-state st.db --show <in
+	[ -z "$stderr" ] || fail "$stderr"
+	assert_equal "${#lines[@]}" 2
+	local line
+	for line in "${lines[@]}"; do
+		assert_equal "$(jq -c keys_unsorted <<<"$line")" "$order"
+	done
+	# Sorted by origin: 127.0.0.1's pace first, as its 429s left it;
+	# 127.0.0.2, fetched under --delay without the controller, has a start
+	# but no pace.
+	jq -e --arg o "http://127.0.0.1:$SC_PORT" '.origin == $o and .limit >= 1
+		and (.interval_ms | type) == "number" and .blocked_until > 1700000000000
+		and .reason == "retry_after" and .last_start > 1700000000000' <<<"${lines[0]}" >/dev/null ||
+		fail "${lines[0]}"
+	jq -e --arg o "http://127.0.0.2:$SC_PORT" '.origin == $o and .last_start > 1700000000000
+		and ([.limit, .interval_ms, .ceiling_ms, .latency_floor_ms, .block_level, .blocked_until,
+		.reason, .background] | all(. == null))' <<<"${lines[1]}" >/dev/null || fail "${lines[1]}"
+	# Either order, --origin-state=FILE too; nothing was fetched.
+	run -0 sc-fetch --show --origin-state=st.db </dev/null
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(sc_server_log 'length')" 0
+	# Nothing else beside it; a file that does not exist is not made.
+	run -2 --separate-stderr sc-fetch --show
+	assert_equal "$stderr" "sc-fetch: --show needs --origin-state FILE
+Try 'sc-fetch --help' for more information."
+	run -2 --separate-stderr sc-fetch --origin-state st.db --show -c 2
+	[[ $stderr == "sc-fetch: --show takes --origin-state FILE and nothing else, not '-c'"* ]] || fail "$stderr"
+	run -1 --separate-stderr sc-fetch --origin-state none.db --show
+	assert_equal "$stderr" "sc-fetch: --origin-state: none.db: No such file or directory"
+	[ ! -e none.db ]
+	run -1 --separate-stderr bash -c "sc-fetch --origin-state st.db --show >/dev/full"
+	[[ $stderr == "sc-fetch: error writing standard output"* ]] || fail "$stderr"
+}

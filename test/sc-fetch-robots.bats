@@ -229,8 +229,14 @@ gaps() {
 	# shellcheck source=share/sc/crawl-progress.sh
 	source "$BATS_TEST_DIRNAME/../share/sc/crawl-progress.sh"
 	run -0 awk -v LOG=1 -v L="$(stat -c %s metrics)" "$GROWN_AWK" metrics
-	# 3 URLs done, 1 failed (the 404), every byte a whole line.
-	assert_output "3 1 $(stat -c %s metrics)"
+	# 3 URLs done, 1 failed (the 404), every byte a whole line; then the
+	# host's 3, between the times of the first and the last (ms of the day).
+	assert_equal "${lines[0]}" "3 1 $(stat -c %s metrics)"
+	assert_equal "${#lines[@]}" 2
+	local host count first last
+	read -r host count first last <<<"${lines[1]}"
+	assert_equal "$host $count" "127.0.0.1 3"
+	((first >= 0 && first <= last && last < 86400000)) || fail "${lines[1]}"
 }
 
 @test "--max-crawl-delay caps Crawl-delay; --delay, when larger, wins" {

@@ -7,8 +7,9 @@
  * (share/sc/crawl-progress.sh, GROWN_AWK) takes a line that begins
  * {"event":"request" and holds no "next":"again" for a URL done, and
  * "error":" for a failed one (fetch_robots.c's "robots":true marks
- * robots.txt's).  Keep those bytes, or change the awk with them
- * (test/sc-fetch-robots.bats runs it on these lines). */
+ * robots.txt's), and its "host":"ORIGIN" and "ts":"...THH:MM:SS.mmmZ" for
+ * the host's URLs done and their spacing.  Keep those bytes, or change
+ * the awk with them (test/sc-fetch-robots.bats runs it on these lines). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

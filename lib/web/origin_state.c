@@ -2,6 +2,8 @@
  * of a crawl (origin_state.h). */
 #include "web/origin_state.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,5 +319,79 @@ int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *bu
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return 0;
 	db_error(s->db, "reading whether others are busy", err, errlen);
+	return -1;
+}
+
+/* ---- the file as lines (sc_origin_state_show) ---------------------------- */
+
+/* A real as the metrics write one: to a tenth. */
+static json_t *tenth(sqlite3_stmt *st, int col)
+{
+	return json_real(round(sqlite3_column_double(st, col) * 10.0) / 10.0);
+}
+
+/* Column col as an integer, NULL as null. */
+static json_t *integer_or_null(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL
+	               ? json_null()
+	               : json_integer((json_int_t)sqlite3_column_int64(st, col));
+}
+
+/* One row of the walk's statement as its line's object. */
+static json_t *row_object(sqlite3_stmt *st)
+{
+	const char *origin = (const char *)sqlite3_column_text(st, 0);
+	bool pace = sqlite3_column_int(st, 2) != 0;
+	const char *reason = (const char *)sqlite3_column_text(st, 9);
+	json_t *o = json_object();
+
+	json_object_set_new(o, "origin", json_string(origin ? origin : ""));
+	json_object_set_new(o, "last_start", json_integer((json_int_t)sqlite3_column_int64(st, 1)));
+	json_object_set_new(o, "limit", pace ? integer_or_null(st, 3) : json_null());
+	json_object_set_new(o, "interval_ms", pace ? tenth(st, 4) : json_null());
+	json_object_set_new(o, "ceiling_ms", pace ? tenth(st, 5) : json_null());
+	json_object_set_new(o, "latency_floor_ms", pace ? tenth(st, 6) : json_null());
+	json_object_set_new(o, "block_level", pace ? integer_or_null(st, 7) : json_null());
+	json_object_set_new(o, "blocked_until", pace ? integer_or_null(st, 8) : json_null());
+	json_object_set_new(o, "reason", pace ? json_string(reason ? reason : "") : json_null());
+	json_object_set_new(o, "background",
+	                    pace && sqlite3_column_type(st, 10) != SQLITE_NULL
+	                            ? json_real(sqlite3_column_double(st, 10))
+	                            : json_null());
+	return o;
+}
+
+int sc_origin_state_show(struct sc_origin_state *s, sc_origin_line_fn line, void *ctx, char *err,
+                         size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step = SQLITE_DONE;
+
+	if (prepare(s->db,
+	            "SELECT origin, last_start, has_pace, lim, interval_ms, ceiling_ms,"
+	            " latency_floor_ms, block_level, blocked_until, reason, background"
+	            " FROM origins ORDER BY origin",
+	            &st) != 0)
+		goto fail;
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = row_object(st);
+		char *text =
+		        json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+		json_decref(o);
+		if (!text)
+			sc_die(1, "out of memory");
+		rc = line(text, strlen(text), ctx);
+		free(text);
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	return rc;
+fail:
+	if (err && errlen > 0)
+		snprintf(err, errlen, "origin state: reading its origins: %s",
+		         sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
 	return -1;
 }

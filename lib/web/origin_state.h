@@ -89,4 +89,18 @@ int sc_origin_state_busy(struct sc_origin_state *s, int64_t busy_until, char *er
 int sc_origin_state_others_busy(struct sc_origin_state *s, int64_t now, bool *busy, char *err,
                                 size_t errlen);
 
+/* Each origin of the file as one JSON line (sc-fetch --origin-state FILE
+ * --show, sc-fetch(1); crawl-progress.sh reads it by position), in the
+ * order of the origins, handed to line (len bytes, no newline).  Its
+ * members, always all of them and in this order: origin, last_start
+ * (wall ms; 0: none), then the saved pace, null when none was saved:
+ * limit, interval_ms, ceiling_ms, latency_floor_ms, block_level,
+ * blocked_until (wall ms; 0: not blocked), reason ("" when none) and
+ * background (null: none measured).  Returns 0; line's first nonzero
+ * return, which ends the walk; or -1 with the reason in err (errlen
+ * bytes, lib/README.md). */
+typedef int (*sc_origin_line_fn)(const char *line, size_t len, void *ctx);
+int sc_origin_state_show(struct sc_origin_state *s, sc_origin_line_fn line, void *ctx, char *err,
+                         size_t errlen);
+
 #endif

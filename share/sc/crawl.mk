@@ -21,34 +21,41 @@
 # rounds in step is in sc-crawl(7), "Order of writes".
 
 # ---- settings (names relied upon by scripts; see sc-crawl(7)) ------------
-SEEDS         ?= seeds.txt
-DEPTH         ?= 2
-DIR           ?= crawl
-C             ?= 16
-PER_HOST      ?= $(C)
-SCOPE         ?= host
-FIELDS        ?=
-FETCH_ARGS    ?=
-PARSE_ARGS    ?=
-FRONTIER_ARGS ?=
-RETRY_ARGS    ?= $(FETCH_ARGS)
-CHUNK         ?= 1000
-ROBOTS        ?= 1
-ADAPTIVE      ?= 1
-CSV           ?= 0
-SITEMAPS      ?= 0
-SITEMAP_LEVELS ?= 3
-WORKERS       ?=
-RECRAWL       ?= recrawl
-ROUND_MAX_PER_HOST ?= 0
-DEFER_AFTER   ?= 10000
-METRICS       ?= 1
-PROGRESS      ?= 1
-PROGRESS_EVERY ?= 60
-REPORT_ARGS   ?=
-WARC          ?= 0
-WARC_DEDUPE   ?=
-WARC_PREFIX   ?=
+# The one list of the settings, NAME=DEFAULT, a word each ('$$(C)': the
+# value of C when read).  It makes each default (?=, so the command line
+# and the environment win) and the list exported to the steps, which hold
+# no defaults of their own: crawl.sh stops on a setting not set.
+SETTINGS :=
+SETTINGS += SEEDS=seeds.txt
+SETTINGS += DEPTH=2
+SETTINGS += DIR=crawl
+SETTINGS += C=16
+SETTINGS += PER_HOST=$$(C)
+SETTINGS += SCOPE=host
+SETTINGS += FIELDS=
+SETTINGS += FETCH_ARGS=
+SETTINGS += PARSE_ARGS=
+SETTINGS += FRONTIER_ARGS=
+SETTINGS += RETRY_ARGS=$$(FETCH_ARGS)
+SETTINGS += CHUNK=1000
+SETTINGS += ROBOTS=1
+SETTINGS += ADAPTIVE=1
+SETTINGS += CSV=0
+SETTINGS += SITEMAPS=0
+SETTINGS += SITEMAP_LEVELS=3
+SETTINGS += WORKERS=
+SETTINGS += RECRAWL=recrawl
+SETTINGS += ROUND_MAX_PER_HOST=0
+SETTINGS += DEFER_AFTER=10000
+SETTINGS += METRICS=1
+SETTINGS += PROGRESS=1
+SETTINGS += PROGRESS_EVERY=60
+SETTINGS += REPORT_ARGS=
+SETTINGS += WARC=0
+SETTINGS += WARC_DEDUPE=
+SETTINGS += WARC_PREFIX=
+$(foreach setting,$(SETTINGS),$(eval $(subst =, ?= ,$(setting))))
+SETTING_NAMES := $(foreach setting,$(SETTINGS),$(firstword $(subst =, ,$(setting))))
 
 # Numbers are checked before anything runs, in make itself (no shell: this
 # makefile is read once per round).
@@ -72,25 +79,19 @@ bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
 .SUFFIXES:
-.PHONY: crawl round pages warc status report retry retry-round recrawl recrawl-round
-default_goal: crawl
+.PHONY: crawl round pages warc settings status report retry retry-round recrawl recrawl-round
 .DEFAULT_GOAL := crawl
 
 CRAWL_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
 # Every recipe is one plain command, which make runs without a shell: a
 # chunk costs one bash, this step's.
 STEPS    := /bin/bash $(dir $(CRAWL_MK))crawl.sh
-# Rounds 0 to DEPTH, and those after DEPTH that a per-round host cap
-# made (ROUND_MAX_PER_HOST); the sub-makes get ROUNDS on their command
-# line: one shell per crawl.
-ifndef ROUNDS
-ROUNDS   := $(shell seq 0 $(DEPTH); n=$$(($(DEPTH) + 1)); while [ -d $(DIR)/round-$$n ]; do echo $$n; n=$$((n + 1)); done)
-endif
-# What the steps read (crawl.sh).  The users' FIELDS and *_ARGS arrive as
-# make made them ('$$' is '$'); crawl.sh splits them into words, once.
-export SEEDS DEPTH DIR C PER_HOST SCOPE FIELDS FETCH_ARGS PARSE_ARGS FRONTIER_ARGS RETRY_ARGS \
-    CHUNK ROBOTS ADAPTIVE CSV SITEMAPS SITEMAP_LEVELS WORKERS RECRAWL ROUND_MAX_PER_HOST DEFER_AFTER ROUNDS CRAWL_MK \
-    METRICS PROGRESS PROGRESS_EVERY REPORT_ARGS WARC WARC_DEDUPE WARC_PREFIX
+# What the steps read (crawl.sh): the settings, their names (which
+# crawl.sh checks are all set) and this file.  The users' FIELDS and
+# *_ARGS arrive as make made them ('$$' is '$'); crawl.sh splits them into
+# words, once.  The rounds are crawl.sh's to work out (its rounds).
+CRAWL_SETTINGS := $(SETTING_NAMES) CRAWL_MK
+export $(CRAWL_SETTINGS) CRAWL_SETTINGS
 export LC_ALL := C
 
 # ---- the crawl: one sub-make per round, then the merged pages ------------
@@ -101,19 +102,22 @@ export LC_ALL := C
 crawl:
 	+@$(STEPS) crawl $(MAKE)
 
+# pages.* and warc are of a finished crawl: the step checks that its last
+# round is done (and says to run make crawl first otherwise).
 pages: $(DIR)/pages.jsonl $(if $(filter 1,$(CSV)),$(DIR)/pages.csv)
 	@:
-$(DIR)/pages.jsonl: | $(DIR)/round-$(lastword $(ROUNDS))/done
+$(DIR)/pages.jsonl:
 	@$(STEPS) pages jsonl
-$(DIR)/pages.csv: | $(DIR)/round-$(lastword $(ROUNDS))/done
+$(DIR)/pages.csv:
 	@$(STEPS) pages csv
 # warc: DIR/warc/ of a finished crawl (WARC=1 makes it with the pages).
-warc: | $(DIR)/round-$(lastword $(ROUNDS))/done
+warc:
 	@$(STEPS) warc
 
-# A round that is not finished is made by `make crawl`, never from here.
-$(DIR)/round-%/done:
-	@echo "crawl.mk: round $* is not finished: run make crawl first" >&2; exit 1
+# settings: the settings as this file gives them, one shell line each
+# (export NAME=VALUE), for a step run by hand (sc-crawl(7)).
+settings:
+	@$(STEPS) settings
 
 status:
 	@$(STEPS) status

@@ -1,31 +1,35 @@
 #!/bin/bash
-# crawl.sh: the steps of crawl.mk (sc-crawl(7)), one function each.
+# shellcheck disable=SC2153 # the settings are crawl.mk's, in the environment
+# crawl.sh: the steps of crawl.mk (sc-crawl(7)), one function each; the
+# list of steps is above the main case at the end.
 # A crawl runs this file once per chunk, so the chunk step comes first and
 # exits before bash has read the rest: bash lexes comments as it reads, and
-# on a small crawl each chunk's start counts.  Down to it, comments are
-# short; the notes on the file and on each of these functions follow it.
+# on a small crawl each chunk's start counts.  So the functions a chunk
+# calls come first, each note above its function, short down to there;
+# those of a chunk on a worker (WORKERS) come after the local chunk's exit.
 set -eu
 shopt -s nullglob
 export LC_ALL=C
 
 here=.
 [[ ${BASH_SOURCE[0]} != */* ]] || here=${BASH_SOURCE[0]%/*}
-# Settings whose crawl.mk default is empty or off may be unset (notes).
-: "${WORKERS=}" "${FIELDS=}" "${FETCH_ARGS=}" "${PARSE_ARGS=}" "${FRONTIER_ARGS=}"
-: "${RETRY_ARGS=$FETCH_ARGS}" "${ROBOTS=1}" "${CSV=0}" "${SITEMAPS=0}"
-: "${SITEMAP_LEVELS=3}" "${ROUND_MAX_PER_HOST=0}" "${RECRAWL=recrawl}" "${DEFER_AFTER=0}"
-: "${METRICS=0}" "${PROGRESS=0}" "${PROGRESS_EVERY=60}" "${REPORT_ARGS=}"
-: "${WARC=0}" "${WARC_DEDUPE=}" "${WARC_PREFIX=}"
-# A chunk's WARC options and files (warc_for); none without WARC=1.
-# Every archive's name begins with WARC_PREFIX and a '-' (when set).
-warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
 
 die() {
 	echo "crawl.sh: $*" >&2
 	exit 1
 }
 
-# user_words ARRAY STRING: the one place the users' words are split.
+# The settings: crawl.mk's, in the environment (settings, below).
+: "${CRAWL_SETTINGS:?is not set: the steps take the settings of crawl.mk, which runs them; by hand, eval the output of make -sf crawl.mk settings first (sc-crawl(7))}"
+
+# A chunk's WARC options and files (warc_for); none without WARC=1.
+# Every archive's name begins with WARC_PREFIX and a '-' (when set).
+warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
+
+# user_words ARRAY STRING: appends to ARRAY the shell words of STRING (the
+# users' FIELDS and *_ARGS: split, unquoted and expanded as a command's
+# arguments are), the one place they become words (a worker's shell, for
+# a worker: worker_job).
 user_words() {
 	[[ $2 == *[![:space:]]* ]] || return 0
 	local -n words_into=$1
@@ -37,16 +41,17 @@ user_words() {
 	words_into+=("$@")
 }
 
-# options WHERE (here or worker): every program's options, as arrays.
+# options WHERE [DEFER]: sets fetch_opts and parse_opts (ours); "here"
+# also retry_opts, frontier_opts and the users' words after them, which
+# win (fetch_args, ...); "worker", the job's (worker_job adds the rest).
+# DEFER: --defer-after (DEFER_AFTER when not given; 0: none).
 options() {
-	local dir=$DIR pace=() quiet=(-q)
+	local dir=$DIR pace=() quiet=(-q) defer=${2:-$DEFER_AFTER}
 	[[ $dir == /* ]] || dir=$PWD/$dir
-	[[ ${ADAPTIVE:-1} == 1 ]] || pace=(--no-adaptive)
+	[[ $ADAPTIVE == 1 ]] || pace=(--no-adaptive)
 	[[ $METRICS != 1 ]] || quiet=()
 	fetch_opts=("${quiet[@]}" -c "$C" --per-host "$PER_HOST" "${pace[@]}")
-	# A host held past DEFER_AFTER ms hands its URLs to the next round
-	# (but in a round of nothing else: step_chunk's defer_after).
-	[[ ${defer_after:-$DEFER_AFTER} == 0 ]] || fetch_opts+=(--defer-after "${defer_after:-$DEFER_AFTER}")
+	[[ $defer == 0 ]] || fetch_opts+=(--defer-after "$defer")
 	if [[ $ROBOTS == 1 ]]; then
 		fetch_opts+=(--robots)
 		[[ $1 == worker ]] || fetch_opts+=(--robots-cache "$dir/robots.cache")
@@ -77,53 +82,59 @@ held_only() {
 	(($1 > 0)) && [[ -e $held ]] && (($(wc -l <"$held") == $(wc -l <"$DIR/round-$1/urls.jsonl")))
 }
 
-# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl.  A round of held URLs
-# alone is fetched to its end: DEFER_AFTER would only hand them on again.
+# chunk N ID [COUNT]: DIR/round-N/chunk-ID.jsonl: its URLs through
+# sc-fetch | sc-parse, here or on a worker, into sc-sink's temporary file,
+# which commit_or_remove makes the chunk.  COUNT: the split's (else
+# counted).  A round of held URLs alone is fetched to its end (DEFER_AFTER
+# would only hand them on).  A chunk is one bash (make runs it without a
+# shell), its programs and a rename: on a small crawl, starts are the cost.
 step_chunk() {
-	local r=$DIR/round-$1 id=$2 want=${3:-} defer_after=$DEFER_AFTER
-	! held_only "$1" || defer_after=0
+	local r=$DIR/round-$1 id=$2 want=${3:-} defer=$DEFER_AFTER st=() check=''
+	! held_only "$1" || defer=0
 	local stale=("$r/..chunk-$id.jsonl.tmp".*)
-	warc_for "$r" "${warc_pfx}round-$1-chunk-$id"
+	warc_for "$r" "${warc_pfx}round-$1-chunk-$id" stale
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.urls")
-	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum"
+	fetch_parse_sink "$id" "$r/chunk-$id.urls" "$r/chunk-$id.log" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" st check "$defer"
 	commit_or_remove "$r/chunk-$id.jsonl" "$r/.chunk-$id.jsonl.tmp" "$r/chunk-$id.sum" "$want" "$check" "${st[@]}"
 }
 
-# fetch_parse_sink ID IN LOG TMP SUM: sets st (statuses) and check.
+# fetch_parse_sink ID IN LOG TMP SUM STATUSES CHECK [DEFER]: the chunk's
+# pipeline; sets the caller's STATUSES to its statuses and CHECK to
+# "status" (every program's own: a shutdown is sc-fetch's 130 or 143) or
+# "records" (a worker's job's: search the records for cancelled ones).
+# shellcheck disable=SC2034 # piped and check_by are the caller's (namerefs)
 fetch_parse_sink() {
+	local -n piped=$6 check_by=$7
+	local job=()
 	if [[ -z $WORKERS ]]; then
-		options here
-		check=status
+		options here "${8:-}"
+		check_by=status
 		set +e
 		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
 			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
 			sc-sink --jsonl "$4" 2>"$5"
-		st=("${PIPESTATUS[@]}")
+		piped=("${PIPESTATUS[@]}")
 		set -e
 	else
-		options worker
-		check=records
-		on_worker "$1"
+		options worker "${8:-}"
+		check_by=records
+		on_worker job "$1"
 		set +e
 		"${job[@]}" <"$2" 2>"$3" | sc-sink --jsonl "$4" 2>"$5"
-		st=("${PIPESTATUS[@]}")
+		piped=("${PIPESTATUS[@]}")
 		warc_returned
-		st+=($?)
+		piped+=($?)
 		set -e
 	fi
 }
 
-# warc_returned: with WARC=1, fails unless the worker's archive came back
-# whole: the WARC (every gzip member whole) and its CDXJ.
-warc_returned() {
-	[[ $WARC == 1 ]] || return 0
-	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
-	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
-}
-
-# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT, or
-# is removed and the step fails.
+# commit_or_remove OUT TMP SUM COUNT CHECK STATUS...: TMP becomes OUT when
+# every status is 0 or 3 (some records not ok: data), sc-sink's summary
+# SUM counts COUNT records (one per URL) and, CHECK "records", none was
+# cancelled; else TMP and made (its archive) go and the step fails.  The
+# one commit check of every chunk (crawl, retry, recrawl): a file that
+# exists is finished (sc-crawl(7), "Order of writes").
 commit_or_remove() {
 	local out=$1 tmp=$2 sum=$3 want=$4 check=$5 s line ok=1
 	shift 5
@@ -139,20 +150,26 @@ commit_or_remove() {
 	fi
 }
 
-# warc_for DIR NAME: with WARC=1, sets warc (sc-fetch's options) and made
-# for DIR/NAME.warc.gz; adds its leftovers to stale.
+# warc_for DIR NAME [STALE]: WARC=1: the archive DIR/NAME.warc.gz (NAME
+# holds the round: the records and CDXJ name it by base name): sets warc
+# (sc-fetch's options), made (its files, which go with a failed chunk) and
+# adds to the caller's STALE what a killed run left (its .open, which
+# sc-fetch would mend): an archive is kept only with its chunk's records.
 warc_for() {
 	[[ $WARC == 1 ]] || return 0
 	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
 	warc_name=$1/$2
-	stale+=("$1/$2".warc.gz* "$1/$2".cdx[j])
+	if [[ -n ${3:-} ]]; then
+		local -n leftovers=$3
+		leftovers+=("$1/$2".warc.gz* "$1/$2".cdx[j])
+	fi
 	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
 }
 
-# warc_forget FILE...: WARC_DEDUPE forgets the payloads of the archives
-# among FILE... before they are removed (notes), through sc-warc forget,
-# which owns the index's format (lib/warc/dedupe.c).
+# warc_forget FILE...: WARC_DEDUPE forgets the records of the archives
+# among FILE... (sc-warc forget owns the index), else the chunk done again
+# would be revisits of records no file holds.  remove calls it first.
 warc_forget() {
 	local f archives=() said rc=0
 	[[ -n $WARC_DEDUPE && -e $WARC_DEDUPE ]] || return 0
@@ -170,35 +187,75 @@ remove() {
 	rm -f "$@"
 }
 
-# on_worker ID: sets job, the command that runs chunk ID on its worker.
+if [[ ${1:-} == chunk && -z $WORKERS ]]; then
+	shift
+	step_chunk "$@"
+	exit
+fi
+
+# ==== a chunk on a worker, and the other steps ================================
+
+# warc_returned: with WARC=1, fails unless the worker's archive came back
+# whole: the WARC (every gzip member whole) and its CDXJ (rsync renames a
+# file only once it is whole, but a job that ended early leaves none).
+warc_returned() {
+	[[ $WARC == 1 ]] || return 0
+	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
+	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
+}
+
+# on_worker JOB ID: sets the caller's array JOB to the command that runs
+# chunk ID on its worker.
+# With WORKERS, chunk ID runs on the worker of its shard (the part of ID
+# before the dash, modulo the number of workers), through GNU parallel, in
+# one of the worker's job slots (N of N/host, else 1): chunk SHARD-K takes
+# slot K mod N, a lock file in DIR held with flock while it runs, so that
+# a worker never runs more chunks at once than its slots, whatever make's
+# -j.  With WARC=1 the job runs in a folder of its own on the worker
+# (parallel --wd ...), where the worker's sc-fetch writes the chunk's
+# archive under its local name; --return brings it and its CDXJ back
+# beside the chunk (the /./ in the path: what follows is relative to that
+# folder; rsync) and --cleanup removes the folder; warc_returned then
+# checks that both came back.
+# shellcheck disable=SC2034 # job_into is the caller's (a nameref)
 on_worker() {
-	local shard=${1%%-*} k=${1##*-} workers w slots text back=() at
+	local -n job_into=$1
+	local shard=${2%%-*} k=${2##*-} workers w slots text back=() at
 	read -ra workers <<<"$WORKERS"
 	w=$((10#$shard % ${#workers[@]}))
-	slots_of "${workers[w]}"
+	slots_of slots "${workers[w]}"
 	worker_job text
 	if [[ $WARC == 1 ]]; then
-		# The job's own folder on the worker (--wd ...), whose archive
-		# comes back beside the chunk (/./: the rest is relative to that
-		# folder) and is removed there after.
 		at=$warc_name
 		[[ $at == /* ]] || at=$PWD/$at
 		at=${at%/*}/./${at##*/}
 		back=(--wd ... --cleanup --return "$at.warc.gz" --return "$at.cdxj")
 	fi
-	job=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
+	job_into=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
 		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "${back[@]}" "$text")
 }
 
-# slots_of SSHLOGIN: sets slots, its job slots (N of N/host, else 1).
+# slots_of VAR SSHLOGIN: sets VAR to its job slots (N of N/host, else 1).
+# shellcheck disable=SC2034 # slots_into is the caller's (a nameref)
 slots_of() {
-	slots=1
-	if [[ $1 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
-		slots=$((10#${BASH_REMATCH[1]}))
+	local -n slots_into=$1
+	slots_into=1
+	if [[ $2 =~ ^([0-9]+)/ ]] && ((10#${BASH_REMATCH[1]} > 0)); then
+		slots_into=$((10#${BASH_REMATCH[1]}))
 	fi
 }
 
-# worker_job VAR: sets VAR to the shell command a worker runs for a chunk.
+# worker_job VAR: sets VAR to the shell command a worker runs for a
+# chunk, URLs on stdin, records on stdout: one POSIX shell command, since
+# the worker has only the sc programs (not this file).  Our options are
+# quoted here (printf %q); the users' FETCH_ARGS, FIELDS and PARSE_ARGS go
+# as they are, shell words for the worker's shell (so
+# 'FETCH_ARGS=-A bot/$$(hostname)' names the worker).  The robots.txt
+# cache and origin state are the worker's own, in its $XDG_CACHE_HOME/sc
+# (else ~/.cache/sc), made by the job, which goes without them where that
+# cannot be made.  The job succeeds when sc-parse does (0, or 3: some
+# records not ok); sc-fetch failing shows as missing records.  Needs
+# options worker.
 worker_job() {
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	local cache='' files='--origin-state "$d/origins.db"' fetch
@@ -208,7 +265,6 @@ worker_job() {
 	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}" "${archive[@]}"
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	[[ $ROBOTS != 1 ]] || files='--robots-cache "$d/robots.cache" '$files
-	# The worker's own robots.txt answers and origin state, in its cache.
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- '$files'; fi; '
 	fetch+='"$@" '
@@ -223,130 +279,45 @@ if [[ ${1:-} == chunk ]]; then
 	exit
 fi
 
-# ==== notes ==================================================================
-#
-#     crawl.sh STEP ARGS...
-#
-# crawl.mk holds the graph (rounds, chunks, what exists and what is to do)
-# and runs each recipe as one call of a step here; this file holds what
-# the steps do.  The settings are crawl.mk's variables, under the same
-# names, in the environment (crawl.mk exports them): DIR, DEPTH, C, ...
-# Those whose default is empty or off may be unset (METRICS and PROGRESS,
-# on in crawl.mk, are off when unset: a step run by hand stays quiet);
-# the others (DIR,
-# DEPTH, C, PER_HOST, CHUNK, SCOPE, SEEDS, ROUNDS, CRAWL_MK) are required
-# by the steps that use them.  A step can be run by hand or by a test in
-# the crawl's folder, e.g.
-#     DIR=crawl ROUNDS="0 1 2" DEPTH=2 crawl.sh status
-#
-# Steps (the recipes of crawl.mk):
-#   crawl MAKE             the rounds, one after another, then DIR/pages.*
-#   frontier N             DIR/round-N/urls.jsonl (from the seeds for 0)
-#   sitemaps               DIR/sitemaps/seeds.txt (SITEMAPS=1)
-#   split N                DIR/round-N/chunk-*.urls and chunks.mk
-#   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl
-#   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
-#   warc                   DIR/warc/ of a finished crawl (WARC=1)
-#   status                 one line per round of ROUNDS, then the totals
-#   report                 DIR/report.html and report.txt (sc-report)
-#   progress PID           the watcher the crawl step starts (crawl-progress.sh)
-#   retry MAKE             sc-retry over the failures of every round
-#   retry-chunk N ID       one chunk's failures, in place
-#   recrawl MAKE           every page again into DIR/RECRAWL
-#   recrawl-chunk N ID [COUNT]  one chunk of it
-#   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (below)
-#   worker-job [N ID]      prints the shell command a worker runs per chunk
-#                          (N ID, the chunk, with WARC=1)
-#
-# Every file is written under a temporary name and renamed into place
-# last, so a file that exists is finished (sc-crawl(7), "Order of writes").
-# Each step forks as few processes as it can: on a small crawl, process
-# starts are the cost.  A chunk is one bash (this script, run by make
-# without a shell in between), its programs and a rename.
-#
-# user_words ARRAY STRING appends to ARRAY the words of STRING, one of the
-# users' FIELDS, FETCH_ARGS, PARSE_ARGS, FRONTIER_ARGS, RETRY_ARGS.  These
-# are shell words, as they have always been: split, unquoted and expanded
-# as the arguments of a command are (FIELDS="-f 'links[]=a'",
-# FETCH_ARGS='-A bot/$$(hostname)' in make, '$$' being make's '$').  It is
-# the one place they become words; through a worker, the worker's shell
-# does the same (worker_job).
-#
-# options WHERE builds fetch_opts and parse_opts (ours); WHERE being
-# "here", also retry_opts and frontier_opts (those programs run only
-# here), and fetch_args, parse_args, retry_args, frontier_args (the users'
-# words, which come after ours, so that they win).  WHERE "worker": the
-# options of the job a worker runs, which adds its own robots cache and
-# the users' words (worker_job).
-#
-# chunk N ID [COUNT] runs the chunk's URLs through sc-fetch | sc-parse,
-# here or on its worker, into sc-sink's temporary file, which becomes the
-# chunk only if commit_or_remove says so.  COUNT is the split's number of
-# URLs (counted when not given).  fetch_parse_sink runs that pipeline and
-# leaves its statuses in st, and in check what they tell: "status" when
-# they are every program's own (here: a shutdown shows as sc-fetch's 130
-# or 143), "records" when only the job's came back (a worker): the records
-# must then be searched for cancelled ones.
-#
-# warc_for DIR NAME: with WARC=1, the chunk's archive is DIR/NAME.warc.gz
-# (NAME carries the round, since the records' warc member and the CDXJ
-# name the file by its base name, and DIR/warc/ holds every round's):
-# warc gets sc-fetch's options for it (with its CDXJ, and WARC_DEDUPE's
-# digest file), made its files, which commit_or_remove removes with TMP,
-# and stale what an earlier run of the chunk left (after a kill -9: its
-# .open, which sc-fetch would otherwise mend and write on), removed at the
-# chunk's start.  So an archive is kept only with its chunk's records.
-# Whatever removes an archive goes through remove, whose warc_forget
-# deletes the archive's records from WARC_DEDUPE's index (by their
-# WARC-Record-ID, the index's id) first: otherwise the chunk done again
-# would write its pages as revisits of records that no file holds.
-#
-# commit_or_remove OUT TMP SUM COUNT CHECK STATUS... renames TMP to OUT
-# when every program of the pipeline that wrote it exited 0 or 3 (3: some
-# records not ok, which is data), sc-sink's summary SUM says it wrote
-# COUNT records (the count contract: one per URL), and, CHECK being
-# "records", no record of TMP was cancelled by a shutdown.  Otherwise it
-# removes TMP (and the files of made: the chunk's archive) and fails: the
-# chunk stays to do.  It is the one commit check of every chunk written
-# (crawl, retry, recrawl).
-#
-# on_worker ID: with WORKERS, chunk ID runs on the worker of its shard
-# (the part of ID before the dash, modulo the number of workers), through
-# GNU parallel, in one of the worker's job slots (N of N/host, else 1):
-# chunk SHARD-K takes slot K mod N, a lock file in DIR held with flock
-# while it runs, so that a worker never runs more chunks at once than its
-# slots, whatever make's -j.  With WARC=1 the job runs in a folder of its
-# own on the worker (parallel --wd ...), where the worker's sc-fetch writes
-# the chunk's archive under its local name; --return brings it and its
-# CDXJ back beside the chunk (the /./ in the path: what follows is
-# relative to that folder; rsync) and --cleanup removes the folder.
-# warc_returned then fails the chunk unless both came back, every gzip
-# member whole (rsync renames a file only once it is whole, but a job that
-# ended early leaves none).
-#
-# worker_job: the job a worker runs for a chunk, URLs on stdin, records
-# on stdout, is one POSIX shell command, since the worker has only the sc
-# programs (not this file).  Our options are quoted here (printf %q); the
-# users' FETCH_ARGS, FIELDS and PARSE_ARGS go as they are, shell words for
-# the worker's shell (so 'FETCH_ARGS=-A bot/$$(hostname)' names the
-# worker).  The robots.txt cache is the worker's own, in its
-# $XDG_CACHE_HOME/sc (else ~/.cache/sc), made by the job, which goes
-# without it where that cannot be made.  The job succeeds when sc-parse
-# does (0, or 3: some records not ok); sc-fetch failing shows as missing
-# records.  Needs options worker.
+# The settings are crawl.mk's variables, under the same names, in the
+# environment: crawl.mk exports them with their defaults (its SETTINGS,
+# the one list) and CRAWL_SETTINGS, their names.  This file holds no
+# default: a step run without a setting stops here (a chunk, which only
+# crawl.mk runs, on the first use of one: set -u).  A step run by hand
+# takes them from crawl.mk first (sc-crawl(7), "How it is built"):
+#     eval "$(make -sf crawl.mk DIR=crawl settings)"; crawl.sh status
+for setting in $CRAWL_SETTINGS; do
+	[[ -v $setting ]] || die "$setting is not set: the steps take the settings of crawl.mk (by hand: eval the output of make -sf crawl.mk settings first)"
+done
+
 
 # all_slots: the job slots of every worker together.
 all_slots() {
 	local workers w slots total=0
 	read -ra workers <<<"$WORKERS"
 	for w in "${workers[@]}"; do
-		slots_of "$w"
+		slots_of slots "$w"
 		total=$((total + slots))
 	done
 	echo "$total"
 }
 
 # ---- the crawl ------------------------------------------------------------
+
+# rounds ARRAY: sets the caller's ARRAY to the crawl's rounds: 0 to DEPTH,
+# and those after DEPTH that exist (made by a per-round host cap or a
+# hand-over: more_rounds).  The one place the rounds are worked out; the
+# crawl step makes the next one while more_rounds says so.
+rounds() {
+	local -n rounds_into=$1
+	local n
+	rounds_into=()
+	for ((n = 0; n <= DEPTH; n++)); do rounds_into+=("$n"); done
+	while [[ -d $DIR/round-$n ]]; do
+		rounds_into+=("$n")
+		n=$((n + 1))
+	done
+}
 
 # crawl MAKE: rounds 0 to DEPTH, each skipped when its done file exists;
 # for each its frontier and split here, in this one shell, then a sub-make
@@ -355,7 +326,7 @@ all_slots() {
 # deferred any.  Then DIR/pages.*.
 step_crawl() {
 	local make=$1 n r crawled=() dirs=() started=$SECONDS
-	for n in $ROUNDS; do dirs+=("$DIR/round-$n"); done
+	for ((n = 0; n <= DEPTH; n++)); do dirs+=("$DIR/round-$n"); done
 	[[ -d $DIR/round-$DEPTH ]] || mkdir -p "${dirs[@]}"
 	options here
 	if [[ $PROGRESS == 1 ]]; then
@@ -424,7 +395,7 @@ step_held() {
 sub_make() {
 	local jobs=()
 	[[ -z $WORKERS ]] || make_has_jobs || jobs=(-j"$(all_slots)")
-	"$1" -f "$CRAWL_MK" --no-print-directory ROUNDS="$ROUNDS" "${jobs[@]}" ROUND="$2" "$3"
+	"$1" -f "$CRAWL_MK" --no-print-directory "${jobs[@]}" ROUND="$2" "$3"
 }
 
 # make_has_jobs: the make that ran this step was given -j (MAKEFLAGS holds
@@ -494,7 +465,7 @@ links_frontier() {
 # a sitemap's <loc> URLs as links; a sitemap index's links are sitemaps,
 # followed SITEMAP_LEVELS deep.  Needs jq(1).
 step_sitemaps() {
-	local sm=$DIR/sitemaps l status stale=()
+	local sm=$DIR/sitemaps l status
 	[[ ! -e $sm/seeds.txt ]] || return 0
 	mkdir -p "$sm"
 	rm -f "$sm/robots.metrics"
@@ -574,8 +545,9 @@ not_deferred() {
 # not, with round DEPTH.
 step_pages() {
 	local listed last
-	read -ra listed <<<"$ROUNDS"
+	rounds listed
 	last=${listed[-1]}
+	[[ -e $DIR/round-$last/done ]] || die "round $last is not finished: run make crawl first"
 	if [[ -s $DIR/round-$last/urls.jsonl ]] && { capped || ((last != DEPTH)) || deferred_any; }; then
 		die "round $last is not the last: run make crawl first"
 	fi
@@ -620,9 +592,10 @@ warc_gather() {
 }
 
 step_status() {
-	local n d c done_ ok fail held state later f words
+	local n d c done_ ok fail held state later f words listed
 	local tc=0 td=0 tok=0 tfail=0
-	for n in $ROUNDS; do
+	rounds listed
+	for n in "${listed[@]}"; do
 		d=$DIR/round-$n
 		if [[ ! -e $d/chunks.mk ]]; then
 			echo "round $n: not started"
@@ -673,8 +646,9 @@ step_report() {
 # sub-make each).  DIR/pages.* are removed, so that the next make merges
 # the new records.
 step_retry() {
-	local n
-	for n in $ROUNDS; do
+	local n listed
+	rounds listed
+	for n in "${listed[@]}"; do
 		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
 	done
 	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc"
@@ -685,7 +659,7 @@ step_retry() {
 # only when every record came back.  sc-retry's status is hidden in the
 # group, so the records are searched for cancelled ones.
 step_retry_chunk() {
-	local r=$DIR/round-$1 id=$2
+	local r=$DIR/round-$1 id=$2 st
 	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
 	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
 	options here
@@ -714,20 +688,21 @@ retry_warc() {
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	while [[ -e $1/$2-retry-$k.warc.gz ]]; do k=$((k + 1)); done
 	stale=()
-	warc_for "$1" "$2-retry-$k"
+	warc_for "$1" "$2-retry-$k" stale
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 }
 
 # recrawl MAKE: every page again, into DIR/RECRAWL/round-N/ with the same
 # chunks (a sub-make per round), then DIR/RECRAWL/pages.jsonl.
 step_recrawl() {
-	local n files=() dirs=()
-	for n in $ROUNDS; do
+	local n files=() dirs=() listed
+	rounds listed
+	for n in "${listed[@]}"; do
 		[[ -e $DIR/round-$n/chunks.mk ]] || continue
 		mkdir -p "$DIR/$RECRAWL/round-$n"
 		sub_make "$1" "$n" recrawl-round
 	done
-	for n in $ROUNDS; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl) dirs+=("$DIR/$RECRAWL/round-$n"); done
+	for n in "${listed[@]}"; do files+=("$DIR/$RECRAWL/round-$n"/chunk-*.jsonl) dirs+=("$DIR/$RECRAWL/round-$n"); done
 	cat /dev/null "${files[@]}" | sc-sink -q --jsonl "$DIR/$RECRAWL/pages.jsonl"
 	[[ $WARC != 1 ]] || warc_gather "$DIR/$RECRAWL" "${RECRAWL##*/}-" "${dirs[@]}"
 }
@@ -746,19 +721,44 @@ CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "se
 # through the same job and the same commit check as a chunk.  Needs jq(1).
 step_recrawl_chunk() {
 	local r=$DIR/round-$1 id=$2 want=${3:-}
-	local d=$DIR/$RECRAWL/round-$1 stale=()
-	warc_for "$d" "$warc_pfx${RECRAWL##*/}-round-$1-chunk-$id"
+	local d=$DIR/$RECRAWL/round-$1 stale=() st=() check=''
+	warc_for "$d" "$warc_pfx${RECRAWL##*/}-round-$1-chunk-$id" stale
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	[[ -n $want ]] || want=$(wc -l <"$r/chunk-$id.jsonl")
 	jq -c "$CONDITIONAL" "$r/chunk-$id.jsonl" >"$d/.chunk-$id.in.tmp"
-	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum"
+	fetch_parse_sink "$id" "$d/.chunk-$id.in.tmp" "$d/chunk-$id.log" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum" st check
 	rm -f "$d/.chunk-$id.in.tmp"
 	commit_or_remove "$d/chunk-$id.jsonl" "$d/.chunk-$id.jsonl.tmp" "$d/chunk-$id.sum" "$want" "$check" "${st[@]}"
 }
 
 # ---- main -----------------------------------------------------------------
+#
+#     crawl.sh STEP ARGS...
+#
+# crawl.mk holds the graph (rounds, chunks, what exists and what is to do)
+# and runs each recipe as one call of a step here; this file holds what
+# the steps do.  The steps (the recipes of crawl.mk):
+#   crawl MAKE             the rounds, one after another, then DIR/pages.*
+#   frontier N             DIR/round-N/urls.jsonl (from the seeds for 0)
+#   sitemaps               DIR/sitemaps/seeds.txt (SITEMAPS=1)
+#   split N                DIR/round-N/chunk-*.urls and chunks.mk
+#   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl (at the top)
+#   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
+#   warc                   DIR/warc/ of a finished crawl (WARC=1)
+#   status                 one line per round, then the totals
+#   report                 DIR/report.html and report.txt (sc-report)
+#   progress PID           the watcher the crawl step starts (crawl-progress.sh)
+#   retry MAKE             sc-retry over the failures of every round
+#   retry-chunk N ID       one chunk's failures, in place
+#   recrawl MAKE           every page again into DIR/RECRAWL
+#   recrawl-chunk N ID [COUNT]  one chunk of it
+#   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (commit_or_remove)
+#   worker-job [N ID]      prints the shell command a worker runs per chunk
+#                          (N ID, the chunk, with WARC=1)
+#   settings               prints the settings, export NAME=VALUE a line
+#                          (crawl.mk's settings target)
 
-[[ $# -gt 0 ]] || die "usage: crawl.sh STEP ARGS... (see the comment at its top)"
+[[ $# -gt 0 ]] || die "usage: crawl.sh STEP ARGS... (see the comment above its main case)"
 step=$1
 shift
 case $step in
@@ -775,6 +775,9 @@ progress)
 warc) step_pages warc ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
+settings)
+	for setting in $CRAWL_SETTINGS CRAWL_SETTINGS; do printf 'export %s=%q\n' "$setting" "${!setting}"; done
+	;;
 worker-job)
 	options worker
 	[[ $WARC != 1 ]] || warc_for "$DIR/round-${1:?worker-job N ID with WARC=1}" "${warc_pfx}round-$1-chunk-${2:?worker-job N ID with WARC=1}"

@@ -2,7 +2,8 @@
  * saved and read back, a block holding claims, a file that is not one, a
  * file written before the background column, a handle whose caller
  * spaces its own starts waiting only on the others', and several processes
- * claiming one origin at once without ever two starts within its spacing. */
+ * claiming one origin at once without ever two starts within its spacing;
+ * the file shown as lines (sc-fetch --show), byte for byte. */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,58 @@ static void test_processes(void)
 	free(path);
 }
 
+/* sc_origin_state_show's lines, gathered. */
+struct shown {
+	char text[1024];
+	int lines, stop_at;
+};
+
+static int gather(const char *line, size_t len, void *ctx)
+{
+	struct shown *sh = ctx;
+	size_t used = strlen(sh->text);
+
+	snprintf(sh->text + used, sizeof(sh->text) - used, "%.*s\n", (int)len, line);
+	return ++sh->lines == sh->stop_at ? 7 : 0;
+}
+
+/* The lines sc-fetch --show prints: every member in its order, null for
+ * a pace not saved; the walk ends at the callback's first nonzero. */
+static void test_show(void)
+{
+	char *path = path_in_dir("show.db"), err[512] = "", why[128] = "";
+	struct sc_origin_state *s = sc_origin_state_open(path, err, sizeof err);
+	struct sc_origin_pace pace = { .limit = 2,
+		                       .interval_ms = 766.66,
+		                       .ceiling_ms = 1534,
+		                       .block_level = 1,
+		                       .blocked_until = 1800000000000,
+		                       .reason = "429",
+		                       .background = 0.25 };
+	struct shown sh = { "", 0, 0 };
+	int64_t nb;
+
+	ok(s != NULL, "opens show.db");
+	sc_origin_state_claim(s, "https://b:443", 1000, 0, &nb, err, sizeof err);
+	sc_origin_state_put(s, "http://a:80", &pace, err, sizeof err);
+	is_int(sc_origin_state_show(s, gather, &sh, why, sizeof why), 0, "shows the file");
+	is_str(sh.text,
+	       "{\"origin\":\"http://a:80\",\"last_start\":0,\"limit\":2,\"interval_ms\":766.7,"
+	       "\"ceiling_ms\":1534.0,\"latency_floor_ms\":0.0,\"block_level\":1,"
+	       "\"blocked_until\":1800000000000,\"reason\":\"429\",\"background\":0.25}\n"
+	       "{\"origin\":\"https://b:443\",\"last_start\":1000,\"limit\":null,"
+	       "\"interval_ms\":null,\"ceiling_ms\":null,\"latency_floor_ms\":null,"
+	       "\"block_level\":null,\"blocked_until\":null,\"reason\":null,\"background\":null}\n",
+	       "one line per origin, in order, every member");
+	sh = (struct shown){ "", 0, 1 };
+	is_int(sc_origin_state_show(s, gather, &sh, why, sizeof why), 7,
+	       "the callback's nonzero ends the walk and is returned");
+	is_int(sh.lines, 1, "after one line");
+	is_str(why, "", "no error text");
+	sc_origin_state_close(s);
+	free(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -271,10 +324,11 @@ int main(void)
 	test_not_a_file();
 	test_old_file();
 	test_processes();
-	const char *files[] = { "a.db",          "a.db-wal",      "a.db-shm",   "junk",
-		                "old.db",        "old.db-wal",    "old.db-shm", "shared.db",
-		                "shared.db-wal", "shared.db-shm", "own.db",     "own.db-wal",
-		                "own.db-shm" };
+	test_show();
+	const char *files[] = { "show.db",       "show.db-wal", "show.db-shm", "a.db",
+		                "a.db-wal",      "a.db-shm",    "junk",        "old.db",
+		                "old.db-wal",    "old.db-shm",  "shared.db",   "shared.db-wal",
+		                "shared.db-shm", "own.db",      "own.db-wal",  "own.db-shm" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = path_in_dir(files[i]);
 		(void)unlink(p);
