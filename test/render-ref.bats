@@ -31,8 +31,8 @@ teardown_file() {
 }
 
 # render ENGINE ENTRY...: renders the entries' pages (one wait, scroll and
-# browser_args: the first entry's) with ENGINE into $OUT (default
-# $BATS_TEST_TMPDIR/out).
+# browser_args: the first entry's) with ENGINE (puppeteer, playwright, or
+# sc-render with the same options) into $OUT (default $BATS_TEST_TMPDIR/out).
 render() {
 	local engine=$1 first=$2 args=() a out=${OUT:-$BATS_TEST_TMPDIR/out}
 	args=(--engine "$engine" -c 2 -m 20 --wait "$(jq -r .wait <<<"$first")"
@@ -41,10 +41,16 @@ render() {
 		[[ -n $a ]] && args+=(--browser-arg "$a")
 	done < <(jq -r '.browser_args // [] | .[]' <<<"$first")
 	shift
-	local e
+	local e urls=${out%/*}/urls.${out##*/}
 	for e in "$@"; do
 		echo "$SC_BASE/$(jq -r .page <<<"$e")"
-	done | sc_render_ref "${args[@]}" >"$out"
+	done >"$urls"
+	if [[ $engine == sc-render ]]; then
+		SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+			sc-render "${args[@]:2}" <"$urls" >"$out"
+	else
+		sc_render_ref "${args[@]}" <"$urls" >"$out"
+	fi
 }
 
 # record PAGE [FILE]: the record of $SC_BASE/PAGE in FILE ($BATS_TEST_TMPDIR/out).
@@ -103,6 +109,14 @@ check_engine() {
 
 @test "puppeteer-core renders every page the manifest calls ok as it says" {
 	check_engine puppeteer
+}
+
+@test "sc-render renders every page the manifest calls ok as it says, --scroll's included" {
+	check_engine sc-render
+	# The scroll entries: all 50 rows after 4 scrolls that grew the page
+	# (the fifth did not: it stopped there), 10 without.
+	assert_equal "$(jq -sc 'map(select(.url | endswith("/scroll.html")) | .rendered | [.scroll, .scrolled])
+		| sort' "$BATS_TEST_TMPDIR/out")" '[[null,null],[8,4]]'
 }
 
 @test "playwright-core renders the pages that fetch, route, navigate and load slowly as the manifest says" {

@@ -60,6 +60,8 @@ Try 'sc-render --help' for more information."
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --wait: 'stable:0': stable:MS needs MS in 1..600000"
 	run -2 --separate-stderr sc-render -c 0 </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --concurrency: '0' is out of range (1..64)"
+	run -2 --separate-stderr sc-render --scroll 1001 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --scroll: '1001' is out of range (0..1000)"
 	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
 }
@@ -121,6 +123,23 @@ Try 'sc-render --help' for more information."
 	run -3 --separate-stderr sc-render -m 1.5 --wait stable:300 <<<"$SC_BASE/busy.html"
 	jq -e '.ok == false and .error.kind == "timeout" and .rendered.waited_for == "timeout"
 		and (.body | test("what was there")) and .rendered.ms < 6000' <<<"$output"
+}
+
+@test "--scroll N: scrolls while the page grows, at most N times, within -m; sc-parse counts the rows" {
+	local page="file://$BATS_TEST_DIRNAME/render/site/scroll.html"
+	run -0 --separate-stderr sc-render --scroll 2 <<<"$page"
+	jq -e '.rendered.scroll == 2 and .rendered.scrolled == 2' <<<"$output"
+	run -0 sc-parse -f 'rows[]=div.row' <<<"$output"
+	assert_equal "$(jq '.rows | length' <<<"$output")" 30
+	# 50 rows after 4 scrolls; the fifth found no growth and ended it.
+	run -0 --separate-stderr sc-render --scroll 1000 <<<"$page"
+	jq -e '.rendered.scrolled == 4 and (.body | test("SCROLL-ALL-LOADED"))' <<<"$output"
+	run -0 sc-parse -f 'rows[]=div.row' <<<"$output"
+	assert_equal "$(jq '.rows | length' <<<"$output")" 50
+	# The last wait for growth (3 s at most) is cut short by -m: ok, no
+	# timeout, within -m.
+	run -0 --separate-stderr sc-render -m 2.5 --scroll 1000 <<<"$page"
+	jq -e '.ok and .rendered.waited_for == "load" and .rendered.ms < 3000' <<<"$output"
 }
 
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {

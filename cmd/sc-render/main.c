@@ -57,6 +57,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_STRING("browser", 0, "PATH", AT(browser)),
 	SC_OPT_ROW_CALLS("browser-arg", 0, "ARG", add_arg, 0),
 	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
+	SC_OPT_ROW_WHOLE("scroll", 0, "N", AT(scroll), 0, 1000),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },

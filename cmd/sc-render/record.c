@@ -75,14 +75,18 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 	json_object_set_new(rec, "fetched_at", json_string(when));
 	if (dom)
 		json_object_set_new(rec, "body", sc_json_string_lossy(dom, strlen(dom)));
-	if (t)
-		json_object_set_new(rec, "rendered",
-		                    json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:s}", "ms",
-		                              (json_int_t)(now - p->started), "requests",
-		                              t->requests, "failed", t->failed, "blocked",
-		                              t->blocked, "console_errors", t->console_errors,
-		                              "dialogs", t->dialogs, "waited_for",
-		                              t->timed_out ? "timeout" : r->opts.wait));
+	if (t) {
+		json_t *rd = json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:s}", "ms",
+		                       (json_int_t)(now - p->started), "requests", t->requests,
+		                       "failed", t->failed, "blocked", t->blocked, "console_errors",
+		                       t->console_errors, "dialogs", t->dialogs, "waited_for",
+		                       t->timed_out ? "timeout" : r->opts.wait);
+		if (r->opts.scroll) {
+			json_object_set_new(rd, "scroll", json_integer(r->opts.scroll));
+			json_object_set_new(rd, "scrolled", json_integer(t->scrolled));
+		}
+		json_object_set_new(rec, "rendered", rd);
+	}
 	if (error_kind) {
 		json_object_set_new(rec, "error",
 		                    json_pack("{s:s,s:s}", "kind", error_kind, "message",

@@ -25,6 +25,7 @@ struct render_opts {
 	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
 	int nargs;
 	bool no_sandbox; /* --no-sandbox */
+	int scroll;      /* --scroll: times to scroll to the end, at most */
 };
 
 /* The wait condition, parsed. */
@@ -88,10 +89,11 @@ enum tab_state {
 	TAB_FREE,     /* no tab yet */
 	TAB_CREATING, /* Target.createTarget sent */
 	TAB_ATTACHING,
-	TAB_IDLE,    /* ready for a page */
-	TAB_LOADING, /* Page.navigate sent, waiting for the condition */
-	TAB_POLLING, /* a wait's poll sent */
-	TAB_READING, /* the DOM's read sent */
+	TAB_IDLE,      /* ready for a page */
+	TAB_LOADING,   /* Page.navigate sent, waiting for the condition */
+	TAB_POLLING,   /* a wait's poll sent */
+	TAB_SCROLLING, /* the wait is met: a scroll to the end sent */
+	TAB_READING,   /* the DOM's read sent */
 	TAB_CLOSING,
 };
 struct tab {
@@ -110,6 +112,7 @@ struct tab {
 	char *doc_request; /* the main document's request id */
 	char *loader;      /* its loader: the document whose events count */
 	char *mime;
+	int scrolls, scrolled; /* scrolls sent, and those the page grew after */
 	bool loaded, dcl, idle, timed_out, answered;
 	long stable_hash;
 	double stable_since;

@@ -12,6 +12,7 @@
 #include "render.h"
 
 #define POLL_MS 100
+#define GROW_MS 3000 /* a scroll waits this long for the page to grow, at most */
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -85,6 +86,7 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->request_ids = NULL;
 	t->status = 0;
 	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
+	t->scrolls = t->scrolled = 0;
 	t->stable_hash = -1;
 	set_str(&t->doc_request, NULL);
 	set_str(&t->loader, NULL);
@@ -133,6 +135,45 @@ static void read_dom(struct render *r, struct tab *t, double now)
 	      send_tab(r, t, "Runtime.evaluate",
 	               json_pack("{s:s,s:b}", "expression", expr, "returnByValue", 1)),
 	      now + r->opts.command_ms);
+}
+
+/* Scrolls to the end once and waits, in the page, for it to grow: at most
+ * GROW_MS, less when the command's deadline or the page's (-m) is nearer.
+ * False when there is no time left for it. */
+static bool scroll_once(struct render *r, struct tab *t, double now)
+{
+	double ms = GROW_MS;
+	char expr[400];
+
+	if (ms > r->opts.command_ms * 0.75)
+		ms = r->opts.command_ms * 0.75;
+	if (ms > t->page_deadline - now - 100)
+		ms = t->page_deadline - now - 100;
+	if (ms < 50)
+		return false;
+	snprintf(expr, sizeof(expr),
+	         "(async () => { const e = document.scrollingElement || document.documentElement;"
+	         " if (!e) return false; const h = e.scrollHeight, end = Date.now() + %d;"
+	         " window.scrollTo(0, h);"
+	         " while (Date.now() < end) { await new Promise(r => setTimeout(r, 50));"
+	         " if (e.scrollHeight > h) return true; } return false; })()",
+	         (int)ms);
+	t->scrolls++;
+	t->state = TAB_SCROLLING;
+	track(r, t,
+	      send_tab(r, t, "Runtime.evaluate",
+	               json_pack("{s:s,s:b,s:b}", "expression", expr, "returnByValue", 1,
+	                         "awaitPromise", 1)),
+	      now + r->opts.command_ms);
+	return true;
+}
+
+/* The wait is met: scroll (--scroll) while the page grows, then read it. */
+static void settled(struct render *r, struct tab *t, double now)
+{
+	if (t->scrolls < r->opts.scroll && (t->scrolls == t->scrolled) && scroll_once(r, t, now))
+		return;
+	read_dom(r, t, now);
 }
 
 static const char *wait_name(const struct render *r)
@@ -196,15 +237,15 @@ void tab_tick(struct render *r, struct tab *t, double now)
 	switch (r->wait.kind) {
 	case WAIT_LOAD:
 		if (t->loaded)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	case WAIT_DCL:
 		if (t->dcl)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	case WAIT_IDLE:
 		if (t->idle)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	default:
 		if (t->dcl && now >= t->next_poll)
@@ -290,7 +331,7 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 	double now = sc_now_ms();
 
 	t->pending = 0;
-	if (err && t->state != TAB_POLLING) {
+	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING) {
 		char why[256];
 		snprintf(why, sizeof(why), "the browser refused a command: %s",
 		         str(err, "message") ? str(err, "message") : "?");
@@ -337,13 +378,19 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 				t->stable_hash = h;
 				t->stable_since = now;
 			} else if (now - t->stable_since >= r->wait.stable_ms) {
-				read_dom(r, t, now);
+				settled(r, t, now);
 			}
 		} else if (json_is_true(v)) {
-			read_dom(r, t, now);
+			settled(r, t, now);
 		}
 		break;
 	}
+	case TAB_SCROLLING:
+		/* An error (the page navigated away) ends the scrolling too. */
+		if (json_is_true(json_object_get(json_object_get(res, "result"), "value")))
+			t->scrolled++;
+		settled(r, t, now);
+		break;
 	case TAB_READING:
 		page_done(r, t, json_object_get(json_object_get(res, "result"), "value"));
 		break;
