@@ -62,6 +62,11 @@ Try 'sc-render --help' for more information."
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --concurrency: '0' is out of range (1..64)"
 	run -2 --separate-stderr sc-render --scroll 1001 </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --scroll: '1001' is out of range (0..1000)"
+	local v
+	for v in 800 0x600 800x 800x600x x600 16385x10; do
+		run -2 --separate-stderr sc-render --viewport "$v" </dev/null
+		assert_equal "${stderr%%$'\n'*}" "sc-render: --viewport: '$v' is not WxH (each 1 to 16384)"
+	done
 	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
 }
@@ -140,6 +145,17 @@ Try 'sc-render --help' for more information."
 	# timeout, within -m.
 	run -0 --separate-stderr sc-render -m 2.5 --scroll 1000 <<<"$page"
 	jq -e '.ok and .rendered.waited_for == "load" and .rendered.ms < 3000' <<<"$output"
+}
+
+@test "--viewport WxH: the page's window.innerWidth and innerHeight, 1280x800 unless given, in every tab" {
+	run -0 --separate-stderr sc-render <<<"$SC_BASE/viewport.html"
+	run -0 sc-parse -f 'size=#size' <<<"$output"
+	assert_equal "$(jq -r .size <<<"$output")" 1280x800
+	# A fresh tab for each page (--tab-pages 1): each is given the size.
+	printf '%s\n' "$SC_BASE/viewport.html?1" "$SC_BASE/viewport.html?2" "$SC_BASE/viewport.html?3" >in.txt
+	run -0 --separate-stderr sc-render -c 1 --tab-pages 1 --viewport 375x667 <in.txt
+	run -0 sc-parse -f 'size=#size' <<<"$output"
+	assert_equal "$(jq -r .size <<<"$output" | sort | uniq -c | tr -s ' ')" " 3 375x667"
 }
 
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {

@@ -45,6 +45,23 @@ static int add_arg(void *base, const struct sc_opt *row, const char *arg, char *
 	return 0;
 }
 
+static int set_viewport(void *base, const struct sc_opt *row, const char *arg, char *err,
+                        size_t errlen)
+{
+	struct render_opts *o = base;
+	char *end;
+	long w = strtol(arg, &end, 10), h = 0;
+	(void)row;
+	if (end != arg && *end == 'x' && end[1] >= '0' && end[1] <= '9')
+		h = strtol(end + 1, &end, 10);
+	if (*end || w < 1 || w > 16384 || h < 1 || h > 16384)
+		return snprintf(err, errlen, "--viewport: '%s' is not WxH (each 1 to 16384)", arg),
+		       -1;
+	o->width = (int)w;
+	o->height = (int)h;
+	return 0;
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -58,6 +75,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_CALLS("browser-arg", 0, "ARG", add_arg, 0),
 	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
 	SC_OPT_ROW_WHOLE("scroll", 0, "N", AT(scroll), 0, 1000),
+	SC_OPT_ROW_CALL("viewport", 0, "WxH", set_viewport, 0),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -119,6 +137,8 @@ static void parse_options(struct render *r, int argc, char **argv)
 	o->browser_pages = 1000;
 	o->browser_rss_mb = 2048;
 	o->wait = "load";
+	o->width = 1280;
+	o->height = 800;
 	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
 	if (first == SC_OPT_PARSE_HELP)
 		sc_print_help(sc_opt_usage(sets, 1, "< urls", NULL));

@@ -24,8 +24,9 @@ struct render_opts {
 	const char *wait;     /* --wait, as given */
 	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
 	int nargs;
-	bool no_sandbox; /* --no-sandbox */
-	int scroll;      /* --scroll: times to scroll to the end, at most */
+	bool no_sandbox;   /* --no-sandbox */
+	int scroll;        /* --scroll: times to scroll to the end, at most */
+	int width, height; /* --viewport */
 };
 
 /* The wait condition, parsed. */

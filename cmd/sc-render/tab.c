@@ -353,6 +353,9 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
 		send_tab(r, t, "Network.enable", NULL);
 		send_tab(r, t, "Runtime.enable", NULL);
+		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
+		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
+		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
 		navigate(r, t, now);
 		break;
 	case TAB_LOADING: {
