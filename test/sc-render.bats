@@ -158,6 +158,34 @@ Try 'sc-render --help' for more information."
 	assert_equal "$(jq -r .size <<<"$output" | sort | uniq -c | tr -s ' ')" " 3 375x667"
 }
 
+# png_width FILE: the width in FILE's IHDR, if FILE starts with the PNG
+# signature and an IHDR chunk.
+png_width() {
+	[ "$(od -An -tx1 -N16 "$1" | tr -d ' \n')" = 89504e470d0a1a0a0000000d49484452 ] || return 1
+	od -An -tu1 -j16 -N4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'
+}
+
+@test "--screenshot DIR: a PNG per page, the viewport's width, named by URL and line, its path in the record" {
+	mkdir shots
+	printf '%s\n' "$SC_BASE/viewport.html" "$SC_BASE/viewport.html" "$SC_BASE/list.html" >in.txt
+	run -0 --separate-stderr sc-render -c 2 --viewport 640x480 --screenshot shots <in.txt
+	assert_equal "$(jq -r .rendered.screenshot <<<"$output" | sort -u | wc -l)" 3
+	local f
+	for f in $(jq -r .rendered.screenshot <<<"$output"); do
+		[[ $f == shots/[0-9a-f]*-[123].png ]] || fail "a screenshot's name: $f"
+		assert_equal "$(png_width "$f")" 640
+	done
+	assert_equal "$(ls shots | wc -l)" 3 # no temporary file left
+	# The default viewport, 1280 wide; the DOM is read as usual.
+	run -0 --separate-stderr sc-render --screenshot "$PWD/shots" <<<"$SC_BASE/list.html"
+	jq -e '.body | test("three")' <<<"$output"
+	assert_equal "$(png_width "$(jq -r .rendered.screenshot <<<"$output")")" 1280
+	run -1 --separate-stderr sc-render --screenshot nowhere </dev/null
+	assert_equal "$stderr" "sc-render: --screenshot: nowhere: No such file or directory"
+	run -1 --separate-stderr sc-render --screenshot in.txt </dev/null
+	assert_equal "$stderr" "sc-render: --screenshot: in.txt: Not a directory"
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

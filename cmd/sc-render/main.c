@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/signals.h"
@@ -76,6 +77,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
 	SC_OPT_ROW_WHOLE("scroll", 0, "N", AT(scroll), 0, 1000),
 	SC_OPT_ROW_CALL("viewport", 0, "WxH", set_viewport, 0),
+	SC_OPT_ROW_STRING("screenshot", 0, "DIR", AT(screenshot)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -151,6 +153,11 @@ static void parse_options(struct render *r, int argc, char **argv)
 		               argv[first]);
 	if (wait_parse(o->wait, &r->wait, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
+	struct stat st;
+	if (o->screenshot && stat(o->screenshot, &st) == 0 && !S_ISDIR(st.st_mode))
+		sc_die(SC_EXIT_FAILURE, "--screenshot: %s: %s", o->screenshot, strerror(ENOTDIR));
+	if (o->screenshot && access(o->screenshot, W_OK | X_OK) < 0)
+		sc_die(SC_EXIT_FAILURE, "--screenshot: %s:", o->screenshot);
 	if (!o->browser)
 		o->browser = getenv("SC_RENDER_BROWSER");
 	if (!o->browser || !*o->browser)
@@ -279,7 +286,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		return;
 	case SC_URL_LINE_URL:
 		if (is_url(url, len))
-			enqueue(r, page_from_item(NULL, url, len));
+			enqueue(r, page_from_item(NULL, url, len, line->number));
 		else
 			bad_url(r, in, line);
 		return;
@@ -315,7 +322,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		r->written++;
 		r->failed++;
 	} else {
-		enqueue(r, page_from_item(it.rec, u, strlen(u)));
+		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number));
 	}
 	json_decref(it.rec);
 }
@@ -360,6 +367,7 @@ static void tab_clear(struct tab *t)
 	free(t->doc_request);
 	free(t->mime);
 	free(t->loader);
+	free(t->shot_path);
 	json_decref(t->request_ids);
 	memset(t, 0, sizeof(*t));
 }

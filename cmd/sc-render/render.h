@@ -24,9 +24,10 @@ struct render_opts {
 	const char *wait;     /* --wait, as given */
 	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
 	int nargs;
-	bool no_sandbox;   /* --no-sandbox */
-	int scroll;        /* --scroll: times to scroll to the end, at most */
-	int width, height; /* --viewport */
+	bool no_sandbox;        /* --no-sandbox */
+	int scroll;             /* --scroll: times to scroll to the end, at most */
+	int width, height;      /* --viewport */
+	const char *screenshot; /* --screenshot: the folder of the PNGs, or NULL */
 };
 
 /* The wait condition, parsed. */
@@ -53,6 +54,7 @@ struct page {
 	size_t body_len;
 	char *content_type; /* its content type, or NULL */
 	long status;        /* its status */
+	size_t line;        /* its input line's number */
 	int attempts;       /* tries so far */
 	double started;     /* sc_now_ms of the first try */
 	long long fetched_at;
@@ -94,6 +96,7 @@ enum tab_state {
 	TAB_LOADING,   /* Page.navigate sent, waiting for the condition */
 	TAB_POLLING,   /* a wait's poll sent */
 	TAB_SCROLLING, /* the wait is met: a scroll to the end sent */
+	TAB_SHOOTING,  /* Page.captureScreenshot sent */
 	TAB_READING,   /* the DOM's read sent */
 	TAB_CLOSING,
 };
@@ -114,6 +117,8 @@ struct tab {
 	char *loader;      /* its loader: the document whose events count */
 	char *mime;
 	int scrolls, scrolled; /* scrolls sent, and those the page grew after */
+	bool shot;             /* the screenshot was asked for */
+	char *shot_path;       /* the PNG written, or NULL */
 	bool loaded, dcl, idle, timed_out, answered;
 	long stable_hash;
 	double stable_since;
@@ -145,6 +150,9 @@ double tab_next_deadline(const struct render *r);
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message);
 /* Makes a page of one input line, or writes its bad_input record. */
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen);
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line);
+/* Writes a page's screenshot (base64 PNG) under --screenshot's folder;
+ * returns its path (malloced).  Dies if it cannot be written. */
+char *shot_write(const struct render *r, const struct page *p, const char *b64);
 
 #endif

@@ -49,6 +49,7 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	set_str(&t->doc_request, NULL);
 	set_str(&t->mime, NULL);
 	set_str(&t->loader, NULL);
+	set_str(&t->shot_path, NULL);
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -87,6 +88,8 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->status = 0;
 	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
 	t->scrolls = t->scrolled = 0;
+	t->shot = false;
+	set_str(&t->shot_path, NULL);
 	t->stable_hash = -1;
 	set_str(&t->doc_request, NULL);
 	set_str(&t->loader, NULL);
@@ -168,11 +171,20 @@ static bool scroll_once(struct render *r, struct tab *t, double now)
 	return true;
 }
 
-/* The wait is met: scroll (--scroll) while the page grows, then read it. */
+/* The wait is met: scroll (--scroll) while the page grows, take the
+ * screenshot (--screenshot), then read the DOM. */
 static void settled(struct render *r, struct tab *t, double now)
 {
 	if (t->scrolls < r->opts.scroll && (t->scrolls == t->scrolled) && scroll_once(r, t, now))
 		return;
+	if (r->opts.screenshot && !t->shot) {
+		t->shot = true;
+		t->state = TAB_SHOOTING;
+		track(r, t,
+		      send_tab(r, t, "Page.captureScreenshot", json_pack("{s:s}", "format", "png")),
+		      now + r->opts.command_ms);
+		return;
+	}
 	read_dom(r, t, now);
 }
 
@@ -394,6 +406,13 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 			t->scrolled++;
 		settled(r, t, now);
 		break;
+	case TAB_SHOOTING: {
+		const char *png = str(res, "data");
+		if (png)
+			set_str(&t->shot_path, NULL), t->shot_path = shot_write(r, t->page, png);
+		settled(r, t, now);
+		break;
+	}
 	case TAB_READING:
 		page_done(r, t, json_object_get(json_object_get(res, "result"), "value"));
 		break;
