@@ -186,6 +186,41 @@ png_width() {
 	assert_equal "$stderr" "sc-render: --screenshot: in.txt: Not a directory"
 }
 
+@test "--js FILE: clicks load more after the wait, its JSON result in the record; an exception is a render error holding the body" {
+	cat >more.js <<-'EOF'
+		// Clicks "load more" and waits for its items.
+		document.querySelector('#more').click();
+		while (document.querySelectorAll('li.item').length < 4)
+			await new Promise(r => setTimeout(r, 50));
+		return { items: document.querySelectorAll('li.item').length, title: document.title }; // the result
+	EOF
+	run -0 --separate-stderr sc-render --js more.js <<<"$SC_BASE/load-more.html"
+	assert_equal "$(jq -c .rendered.js <<<"$output")" '{"items":4,"title":"load more"}'
+	run -0 sc-parse -f 'items[]=li.item' <<<"$output"
+	assert_equal "$(jq -c .items <<<"$output")" '["first","one","two","three"]'
+	# Nothing returned: null.
+	echo 'document.title = "changed";' >title.js
+	run -0 --separate-stderr sc-render --js title.js <<<"$SC_BASE/load-more.html"
+	jq -e '.rendered.js == null and (.rendered | has("js")) and (.body | test("<title>changed</title>"))' <<<"$output"
+	# An exception, a syntax error, a promise that never settles (the
+	# command's deadline): render errors, each with the page's body.
+	echo "throw new Error('no such button');" >bad.js
+	echo '1 +' >syntax.js
+	echo 'await new Promise(() => {});' >hang.js
+	local f
+	for f in bad syntax hang; do
+		run -3 --separate-stderr sc-render --command-timeout 1 --js "$f.js" <<<"$SC_BASE/load-more.html"
+		jq -e '(.ok | not) and .error.kind == "render" and (.rendered | has("js") | not)
+			and .attempts == 1 and (.body | test("load more"))' <<<"$output"
+		echo "$output" >"$f.out"
+	done
+	assert_equal "$(jq -r .error.message bad.out syntax.out hang.out)" "--js: bad.js: Error: no such button
+--js: syntax.js: SyntaxError: Unexpected token '}'
+--js: hang.js: did not end within 1000 ms"
+	run -1 --separate-stderr sc-render --js nothing.js </dev/null
+	assert_equal "$stderr" "sc-render: --js: nothing.js: No such file or directory"
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

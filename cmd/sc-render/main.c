@@ -78,6 +78,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("scroll", 0, "N", AT(scroll), 0, 1000),
 	SC_OPT_ROW_CALL("viewport", 0, "WxH", set_viewport, 0),
 	SC_OPT_ROW_STRING("screenshot", 0, "DIR", AT(screenshot)),
+	SC_OPT_ROW_STRING("js", 0, "FILE", AT(js)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -125,6 +126,32 @@ static const char *find_browser(void)
 	return candidates[0];
 }
 
+#define SCRIPT_MAX ((size_t)1 << 20) /* --js's file, at most */
+
+/* --js's file, as the body of an async function: its return value,
+ * awaited, is the result. */
+static char *read_script(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = sc_malloc(SCRIPT_MAX + 1), *expr;
+
+	if (!f)
+		sc_die(SC_EXIT_FAILURE, "--js: %s:", path);
+	size_t n = fread(text, 1, SCRIPT_MAX + 1, f);
+	if (ferror(f))
+		sc_die(SC_EXIT_FAILURE, "--js: error reading %s:", path);
+	(void)fclose(f);
+	if (n > SCRIPT_MAX)
+		sc_die(SC_EXIT_FAILURE, "--js: %s: longer than %zu bytes", path, SCRIPT_MAX);
+	if (memchr(text, '\0', n))
+		sc_die(SC_EXIT_FAILURE, "--js: %s: holds a NUL byte", path);
+	/* The newline: a file that ends in a // comment. */
+	if (asprintf(&expr, "(async () => {\n%.*s\n})()", (int)n, text) < 0)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	free(text);
+	return expr;
+}
+
 static void parse_options(struct render *r, int argc, char **argv)
 {
 	struct render_opts *o = &r->opts;
@@ -158,6 +185,8 @@ static void parse_options(struct render *r, int argc, char **argv)
 		sc_die(SC_EXIT_FAILURE, "--screenshot: %s: %s", o->screenshot, strerror(ENOTDIR));
 	if (o->screenshot && access(o->screenshot, W_OK | X_OK) < 0)
 		sc_die(SC_EXIT_FAILURE, "--screenshot: %s:", o->screenshot);
+	if (o->js)
+		o->js_expr = read_script(o->js);
 	if (!o->browser)
 		o->browser = getenv("SC_RENDER_BROWSER");
 	if (!o->browser || !*o->browser)
@@ -368,6 +397,8 @@ static void tab_clear(struct tab *t)
 	free(t->mime);
 	free(t->loader);
 	free(t->shot_path);
+	free(t->js_error);
+	json_decref(t->js_result);
 	json_decref(t->request_ids);
 	memset(t, 0, sizeof(*t));
 }
@@ -487,6 +518,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.opts.concurrency; i++)
 		tab_clear(&r.tabs[i]);
 	free(r.tabs);
+	free(r.opts.js_expr);
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

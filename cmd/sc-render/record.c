@@ -109,6 +109,8 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 		                       "failed", t->failed, "blocked", t->blocked, "console_errors",
 		                       t->console_errors, "dialogs", t->dialogs, "waited_for",
 		                       t->timed_out ? "timeout" : r->opts.wait);
+		if (t->js_result)
+			json_object_set(rd, "js", t->js_result);
 		if (t->shot_path)
 			json_object_set_new(rd, "screenshot", json_string(t->shot_path));
 		if (r->opts.scroll) {

@@ -28,6 +28,8 @@ struct render_opts {
 	int scroll;             /* --scroll: times to scroll to the end, at most */
 	int width, height;      /* --viewport */
 	const char *screenshot; /* --screenshot: the folder of the PNGs, or NULL */
+	const char *js;         /* --js: the file */
+	char *js_expr;          /* its script, wrapped in an async function (malloced) */
 };
 
 /* The wait condition, parsed. */
@@ -96,6 +98,7 @@ enum tab_state {
 	TAB_LOADING,   /* Page.navigate sent, waiting for the condition */
 	TAB_POLLING,   /* a wait's poll sent */
 	TAB_SCROLLING, /* the wait is met: a scroll to the end sent */
+	TAB_SCRIPT,    /* --js's script sent */
 	TAB_SHOOTING,  /* Page.captureScreenshot sent */
 	TAB_READING,   /* the DOM's read sent */
 	TAB_CLOSING,
@@ -117,6 +120,9 @@ struct tab {
 	char *loader;      /* its loader: the document whose events count */
 	char *mime;
 	int scrolls, scrolled; /* scrolls sent, and those the page grew after */
+	bool script_ran;       /* --js's script was sent */
+	json_t *js_result;     /* what it returned (owned), or NULL */
+	char *js_error;        /* why it failed, or NULL */
 	bool shot;             /* the screenshot was asked for */
 	char *shot_path;       /* the PNG written, or NULL */
 	bool loaded, dcl, idle, timed_out, answered;

@@ -50,6 +50,9 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	set_str(&t->mime, NULL);
 	set_str(&t->loader, NULL);
 	set_str(&t->shot_path, NULL);
+	set_str(&t->js_error, NULL);
+	json_decref(t->js_result);
+	t->js_result = NULL;
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -88,8 +91,11 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->status = 0;
 	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
 	t->scrolls = t->scrolled = 0;
-	t->shot = false;
+	t->shot = t->script_ran = false;
 	set_str(&t->shot_path, NULL);
+	set_str(&t->js_error, NULL);
+	json_decref(t->js_result);
+	t->js_result = NULL;
 	t->stable_hash = -1;
 	set_str(&t->doc_request, NULL);
 	set_str(&t->loader, NULL);
@@ -171,12 +177,22 @@ static bool scroll_once(struct render *r, struct tab *t, double now)
 	return true;
 }
 
-/* The wait is met: scroll (--scroll) while the page grows, take the
- * screenshot (--screenshot), then read the DOM. */
+/* The wait is met: scroll (--scroll) while the page grows, run --js's
+ * script, take the screenshot (--screenshot), then read the DOM. */
 static void settled(struct render *r, struct tab *t, double now)
 {
 	if (t->scrolls < r->opts.scroll && (t->scrolls == t->scrolled) && scroll_once(r, t, now))
 		return;
+	if (r->opts.js_expr && !t->script_ran) {
+		t->script_ran = true;
+		t->state = TAB_SCRIPT;
+		track(r, t,
+		      send_tab(r, t, "Runtime.evaluate",
+		               json_pack("{s:s,s:b,s:b}", "expression", r->opts.js_expr,
+		                         "returnByValue", 1, "awaitPromise", 1)),
+		      now + r->opts.command_ms);
+		return;
+	}
 	if (r->opts.screenshot && !t->shot) {
 		t->shot = true;
 		t->state = TAB_SHOOTING;
@@ -227,6 +243,16 @@ static void poll_wait(struct render *r, struct tab *t, double now)
 void tab_tick(struct render *r, struct tab *t, double now)
 {
 	if (t->pending && now >= t->deadline) {
+		if (t->state == TAB_SCRIPT) {
+			/* The script's promise did not settle: the page is still
+			 * there to be read. */
+			char why[128];
+			snprintf(why, sizeof(why), "--js: %s: did not end within %d ms", r->opts.js,
+			         r->opts.command_ms);
+			set_str(&t->js_error, why);
+			settled(r, t, now);
+			return;
+		}
 		if (t->state == TAB_LOADING || t->state == TAB_POLLING) {
 			/* The page's time is up: what is there is the record. */
 			t->timed_out = true;
@@ -313,6 +339,8 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
 		         wait_name(r), r->opts.timeout_ms);
 		record_emit(r, p, t, final, html, "timeout", msg);
+	} else if (t->js_error) {
+		record_emit(r, p, t, final, html, "render", t->js_error);
 	} else if (t->status >= 400) {
 		snprintf(msg, sizeof(msg), "HTTP %ld", t->status);
 		record_emit(r, p, t, final, html, "http", msg);
@@ -336,6 +364,28 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 	}
 }
 
+/* --js's script's reply: its value, or why it failed. */
+static void script_done(struct render *r, struct tab *t, const json_t *res, const json_t *err)
+{
+	const json_t *ex = json_object_get(res, "exceptionDetails");
+	char why[512];
+
+	if (err || ex) {
+		const char *text = err ? str(err, "message") : NULL;
+		if (!text)
+			text = str(json_object_get(ex, "exception"), "description");
+		if (!text)
+			text = str(ex, "text");
+		/* An exception's description is its stack: its first line says it. */
+		snprintf(why, sizeof(why), "--js: %s: %.*s", r->opts.js,
+		         text ? (int)strcspn(text, "\n") : 1, text ? text : "?");
+		set_str(&t->js_error, why);
+		return;
+	}
+	json_t *v = json_object_get(json_object_get(res, "result"), "value");
+	t->js_result = v ? json_incref(v) : json_null();
+}
+
 static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 {
 	const json_t *res = json_object_get(msg, "result");
@@ -343,7 +393,7 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 	double now = sc_now_ms();
 
 	t->pending = 0;
-	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING) {
+	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING && t->state != TAB_SCRIPT) {
 		char why[256];
 		snprintf(why, sizeof(why), "the browser refused a command: %s",
 		         str(err, "message") ? str(err, "message") : "?");
@@ -404,6 +454,10 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		/* An error (the page navigated away) ends the scrolling too. */
 		if (json_is_true(json_object_get(json_object_get(res, "result"), "value")))
 			t->scrolled++;
+		settled(r, t, now);
+		break;
+	case TAB_SCRIPT:
+		script_done(r, t, res, err);
 		settled(r, t, now);
 		break;
 	case TAB_SHOOTING: {
