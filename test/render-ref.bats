@@ -3,7 +3,8 @@
 # browser and say what they claim: sc-fetch gets each page's shell without
 # its marker; the reference renderers (test/bench/render-ref.js: puppeteer-
 # core and playwright-core driving Debian's Chromium) get what the manifest
-# says.  Also the helpers of test/lib/render.bash: the browser's process
+# says, and so does sc-render (--scroll too; --robots against robots.txt,
+# checked in the server's log).  Also the helpers of test/lib/render.bash: the browser's process
 # group found and found empty afterwards, its connections only to the
 # fixture server, no name resolved but loopback's.  Loopback only.
 
@@ -148,6 +149,38 @@ check_engine() {
 	render puppeteer "$e"
 	run -0 sc_render_check "$(record robots.html)" \
 		"$(jq -c '{contains: (.contains + .impolite_contains)}' <<<"$e")"
+}
+
+@test "sc-render --robots: the disallowed script is never asked for nor run, and counted; a disallowed page is a robots error, never loaded" {
+	local e rec
+	e=$(sc_render_expected '.[] | select(.robots)')
+	sc_server_reset
+	printf '%s\n' "$SC_BASE/robots.html" "$SC_BASE/$(jq -r '.disallowed[0]' <<<"$e")" >"$BATS_TEST_TMPDIR/in"
+	run -3 --separate-stderr env SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+		sc-render -c 2 -m 20 --robots --robots-cache "$BATS_TEST_TMPDIR/robots.db" <"$BATS_TEST_TMPDIR/in"
+	echo "$output" >"$BATS_TEST_TMPDIR/out"
+	rec=$(record robots.html)
+	jq -e --argjson e "$e" '.ok and .status == 200 and .rendered.blocked == $e.blocked
+		and .rendered.failed == 0 and .rendered.requests == 3' <<<"$rec" >/dev/null ||
+		fail "$(jq -c 'del(.body)' <<<"$rec")"
+	run -0 sc_render_check "$rec" "$e"
+	# The page itself: refused as sc-fetch --robots refuses it, with no request.
+	rec=$(record "$(jq -r '.disallowed[0]' <<<"$e")")
+	run -3 --separate-stderr bash -c 'echo "$1" | sc-fetch --robots' _ "$SC_BASE/$(jq -r '.disallowed[0]' <<<"$e")"
+	assert_equal "$(jq -c '[.ok, .status, .error, .rendered.blocked, has("body")]' <<<"$rec")" \
+		"$(jq -c '[.ok, .status, .error, 1, false]' <<<"$output")"
+	# The server's log: robots.txt asked once (by sc-render; then by the
+	# sc-fetch above), nothing under the disallowed path.
+	run -0 sc_server_log '[.[] | .path]'
+	assert_equal "$(jq -c '[.[] | select(. == "/robots.txt")] | length' <<<"$output")" 2
+	assert_equal "$(jq -c '[.[] | select(startswith("/private/"))]' <<<"$output")" '[]'
+	assert_equal "$(jq -c 'map(select(. == "/allowed.js")) | length' <<<"$output")" 1
+	# --robots-cache: the next run asks for no robots.txt.
+	sc_server_reset
+	echo "$SC_BASE/robots.html" | SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+		sc-render --robots --robots-cache "$BATS_TEST_TMPDIR/robots.db" >"$BATS_TEST_TMPDIR/out"
+	jq -e '.ok and .rendered.blocked == 1' "$BATS_TEST_TMPDIR/out"
+	assert_equal "$(sc_server_log '[.[] | .path] | sort | join(" ")' | jq -r .)" "/allowed.js /robots.html"
 }
 
 @test "the page that never settles, under a 3 s deadline: a render error holding what was there; only loopback reached" {

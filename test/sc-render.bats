@@ -67,6 +67,10 @@ Try 'sc-render --help' for more information."
 		run -2 --separate-stderr sc-render --viewport "$v" </dev/null
 		assert_equal "${stderr%%$'\n'*}" "sc-render: --viewport: '$v' is not WxH (each 1 to 16384)"
 	done
+	run -2 --separate-stderr sc-render --block images,pictures </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --block: 'pictures' is no resource type (images, fonts, media, stylesheets, scripts, xhr, fetch, websockets, eventsource, manifests, texttracks, pings, prefetch, frames, other) nor a URL pattern (with '/' or '*')"
+	run -2 --separate-stderr sc-render --robots-cache r.db </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --robots-cache needs --robots"
 	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
 }
@@ -219,6 +223,34 @@ png_width() {
 --js: hang.js: did not end within 1000 ms"
 	run -1 --separate-stderr sc-render --js nothing.js </dev/null
 	assert_equal "$stderr" "sc-render: --js: nothing.js: No such file or directory"
+}
+
+# The paths the fixture server was asked for since its reset, sorted.
+paths_asked() {
+	sc_server_log '[.[] | .path] | sort | join(" ")' | jq -r .
+}
+
+@test "--block: resource types and URL patterns refused in the browser, never asked of the server; counted in blocked" {
+	run -0 --separate-stderr sc-render <<<"$SC_BASE/assets.html"
+	jq -e '.rendered.blocked == 0 and (.body | test("APP-RAN"))' <<<"$output"
+	assert_equal "$(paths_asked)" "/app.js /assets.html /dot.svg /style.css"
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block images,stylesheets <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '.rendered | [.requests, .failed, .blocked]' <<<"$output")" '[4,0,2]'
+	jq -e '.body | test("APP-RAN")' <<<"$output"
+	assert_equal "$(paths_asked)" "/app.js /assets.html"
+	# A word with '/' or '*' is a pattern on the URL; --block adds up.
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block '*/app.js' --block images <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '.rendered | [.requests, .failed, .blocked]' <<<"$output")" '[4,0,2]'
+	run -0 sc-parse -f 'text=#text' <<<"$output"
+	assert_equal "$(jq -r .text <<<"$output")" "no script ran"
+	assert_equal "$(paths_asked)" "/assets.html /style.css"
+	# The page's own document is not --block's: it is rendered.
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block '*' <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '[.ok, .status, .rendered.blocked]' <<<"$output")" '[true,200,3]'
+	assert_equal "$(paths_asked)" "/assets.html"
 }
 
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {

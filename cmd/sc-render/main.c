@@ -63,6 +63,13 @@ static int set_viewport(void *base, const struct sc_opt *row, const char *arg, c
 	return 0;
 }
 
+static int add_block(void *base, const struct sc_opt *row, const char *arg, char *err,
+                     size_t errlen)
+{
+	(void)row;
+	return block_parse(base, arg, err, errlen);
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -79,6 +86,9 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_CALL("viewport", 0, "WxH", set_viewport, 0),
 	SC_OPT_ROW_STRING("screenshot", 0, "DIR", AT(screenshot)),
 	SC_OPT_ROW_STRING("js", 0, "FILE", AT(js)),
+	SC_OPT_ROW_CALLS("block", 0, "LIST", add_block, 0),
+	SC_OPT_ROW_FLAG("robots", 0, AT(robots)),
+	SC_OPT_ROW_STRING("robots-cache", 0, "FILE", AT(robots_cache)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -180,6 +190,8 @@ static void parse_options(struct render *r, int argc, char **argv)
 		               argv[first]);
 	if (wait_parse(o->wait, &r->wait, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
+	if (o->robots_cache && !o->robots)
+		sc_usage_error("--robots-cache needs --robots");
 	struct stat st;
 	if (o->screenshot && stat(o->screenshot, &st) == 0 && !S_ISDIR(st.st_mode))
 		sc_die(SC_EXIT_FAILURE, "--screenshot: %s: %s", o->screenshot, strerror(ENOTDIR));
@@ -398,6 +410,7 @@ static void tab_clear(struct tab *t)
 	free(t->loader);
 	free(t->shot_path);
 	free(t->js_error);
+	free(t->refused_doc);
 	json_decref(t->js_result);
 	json_decref(t->request_ids);
 	memset(t, 0, sizeof(*t));
@@ -459,15 +472,16 @@ static int run(struct render *r, struct sc_lines *in)
 		assign(r);
 		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
 			return r->read_error ? SC_EXIT_FAILURE : 0;
-		double next = tab_next_deadline(r);
+		double next = admit_next(r, tab_next_deadline(r));
 		int ms = (int)(next - sc_now_ms());
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{ .fd = r->b.from, .events = POLLIN },
 			{ .fd = r->b.err, .events = POLLIN },
 			{ .fd = stop_pipe[0], .events = POLLIN },
 			{ .fd = want_input ? sc_lines_fd(in) : -1, .events = POLLIN },
+			{ .fd = admit_fd(r), .events = POLLIN },
 		};
-		if (poll(fds, 4, ms < 0 ? 0 : ms + 1) < 0 && errno != EINTR)
+		if (poll(fds, 5, ms < 0 ? 0 : ms + 1) < 0 && errno != EINTR)
 			sc_die(SC_EXIT_FAILURE, "poll:");
 		if (fds[1].revents)
 			browser_drain_stderr(&r->b);
@@ -485,6 +499,7 @@ static int run(struct render *r, struct sc_lines *in)
 				return SC_EXIT_FAILURE;
 			continue;
 		}
+		admit_perform(r);
 		double now = sc_now_ms();
 		for (int i = 0; i < r->opts.concurrency; i++)
 			tab_tick(r, &r->tabs[i], now);
@@ -510,6 +525,8 @@ int main(int argc, char **argv)
 	the_browser = &r.b;
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
+	if (admit_init(&r, err, sizeof(err)) < 0)
+		sc_die(SC_EXIT_FAILURE, "%s", err);
 	if (start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
@@ -519,6 +536,9 @@ int main(int argc, char **argv)
 		tab_clear(&r.tabs[i]);
 	free(r.tabs);
 	free(r.opts.js_expr);
+	for (int i = 0; i < r.opts.nglobs; i++)
+		free(r.opts.block_globs[i]);
+	admit_free(&r);
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

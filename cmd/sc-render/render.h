@@ -30,6 +30,11 @@ struct render_opts {
 	const char *screenshot; /* --screenshot: the folder of the PNGs, or NULL */
 	const char *js;         /* --js: the file */
 	char *js_expr;          /* its script, wrapped in an async function (malloced) */
+	unsigned block_types;   /* --block's resource types (admit.c's table, by bit) */
+	char *block_globs[32];  /* --block's URL patterns (malloced) */
+	int nglobs;
+	bool robots;              /* --robots */
+	const char *robots_cache; /* --robots-cache */
 };
 
 /* The wait condition, parsed. */
@@ -123,6 +128,8 @@ struct tab {
 	bool script_ran;       /* --js's script was sent */
 	json_t *js_result;     /* what it returned (owned), or NULL */
 	char *js_error;        /* why it failed, or NULL */
+	long seq;              /* the number of the page it renders (render's seq) */
+	char *refused_doc;     /* why the page's own document was refused, or NULL */
 	bool shot;             /* the screenshot was asked for */
 	char *shot_path;       /* the PNG written, or NULL */
 	bool loaded, dcl, idle, timed_out, answered;
@@ -140,7 +147,9 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked; /* b.pages when the RSS was last looked at */
+	int rss_checked;     /* b.pages when the RSS was last looked at */
+	long seq;            /* pages navigated so far */
+	struct admit *admit; /* --robots' state (admit.c), or NULL */
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
@@ -150,6 +159,26 @@ void tab_tick(struct render *r, struct tab *t, double now);
  * fails, after its second try). */
 void tabs_lost(struct render *r, const char *why);
 double tab_next_deadline(const struct render *r);
+/* An admitted request goes on: answered with the page's fetched body (its
+ * document), or continued. */
+void tab_proceed(struct render *r, struct tab *t, const json_t *params);
+
+/* ---- admit.c: the browser's requests admitted (--block, --robots) ---- */
+/* Adds --block's LIST to o; -1 with the usage error in err. */
+int block_parse(struct render_opts *o, const char *list, char *err, size_t errlen);
+/* --robots' state, its cache opened; -1 with the reason in err. */
+int admit_init(struct render *r, char *err, size_t errlen);
+void admit_free(struct render *r);
+/* Whether every request is to be paused (--block or --robots). */
+bool admit_intercepts(const struct render *r);
+/* A Fetch.requestPaused of t's: refused, held until its origin's
+ * robots.txt is known, or admitted (tab_proceed). */
+void admit_paused(struct render *r, struct tab *t, const json_t *params);
+/* The loop's share: robots.txt fetcher's descriptor (-1: none), the time
+ * it wants to be called by (next if sooner), and its work. */
+int admit_fd(const struct render *r);
+double admit_next(const struct render *r, double next);
+void admit_perform(struct render *r);
 
 /* ---- record.c ---- */
 /* Writes p's record: body the DOM (or NULL), err NULL when ok. */

@@ -53,6 +53,7 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	set_str(&t->js_error, NULL);
 	json_decref(t->js_result);
 	t->js_result = NULL;
+	set_str(&t->refused_doc, NULL);
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -101,10 +102,18 @@ static void navigate(struct render *r, struct tab *t, double now)
 	set_str(&t->loader, NULL);
 	set_str(&t->mime, NULL);
 	t->page_deadline = now + r->opts.timeout_ms;
-	send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
-	         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
-	                             "resourceType", "Document")
-	                 : NULL);
+	t->seq = ++r->seq;
+	set_str(&t->refused_doc, NULL);
+	/* Every request paused when admit.c has a say; else only the
+	 * document a fetched body answers. */
+	if (admit_intercepts(r))
+		send_tab(r, t, "Fetch.enable",
+		         json_pack("{s:[{s:s}]}", "patterns", "urlPattern", "*"));
+	else
+		send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
+		         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
+		                             "resourceType", "Document")
+		                 : NULL);
 	track(r, t, send_tab(r, t, "Page.navigate", json_pack("{s:s}", "url", p->url)),
 	      t->page_deadline);
 	t->state = TAB_LOADING;
@@ -424,7 +433,11 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		const char *e = str(res, "errorText");
 		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
 			struct page *p = t->page;
-			record_emit(r, p, t, NULL, NULL, net_kind(e), e);
+			/* Refused by robots.txt: never requested. */
+			if (t->refused_doc)
+				record_emit(r, p, t, NULL, NULL, "robots", t->refused_doc);
+			else
+				record_emit(r, p, t, NULL, NULL, net_kind(e), e);
 			page_free(p);
 			t->page = NULL;
 			r->in_flight--;
@@ -487,7 +500,7 @@ static struct tab *tab_by(struct render *r, const char *session, const char *tar
 	return NULL;
 }
 
-static void fulfill(struct render *r, struct tab *t, const json_t *params)
+void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 {
 	struct page *p = t->page;
 	const char *id = str(params, "requestId");
@@ -529,7 +542,10 @@ static void count_request(struct tab *t, const json_t *params)
 
 static void on_event(struct render *r, struct tab *t, const char *method, const json_t *params)
 {
-	if (strncmp(method, "Network.", 8) == 0)
+	/* Every request is paused when admit.c intercepts them all: counted
+	 * there, before it leaves (a Network event may come after the
+	 * record). */
+	if (strncmp(method, "Network.", 8) == 0 && !admit_intercepts(r))
 		count_request(t, params);
 	if (strcmp(method, "Page.lifecycleEvent") == 0) {
 		/* Only the events of the document this page's navigation loads
@@ -564,9 +580,15 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			set_str(&t->mime, str(resp, "mimeType"));
 		}
 	} else if (strcmp(method, "Network.loadingFailed") == 0) {
-		t->failed++;
-		if (json_object_get(params, "blockedReason"))
+		/* Blocked by admit.c ("inspector": counted then), by the
+		 * browser (CSP, mixed content, ...), or failed. */
+		const char *why = str(params, "blockedReason");
+		if (why && strcmp(why, "inspector") == 0 && admit_intercepts(r))
+			return;
+		if (why)
 			t->blocked++;
+		else
+			t->failed++;
 	} else if (strcmp(method, "Runtime.consoleAPICalled") == 0) {
 		if (str(params, "type") && strcmp(str(params, "type"), "error") == 0)
 			t->console_errors++;
@@ -580,7 +602,9 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		send_tab(r, t, "Page.handleJavaScriptDialog",
 		         json_pack("{s:b}", "accept", type && strcmp(type, "beforeunload") == 0));
 	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
-		fulfill(r, t, params);
+		if (admit_intercepts(r))
+			count_request(t, params);
+		admit_paused(r, t, params);
 	} else if (strcmp(method, "Inspector.targetCrashed") == 0) {
 		tab_drop(r, t, "the tab crashed");
 	}
