@@ -128,7 +128,7 @@ memcheck() {
 	assert_equal "$(jq -r 'select(.ok) | .rendered.js | type' <<<"$output" | uniq -c | tr -s ' ')" " 4 string"
 }
 
-@test "sc-render --robots, --robots-cache and --block: held requests, robots.txt's fetcher and the cache are clean" {
+@test "sc-render --robots, --robots-cache, --block and --delay: held requests, robots.txt's fetcher and the cache are clean" {
 	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
 		skip "no Chromium (make deps installs chromium-headless-shell)"
 	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
@@ -137,7 +137,7 @@ memcheck() {
 	local i
 	for i in 1 2; do # fetched, then from the cache
 		run -3 --separate-stderr memcheck "$SC_BIN/sc-render" -c 2 -m 6 --robots --robots-cache rc.db \
-			--block 'images,*/nothing/*' --block stylesheets <in.txt
+			--block 'images,*/nothing/*' --block stylesheets --delay 50 <in.txt
 		assert_equal "$(jq -r '.error.kind // "ok"' <<<"$output" | sort | tr '\n' ' ')" "http ok ok ok "
 		assert_equal "$(jq -r 'select(.url | endswith("assets.html")) | .rendered.blocked' <<<"$output")" 2
 	done

@@ -71,6 +71,8 @@ Try 'sc-render --help' for more information."
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --block: 'pictures' is no resource type (images, fonts, media, stylesheets, scripts, xhr, fetch, websockets, eventsource, manifests, texttracks, pings, prefetch, frames, other) nor a URL pattern (with '/' or '*')"
 	run -2 --separate-stderr sc-render --robots-cache r.db </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --robots-cache needs --robots"
+	run -2 --separate-stderr sc-render --delay -1 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --delay: '-1' is out of range (0..3600000)"
 	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
 }
@@ -251,6 +253,25 @@ paths_asked() {
 	run -0 --separate-stderr sc-render --block '*' <<<"$SC_BASE/assets.html"
 	assert_equal "$(jq -c '[.ok, .status, .rendered.blocked]' <<<"$output")" '[true,200,3]'
 	assert_equal "$(paths_asked)" "/assets.html"
+}
+
+# The smallest gap between two requests' arrivals at the server, in ms.
+smallest_gap() {
+	sc_server_log '[.[] | .t_ms] | sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | min'
+}
+
+@test "--delay: the browser's requests to one origin, from every tab, are that far apart by the server's clock" {
+	printf '%s\n' "$SC_BASE/assets.html?1" "$SC_BASE/assets.html?2" >in.txt
+	run -0 --separate-stderr sc-render -c 2 <in.txt
+	# Without it the page's requests come together.
+	jq -e -n "$(smallest_gap) < 200" || fail "smallest gap without --delay: $(smallest_gap) ms"
+	sc_server_reset
+	run -0 --separate-stderr sc-render -c 2 --delay 400 <in.txt
+	jq -e '.ok and .rendered.requests == 4 and (.body | test("APP-RAN"))' <<<"$output"
+	assert_equal "$(sc_server_log 'length')" 8
+	# Measured where the server reads each request: a connection made on
+	# the way moves one arrival a little, hence the slack.
+	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under --delay 400: $(smallest_gap) ms"
 }
 
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {

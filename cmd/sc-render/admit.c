@@ -1,10 +1,12 @@
 /* admit.c: every request the browser makes, paused by the Fetch domain and
  * admitted here before it leaves: --block's resource types and URL
  * patterns refuse it, --robots asks its origin's robots.txt (fetched once
- * per origin by libsc's fetcher, kept in --robots-cache), and what is
- * admitted goes on (or is answered with the page's fetched body).  A
- * request whose origin's robots.txt is not known yet is held until it is.
- * A refused request fails as BlockedByClient: nothing reaches the server. */
+ * per origin by libsc's fetcher, kept in --robots-cache), --delay spaces
+ * the requests to one origin, and what is admitted goes on (or is answered
+ * with the page's fetched body).  A request whose origin's robots.txt is
+ * not known yet is held until it is; one that would come too soon after
+ * the origin's last is held until its time.  A refused request fails as
+ * BlockedByClient: nothing reaches the server. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,23 +74,31 @@ int block_parse(struct render_opts *o, const char *list, char *err, size_t errle
 	return rc;
 }
 
-/* One origin's robots.txt answer. */
-enum {
-	RB_FETCHING,
-	RB_KNOWN
-};
+/* A request held: for its origin's robots.txt, or for its turn. */
 struct held {
 	struct held *next;
 	int tab;        /* the tab's index */
 	long seq;       /* its page's number: the page may have ended */
 	json_t *params; /* the Fetch.requestPaused (owned) */
 };
-struct robots_entry {
+struct queue {
+	struct held *head, **tail;
+};
+
+/* One origin: its robots.txt answer, and its spacing. */
+enum {
+	RB_NONE,
+	RB_FETCHING,
+	RB_KNOWN
+};
+struct origin {
 	struct sc_strtab_link link;
 	char *key; /* the origin (owned) */
 	int state;
 	struct sc_robots *rules; /* when RB_KNOWN (owned) */
-	struct held *held, **held_tail;
+	struct queue robots;     /* waiting for the answer */
+	struct queue spaced;     /* admitted, waiting for next_start */
+	double next_start;       /* --delay: no request before (sc_now_ms) */
 };
 struct admit {
 	struct sc_strtab table;
@@ -96,6 +106,7 @@ struct admit {
 	struct sc_robots_cache *cache;
 	char *agent;
 	struct render *r;
+	size_t spaced; /* requests waiting for their turn, over every origin */
 };
 
 static const char *str(const json_t *o, const char *key)
@@ -103,9 +114,14 @@ static const char *str(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+bool admit_intercepts(const struct render *r)
+{
+	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms;
+}
+
 int admit_init(struct render *r, char *err, size_t errlen)
 {
-	if (!r->opts.robots)
+	if (!admit_intercepts(r))
 		return 0;
 	struct admit *a = sc_calloc(1, sizeof(*a));
 	r->admit = a;
@@ -120,6 +136,35 @@ int admit_init(struct render *r, char *err, size_t errlen)
 	return 0;
 }
 
+static void push(struct queue *q, const struct render *r, const struct tab *t, const json_t *params)
+{
+	struct held *h = sc_calloc(1, sizeof(*h));
+
+	h->tab = (int)(t - r->tabs);
+	h->seq = t->seq;
+	h->params = json_deep_copy(params);
+	*q->tail = h;
+	q->tail = &h->next;
+}
+
+static struct held *pop(struct queue *q)
+{
+	struct held *h = q->head;
+
+	if (h) {
+		q->head = h->next;
+		if (!q->head)
+			q->tail = &q->head;
+	}
+	return h;
+}
+
+static void held_free(struct held *h)
+{
+	json_decref(h->params);
+	free(h);
+}
+
 void admit_free(struct render *r)
 {
 	struct admit *a = r->admit;
@@ -128,27 +173,22 @@ void admit_free(struct render *r)
 		return;
 	sc_fetcher_free(a->fetcher);
 	for (struct sc_strtab_link *l = a->table.head, *next; l; l = next) {
-		struct robots_entry *en = SC_STRTAB_ENTRY(l, struct robots_entry, link);
+		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		struct held *h;
 		next = l->next;
-		for (struct held *h = en->held, *hn; h; h = hn) {
-			hn = h->next;
-			json_decref(h->params);
-			free(h);
-		}
-		sc_robots_free(en->rules);
-		free(en->key);
-		free(en);
+		while ((h = pop(&o->robots)))
+			held_free(h);
+		while ((h = pop(&o->spaced)))
+			held_free(h);
+		sc_robots_free(o->rules);
+		free(o->key);
+		free(o);
 	}
 	sc_strtab_free(&a->table);
 	sc_robots_cache_close(a->cache);
 	free(a->agent);
 	free(a);
 	r->admit = NULL;
-}
-
-bool admit_intercepts(const struct render *r)
-{
-	return r->opts.robots || r->opts.block_types || r->opts.nglobs;
 }
 
 static bool blocked(const struct render *r, const char *type, const char *url)
@@ -179,7 +219,7 @@ static void refuse(struct render *r, struct tab *t, const json_t *params, bool d
 
 static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx);
 
-static void fetch_robots(struct admit *a, struct robots_entry *en)
+static void fetch_robots(struct admit *a, struct origin *o)
 {
 	char *err = NULL, *url;
 	static const struct {
@@ -200,109 +240,131 @@ static void fetch_robots(struct admit *a, struct robots_entry *en)
 		snprintf(secs, sizeof(secs), "%.3f", a->r->opts.command_ms / 1000.0);
 		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_TIMEOUT, secs, NULL);
 	}
-	if (asprintf(&url, "%s/robots.txt", en->key) < 0)
+	if (asprintf(&url, "%s/robots.txt", o->key) < 0)
 		sc_die(1, "out of memory");
-	if (sc_fetcher_submit(a->fetcher, url, en, &err) != SC_OK) {
+	o->state = RB_FETCHING;
+	if (sc_fetcher_submit(a->fetcher, url, o, &err) != SC_OK) {
 		/* Cannot be asked: unreachable, as for a fetch that failed. */
-		en->rules = sc_robots_disallow_all(SC_ROBOTS_UNREACHABLE);
-		en->state = RB_KNOWN;
+		o->rules = sc_robots_disallow_all(SC_ROBOTS_UNREACHABLE);
+		o->state = RB_KNOWN;
 	}
 	sc_free(err);
 	free(url);
 }
 
-/* The origin's entry; a new one is looked up in the cache, or fetched. */
-static struct robots_entry *entry_for(struct admit *a, const char *origin)
+/* The origin's entry; with --robots, a new one's answer is looked up in
+ * the cache, or fetched. */
+static struct origin *origin_for(struct admit *a, const char *key)
 {
-	struct sc_strtab_link *l = sc_strtab_find(&a->table, origin);
+	struct sc_strtab_link *l = sc_strtab_find(&a->table, key);
 
 	if (l)
-		return SC_STRTAB_ENTRY(l, struct robots_entry, link);
-	struct robots_entry *en = sc_calloc(1, sizeof(*en));
-	en->key = sc_strdup(origin);
-	en->held_tail = &en->held;
-	sc_strtab_add(&a->table, &en->link, en->key);
+		return SC_STRTAB_ENTRY(l, struct origin, link);
+	struct origin *o = sc_calloc(1, sizeof(*o));
+	o->key = sc_strdup(key);
+	o->robots.tail = &o->robots.head;
+	o->spaced.tail = &o->spaced.head;
+	sc_strtab_add(&a->table, &o->link, o->key);
+	if (!a->r->opts.robots)
+		return o;
 	long status = 0;
 	char *body = NULL;
 	size_t len = 0;
-	if (a->cache && sc_robots_cache_get(a->cache, origin, sc_wall_ms(), &status, &body, &len,
-	                                    NULL, 0) > 0) {
-		en->rules = sc_robots_from_fetch(status, body, len, a->agent);
-		en->state = RB_KNOWN;
+	if (a->cache &&
+	    sc_robots_cache_get(a->cache, key, sc_wall_ms(), &status, &body, &len, NULL, 0) > 0) {
+		o->rules = sc_robots_from_fetch(status, body, len, a->agent);
+		o->state = RB_KNOWN;
 	} else {
-		en->state = RB_FETCHING;
-		fetch_robots(a, en);
+		fetch_robots(a, o);
 	}
 	free(body);
-	return en;
+	return o;
 }
 
-/* Whether the entry allows the URL; why gets the refusal's message. */
-static bool allowed(const struct robots_entry *en, const char *pq, char *why, size_t whylen)
+/* Whether the origin's robots.txt allows pq; why gets the refusal. */
+static bool allowed(const struct origin *o, const char *pq, char *why, size_t whylen)
 {
 	const char *rule = NULL;
 
-	if (sc_robots_match(en->rules, pq, &rule))
+	if (sc_robots_match(o->rules, pq, &rule))
 		return true;
 	if (rule)
 		snprintf(why, whylen, "disallowed by robots.txt rule \"Disallow: %.*s\"",
 		         (int)(whylen > 80 ? whylen - 80 : 1), rule);
 	else
-		snprintf(why, whylen, "%s", sc_robots_why(en->rules));
+		snprintf(why, whylen, "%s", sc_robots_why(o->rules));
 	return false;
 }
 
-static void decide(struct render *r, struct tab *t, const json_t *params, long seq);
-
-void admit_paused(struct render *r, struct tab *t, const json_t *params)
+/* An admitted request goes now, or waits for its turn (--delay); one the
+ * page's fetched body answers never reaches the origin. */
+static void go(struct render *r, struct tab *t, struct origin *o, const json_t *params)
 {
-	decide(r, t, params, t->seq);
+	double now = sc_now_ms();
+
+	if (o && r->opts.delay_ms && !tab_answers(t, params)) {
+		if (o->spaced.head || now < o->next_start) {
+			push(&o->spaced, r, t, params);
+			r->admit->spaced++;
+			return;
+		}
+		o->next_start = now + r->opts.delay_ms;
+	}
+	tab_proceed(r, t, params);
 }
 
-static void decide(struct render *r, struct tab *t, const json_t *params, long seq)
+static void decide(struct render *r, struct tab *t, const json_t *params)
 {
 	const json_t *req = json_object_get(params, "request");
 	const char *url = str(req, "url"), *type = str(params, "resourceType");
 	/* The tab's own document (not a frame's): the page itself. */
 	bool doc = type && strcmp(type, "Document") == 0 && t->target && str(params, "frameId") &&
 	           strcmp(str(params, "frameId"), t->target) == 0;
-	char *origin = NULL, *pq = NULL, why[512];
+	char *key = NULL, *pq = NULL, why[512];
+	struct origin *o = NULL;
 
 	if (!doc && blocked(r, type, url)) {
 		refuse(r, t, params, false, "--block");
 		return;
 	}
-	if (r->admit && url && sc_robots_split_url(url, &origin, &pq) == 0) {
-		struct robots_entry *en = entry_for(r->admit, origin);
-		free(origin);
-		if (en->state != RB_KNOWN) {
-			struct held *h = sc_calloc(1, sizeof(*h));
-			h->tab = (int)(t - r->tabs);
-			h->seq = seq;
-			h->params = json_deep_copy(params);
-			*en->held_tail = h;
-			en->held_tail = &h->next;
-			free(pq);
-			return;
-		}
-		bool ok = allowed(en, pq, why, sizeof(why));
-		free(pq);
-		if (!ok) {
-			refuse(r, t, params, doc, why);
-			return;
-		}
+	if (r->admit && url && sc_robots_split_url(url, &key, &pq) == 0) {
+		o = origin_for(r->admit, key);
+		free(key);
 	}
-	tab_proceed(r, t, params);
+	if (o && o->state == RB_FETCHING) {
+		push(&o->robots, r, t, params);
+		free(pq);
+		return;
+	}
+	bool ok = !o || o->state != RB_KNOWN || allowed(o, pq, why, sizeof(why));
+	free(pq);
+	if (!ok)
+		refuse(r, t, params, doc, why);
+	else
+		go(r, t, o, params);
+}
+
+void admit_paused(struct render *r, struct tab *t, const json_t *params)
+{
+	decide(r, t, params);
+}
+
+/* The tab of a held request, if its page is still the one it was for. */
+static struct tab *tab_of(struct render *r, const struct held *h)
+{
+	struct tab *t = &r->tabs[h->tab];
+	return t->page && t->session && t->seq == h->seq ? t : NULL;
 }
 
 static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx)
 {
 	struct admit *a = ctx;
-	struct robots_entry *en = user;
+	struct origin *o = user;
 	enum sc_outcome oc = sc_result_outcome(res);
 	long status = 0;
 	size_t len = 0;
 	const char *body = NULL;
+	struct held *h;
 
 	(void)f;
 	/* A response that says something has its status; a timeout or a
@@ -312,23 +374,17 @@ static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx)
 		status = sc_result_status(res);
 	if (status >= 200 && status <= 299)
 		body = sc_result_body(res, &len);
-	en->rules = sc_robots_from_fetch(status, body ? body : "", body ? len : 0, a->agent);
-	en->state = RB_KNOWN;
+	o->rules = sc_robots_from_fetch(status, body ? body : "", body ? len : 0, a->agent);
+	o->state = RB_KNOWN;
 	if (a->cache && status != 0)
-		(void)sc_robots_cache_put(a->cache, en->key, sc_wall_ms(), status, body ? body : "",
+		(void)sc_robots_cache_put(a->cache, o->key, sc_wall_ms(), status, body ? body : "",
 		                          body ? len : 0, NULL, 0);
 	/* The requests held meanwhile, in their order. */
-	struct held *h = en->held;
-	en->held = NULL;
-	en->held_tail = &en->held;
-	while (h) {
-		struct held *next = h->next;
-		struct tab *t = &a->r->tabs[h->tab];
-		if (t->page && t->session && t->seq == h->seq)
-			decide(a->r, t, h->params, h->seq);
-		json_decref(h->params);
-		free(h);
-		h = next;
+	while ((h = pop(&o->robots))) {
+		struct tab *t = tab_of(a->r, h);
+		if (t)
+			decide(a->r, t, h->params);
+		held_free(h);
 	}
 }
 
@@ -339,16 +395,44 @@ int admit_fd(const struct render *r)
 
 double admit_next(const struct render *r, double next)
 {
-	if (!r->admit || !r->admit->fetcher || !sc_fetcher_pending(r->admit->fetcher))
+	const struct admit *a = r->admit;
+
+	if (!a)
 		return next;
-	long ms = sc_fetcher_timeout(r->admit->fetcher);
-	if (ms >= 0 && sc_now_ms() + (double)ms < next)
-		return sc_now_ms() + (double)ms;
+	if (a->fetcher && sc_fetcher_pending(a->fetcher)) {
+		long ms = sc_fetcher_timeout(a->fetcher);
+		if (ms >= 0 && sc_now_ms() + (double)ms < next)
+			next = sc_now_ms() + (double)ms;
+	}
+	for (const struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
+		const struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		if (o->spaced.head && o->next_start < next)
+			next = o->next_start;
+	}
 	return next;
 }
 
 void admit_perform(struct render *r)
 {
-	if (r->admit && r->admit->fetcher && sc_fetcher_pending(r->admit->fetcher))
-		sc_fetcher_perform(r->admit->fetcher);
+	struct admit *a = r->admit;
+
+	if (!a)
+		return;
+	if (a->fetcher && sc_fetcher_pending(a->fetcher))
+		sc_fetcher_perform(a->fetcher);
+	/* The spaced requests whose turn came: one per origin each time. */
+	for (struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
+		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		double now = sc_now_ms();
+		while (o->spaced.head && now >= o->next_start) {
+			struct held *h = pop(&o->spaced);
+			struct tab *t = tab_of(r, h);
+			a->spaced--;
+			if (t) {
+				o->next_start = now + r->opts.delay_ms;
+				tab_proceed(r, t, h->params);
+			}
+			held_free(h);
+		}
+	}
 }

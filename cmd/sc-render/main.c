@@ -89,6 +89,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_CALLS("block", 0, "LIST", add_block, 0),
 	SC_OPT_ROW_FLAG("robots", 0, AT(robots)),
 	SC_OPT_ROW_STRING("robots-cache", 0, "FILE", AT(robots_cache)),
+	SC_OPT_ROW_WHOLE("delay", 0, "ms", AT(delay_ms), 0, 3600000),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },

@@ -35,6 +35,7 @@ struct render_opts {
 	int nglobs;
 	bool robots;              /* --robots */
 	const char *robots_cache; /* --robots-cache */
+	int delay_ms;             /* --delay: between two requests to one origin */
 };
 
 /* The wait condition, parsed. */
@@ -162,14 +163,16 @@ double tab_next_deadline(const struct render *r);
 /* An admitted request goes on: answered with the page's fetched body (its
  * document), or continued. */
 void tab_proceed(struct render *r, struct tab *t, const json_t *params);
+/* Whether tab_proceed answers it with the page's fetched body. */
+bool tab_answers(const struct tab *t, const json_t *params);
 
-/* ---- admit.c: the browser's requests admitted (--block, --robots) ---- */
+/* ---- admit.c: the browser's requests admitted (--block, --robots, --delay) ---- */
 /* Adds --block's LIST to o; -1 with the usage error in err. */
 int block_parse(struct render_opts *o, const char *list, char *err, size_t errlen);
 /* --robots' state, its cache opened; -1 with the reason in err. */
 int admit_init(struct render *r, char *err, size_t errlen);
 void admit_free(struct render *r);
-/* Whether every request is to be paused (--block or --robots). */
+/* Whether every request is to be paused (--block, --robots, --delay). */
 bool admit_intercepts(const struct render *r);
 /* A Fetch.requestPaused of t's: refused, held until its origin's
  * robots.txt is known, or admitted (tab_proceed). */

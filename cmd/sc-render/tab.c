@@ -500,14 +500,20 @@ static struct tab *tab_by(struct render *r, const char *session, const char *tar
 	return NULL;
 }
 
+bool tab_answers(const struct tab *t, const json_t *params)
+{
+	const struct page *p = t->page;
+	const char *url = str(json_object_get(params, "request"), "url");
+
+	return p && p->body && !t->answered && url && strcmp(url, p->url) == 0;
+}
+
 void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 {
 	struct page *p = t->page;
 	const char *id = str(params, "requestId");
-	const json_t *req = json_object_get(params, "request");
 
-	if (!p || !p->body || t->answered || !str(req, "url") ||
-	    strcmp(str(req, "url"), p->url) != 0) {
+	if (!tab_answers(t, params)) {
 		send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
 		return;
 	}
