@@ -1,8 +1,8 @@
 /* admit.c: every request the browser makes, paused by the Fetch domain and
  * admitted here before it leaves: --block's resource types and URL
  * patterns refuse it, --robots asks its origin's robots.txt (fetched once
- * per origin by libsc's fetcher, kept in --robots-cache), --delay spaces
- * the requests to one origin, and what is admitted goes on (or is answered
+ * per origin by libsc's fetcher, kept in --robots-cache), --delay (or
+ * robots.txt's Crawl-delay) spaces the requests to one origin, and what is admitted goes on (or is answered
  * with the page's fetched body).  A request whose origin's robots.txt is
  * not known yet is held until it is; one that would come too soon after
  * the origin's last is held until its time.  A refused request fails as
@@ -99,6 +99,7 @@ struct origin {
 	struct queue robots;     /* waiting for the answer */
 	struct queue spaced;     /* admitted, waiting for next_start */
 	double next_start;       /* --delay: no request before (sc_now_ms) */
+	double crawl_delay_ms;   /* robots.txt's Crawl-delay (capped), or 0 */
 };
 struct admit {
 	struct sc_strtab table;
@@ -117,6 +118,23 @@ static const char *str(const json_t *o, const char *key)
 bool admit_intercepts(const struct render *r)
 {
 	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms;
+}
+
+#define MAX_CRAWL_DELAY_MS 30000.0 /* a Crawl-delay longer is taken as this */
+
+/* The origin's answer is known: its rules and its Crawl-delay. */
+static void know(struct admit *a, struct origin *o, long status, const char *body, size_t len)
+{
+	o->rules = sc_robots_from_fetch(status, body, len, a->agent);
+	o->state = RB_KNOWN;
+	double d = sc_robots_crawl_delay(o->rules) * 1000.0;
+	o->crawl_delay_ms = d > MAX_CRAWL_DELAY_MS ? MAX_CRAWL_DELAY_MS : d > 0 ? d : 0;
+}
+
+/* The gap the origin's requests keep: --delay, or its Crawl-delay. */
+static double gap_ms(const struct render *r, const struct origin *o)
+{
+	return o->crawl_delay_ms > r->opts.delay_ms ? o->crawl_delay_ms : r->opts.delay_ms;
 }
 
 int admit_init(struct render *r, char *err, size_t errlen)
@@ -272,8 +290,7 @@ static struct origin *origin_for(struct admit *a, const char *key)
 	size_t len = 0;
 	if (a->cache &&
 	    sc_robots_cache_get(a->cache, key, sc_wall_ms(), &status, &body, &len, NULL, 0) > 0) {
-		o->rules = sc_robots_from_fetch(status, body, len, a->agent);
-		o->state = RB_KNOWN;
+		know(a, o, status, body, len);
 	} else {
 		fetch_robots(a, o);
 	}
@@ -296,19 +313,20 @@ static bool allowed(const struct origin *o, const char *pq, char *why, size_t wh
 	return false;
 }
 
-/* An admitted request goes now, or waits for its turn (--delay); one the
+/* An admitted request goes now, or waits for its turn (--delay, or the
+ * origin's Crawl-delay); one the
  * page's fetched body answers never reaches the origin. */
 static void go(struct render *r, struct tab *t, struct origin *o, const json_t *params)
 {
 	double now = sc_now_ms();
 
-	if (o && r->opts.delay_ms && !tab_answers(t, params)) {
+	if (o && gap_ms(r, o) > 0 && !tab_answers(t, params)) {
 		if (o->spaced.head || now < o->next_start) {
 			push(&o->spaced, r, t, params);
 			r->admit->spaced++;
 			return;
 		}
-		o->next_start = now + r->opts.delay_ms;
+		o->next_start = now + gap_ms(r, o);
 	}
 	tab_proceed(r, t, params);
 }
@@ -374,8 +392,9 @@ static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx)
 		status = sc_result_status(res);
 	if (status >= 200 && status <= 299)
 		body = sc_result_body(res, &len);
-	o->rules = sc_robots_from_fetch(status, body ? body : "", body ? len : 0, a->agent);
-	o->state = RB_KNOWN;
+	know(a, o, status, body ? body : "", body ? len : 0);
+	/* robots.txt's request was one to the origin too. */
+	o->next_start = sc_now_ms() + gap_ms(a->r, o);
 	if (a->cache && status != 0)
 		(void)sc_robots_cache_put(a->cache, o->key, sc_wall_ms(), status, body ? body : "",
 		                          body ? len : 0, NULL, 0);
@@ -429,7 +448,7 @@ void admit_perform(struct render *r)
 			struct tab *t = tab_of(r, h);
 			a->spaced--;
 			if (t) {
-				o->next_start = now + r->opts.delay_ms;
+				o->next_start = now + gap_ms(r, o);
 				tab_proceed(r, t, h->params);
 			}
 			held_free(h);
