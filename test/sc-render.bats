@@ -255,34 +255,6 @@ paths_asked() {
 	assert_equal "$(paths_asked)" "/assets.html"
 }
 
-# The smallest gap between two requests' arrivals at the server, in ms.
-smallest_gap() {
-	sc_server_log '[.[] | .t_ms] | sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | min'
-}
-
-@test "--delay and Crawl-delay: the browser's requests to one origin, from every tab, are that far apart by the server's clock" {
-	printf '%s\n' "$SC_BASE/assets.html?1" "$SC_BASE/assets.html?2" >in.txt
-	run -0 --separate-stderr sc-render -c 2 <in.txt
-	# Without it the page's requests come together.
-	jq -e -n "$(smallest_gap) < 200" || fail "smallest gap without --delay: $(smallest_gap) ms"
-	sc_server_reset
-	run -0 --separate-stderr sc-render -c 2 --delay 400 <in.txt
-	jq -e '.ok and .rendered.requests == 4 and (.body | test("APP-RAN"))' <<<"$output"
-	assert_equal "$(sc_server_log 'length')" 8
-	# Measured where the server reads each request: a connection made on
-	# the way moves one arrival a little, hence the slack.
-	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under --delay 400: $(smallest_gap) ms"
-	# --robots: robots.txt's Crawl-delay (0.4 s) spaces them too, its
-	# own request included.
-	sc_server_reset
-	run -0 --separate-stderr sc-render -c 2 --robots <in.txt
-	jq -e '.ok and .rendered.requests == 4 and .rendered.blocked == 0' <<<"$output"
-	assert_equal "$(sc_server_log '[.[] | .path] | sort | unique | join(" ")' | jq -r .)" \
-		"/app.js /assets.html?1 /assets.html?2 /dot.svg /robots.txt /style.css"
-	assert_equal "$(sc_server_log 'length')" 9
-	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under Crawl-delay 0.4: $(smallest_gap) ms"
-}
-
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

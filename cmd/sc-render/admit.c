@@ -298,21 +298,6 @@ static struct origin *origin_for(struct admit *a, const char *key)
 	return o;
 }
 
-/* Whether the origin's robots.txt allows pq; why gets the refusal. */
-static bool allowed(const struct origin *o, const char *pq, char *why, size_t whylen)
-{
-	const char *rule = NULL;
-
-	if (sc_robots_match(o->rules, pq, &rule))
-		return true;
-	if (rule)
-		snprintf(why, whylen, "disallowed by robots.txt rule \"Disallow: %.*s\"",
-		         (int)(whylen > 80 ? whylen - 80 : 1), rule);
-	else
-		snprintf(why, whylen, "%s", sc_robots_why(o->rules));
-	return false;
-}
-
 /* An admitted request goes now, or waits for its turn (--delay, or the
  * origin's Crawl-delay); one the
  * page's fetched body answers never reaches the origin. */
@@ -354,7 +339,7 @@ static void decide(struct render *r, struct tab *t, const json_t *params)
 		free(pq);
 		return;
 	}
-	bool ok = !o || o->state != RB_KNOWN || allowed(o, pq, why, sizeof(why));
+	bool ok = !o || o->state != RB_KNOWN || sc_robots_check(o->rules, pq, why, sizeof(why));
 	free(pq);
 	if (!ok)
 		refuse(r, t, params, doc, why);
