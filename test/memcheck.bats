@@ -106,7 +106,7 @@ memcheck() {
 	! grep -q '^==' <<<"$stderr" || fail "valgrind: $(grep '^==' <<<"$stderr" | head -30)"
 }
 
-@test "sc-render: pages, a fetch record's body, bad input, a crash, a timeout and recycling are clean" {
+@test "sc-render: pages, a fetch record's body, bad input, a crash, a timeout, recycling, --js and --screenshot are clean" {
 	# Only sc-render runs under memcheck: the browser it starts is exec'd
 	# outside valgrind (no --trace-children).  -m 6: a page under valgrind
 	# on a loaded machine took over 2 s, and timed out.
@@ -117,7 +117,28 @@ memcheck() {
 	printf '%s\n' "$site/js.html" "$site/alert.html" 'not a url' '{"url":"'"$site"'/nav.html","id":1}' \
 		chrome://crash "$site/busy.html" \
 		'{"url":"http://127.0.0.1:9/x.html","status":200,"ok":true,"content_type":"text/html","body":"<p>from the body</p>"}' >in.txt
+	# --js and --screenshot too: every page that settles runs the script
+	# and leaves a PNG.
+	echo 'return document.title;' >title.js
+	mkdir shots
 	run -3 --separate-stderr memcheck "$SC_BIN/sc-render" -c 2 -m 6 --tab-pages 1 --browser-pages 3 \
-		--wait stable:200 <in.txt
+		--wait stable:200 --js title.js --screenshot shots --viewport 320x240 <in.txt
 	assert_equal "$(jq -r '.error.kind // "ok"' <<<"$output" | sort | tr '\n' ' ')" "bad_input ok ok ok ok render timeout "
+	assert_equal "$(jq -r 'select(.ok) | .rendered.screenshot' <<<"$output" | xargs ls | wc -l)" 4
+	assert_equal "$(jq -r 'select(.ok) | .rendered.js | type' <<<"$output" | uniq -c | tr -s ' ')" " 4 string"
+}
+
+@test "sc-render --robots, --robots-cache, --block and --delay: held requests, robots.txt's fetcher and the cache are clean" {
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
+		skip "no Chromium (make deps installs chromium-headless-shell)"
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+	printf '%s\n' "$SC_BASE/page/1" "$SC_BASE/page/2" "$SC_BASE/status/404" \
+		"file://$BATS_TEST_DIRNAME/render/basic/assets.html" >in.txt
+	local i
+	for i in 1 2; do # fetched, then from the cache
+		run -3 --separate-stderr memcheck "$SC_BIN/sc-render" -c 2 -m 6 --robots --robots-cache rc.db \
+			--block 'images,*/nothing/*' --block stylesheets --delay 50 <in.txt
+		assert_equal "$(jq -r '.error.kind // "ok"' <<<"$output" | sort | tr '\n' ' ')" "http ok ok ok "
+		assert_equal "$(jq -r 'select(.url | endswith("assets.html")) | .rendered.blocked' <<<"$output")" 2
+	done
 }

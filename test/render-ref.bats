@@ -3,7 +3,8 @@
 # browser and say what they claim: sc-fetch gets each page's shell without
 # its marker; the reference renderers (test/bench/render-ref.js: puppeteer-
 # core and playwright-core driving Debian's Chromium) get what the manifest
-# says.  Also the helpers of test/lib/render.bash: the browser's process
+# says, and so does sc-render (--scroll too; --robots against robots.txt,
+# checked in the server's log).  Also the helpers of test/lib/render.bash: the browser's process
 # group found and found empty afterwards, its connections only to the
 # fixture server, no name resolved but loopback's.  Loopback only.
 
@@ -31,8 +32,8 @@ teardown_file() {
 }
 
 # render ENGINE ENTRY...: renders the entries' pages (one wait, scroll and
-# browser_args: the first entry's) with ENGINE into $OUT (default
-# $BATS_TEST_TMPDIR/out).
+# browser_args: the first entry's) with ENGINE (puppeteer, playwright, or
+# sc-render with the same options) into $OUT (default $BATS_TEST_TMPDIR/out).
 render() {
 	local engine=$1 first=$2 args=() a out=${OUT:-$BATS_TEST_TMPDIR/out}
 	args=(--engine "$engine" -c 2 -m 20 --wait "$(jq -r .wait <<<"$first")"
@@ -41,10 +42,16 @@ render() {
 		[[ -n $a ]] && args+=(--browser-arg "$a")
 	done < <(jq -r '.browser_args // [] | .[]' <<<"$first")
 	shift
-	local e
+	local e urls=${out%/*}/urls.${out##*/}
 	for e in "$@"; do
 		echo "$SC_BASE/$(jq -r .page <<<"$e")"
-	done | sc_render_ref "${args[@]}" >"$out"
+	done >"$urls"
+	if [[ $engine == sc-render ]]; then
+		SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+			sc-render "${args[@]:2}" <"$urls" >"$out"
+	else
+		sc_render_ref "${args[@]}" <"$urls" >"$out"
+	fi
 }
 
 # record PAGE [FILE]: the record of $SC_BASE/PAGE in FILE ($BATS_TEST_TMPDIR/out).
@@ -105,6 +112,14 @@ check_engine() {
 	check_engine puppeteer
 }
 
+@test "sc-render renders every page the manifest calls ok as it says, --scroll's included" {
+	check_engine sc-render
+	# The scroll entries: all 50 rows after 4 scrolls that grew the page
+	# (the fifth did not: it stopped there), 10 without.
+	assert_equal "$(jq -sc 'map(select(.url | endswith("/scroll.html")) | .rendered | [.scroll, .scrolled])
+		| sort' "$BATS_TEST_TMPDIR/out")" '[[null,null],[8,4]]'
+}
+
 @test "playwright-core renders the pages that fetch, route, navigate and load slowly as the manifest says" {
 	check_engine playwright '.wait | startswith("selector:")'
 }
@@ -134,6 +149,38 @@ check_engine() {
 	render puppeteer "$e"
 	run -0 sc_render_check "$(record robots.html)" \
 		"$(jq -c '{contains: (.contains + .impolite_contains)}' <<<"$e")"
+}
+
+@test "sc-render --robots: the disallowed script is never asked for nor run, and counted; a disallowed page is a robots error, never loaded" {
+	local e rec
+	e=$(sc_render_expected '.[] | select(.robots)')
+	sc_server_reset
+	printf '%s\n' "$SC_BASE/robots.html" "$SC_BASE/$(jq -r '.disallowed[0]' <<<"$e")" >"$BATS_TEST_TMPDIR/in"
+	run -3 --separate-stderr env SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+		sc-render -c 2 -m 20 --robots --robots-cache "$BATS_TEST_TMPDIR/robots.db" <"$BATS_TEST_TMPDIR/in"
+	echo "$output" >"$BATS_TEST_TMPDIR/out"
+	rec=$(record robots.html)
+	jq -e --argjson e "$e" '.ok and .status == 200 and .rendered.blocked == $e.blocked
+		and .rendered.failed == 0 and .rendered.requests == 3' <<<"$rec" >/dev/null ||
+		fail "$(jq -c 'del(.body)' <<<"$rec")"
+	run -0 sc_render_check "$rec" "$e"
+	# The page itself: refused as sc-fetch --robots refuses it, with no request.
+	rec=$(record "$(jq -r '.disallowed[0]' <<<"$e")")
+	run -3 --separate-stderr bash -c 'echo "$1" | sc-fetch --robots' _ "$SC_BASE/$(jq -r '.disallowed[0]' <<<"$e")"
+	assert_equal "$(jq -c '[.ok, .status, .error, .rendered.blocked, has("body")]' <<<"$rec")" \
+		"$(jq -c '[.ok, .status, .error, 1, false]' <<<"$output")"
+	# The server's log: robots.txt asked once (by sc-render; then by the
+	# sc-fetch above), nothing under the disallowed path.
+	run -0 sc_server_log '[.[] | .path]'
+	assert_equal "$(jq -c '[.[] | select(. == "/robots.txt")] | length' <<<"$output")" 2
+	assert_equal "$(jq -c '[.[] | select(startswith("/private/"))]' <<<"$output")" '[]'
+	assert_equal "$(jq -c 'map(select(. == "/allowed.js")) | length' <<<"$output")" 1
+	# --robots-cache: the next run asks for no robots.txt.
+	sc_server_reset
+	echo "$SC_BASE/robots.html" | SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES" \
+		sc-render --robots --robots-cache "$BATS_TEST_TMPDIR/robots.db" >"$BATS_TEST_TMPDIR/out"
+	jq -e '.ok and .rendered.blocked == 1' "$BATS_TEST_TMPDIR/out"
+	assert_equal "$(sc_server_log '[.[] | .path] | sort | join(" ")' | jq -r .)" "/allowed.js /robots.html"
 }
 
 @test "the page that never settles, under a 3 s deadline: a render error holding what was there; only loopback reached" {

@@ -60,6 +60,19 @@ Try 'sc-render --help' for more information."
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --wait: 'stable:0': stable:MS needs MS in 1..600000"
 	run -2 --separate-stderr sc-render -c 0 </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --concurrency: '0' is out of range (1..64)"
+	run -2 --separate-stderr sc-render --scroll 1001 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --scroll: '1001' is out of range (0..1000)"
+	local v
+	for v in 800 0x600 800x 800x600x x600 16385x10; do
+		run -2 --separate-stderr sc-render --viewport "$v" </dev/null
+		assert_equal "${stderr%%$'\n'*}" "sc-render: --viewport: '$v' is not WxH (each 1 to 16384)"
+	done
+	run -2 --separate-stderr sc-render --block images,pictures </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --block: 'pictures' is no resource type (images, fonts, media, stylesheets, scripts, xhr, fetch, websockets, eventsource, manifests, texttracks, pings, prefetch, frames, other) nor a URL pattern (with '/' or '*')"
+	run -2 --separate-stderr sc-render --robots-cache r.db </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --robots-cache needs --robots"
+	run -2 --separate-stderr sc-render --delay -1 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --delay: '-1' is out of range (0..3600000)"
 	run -2 --separate-stderr sc-render http://127.0.0.1/ </dev/null
 	assert_equal "${stderr%%$'\n'*}" "sc-render: unexpected argument 'http://127.0.0.1/': URLs are read from standard input"
 }
@@ -121,6 +134,125 @@ Try 'sc-render --help' for more information."
 	run -3 --separate-stderr sc-render -m 1.5 --wait stable:300 <<<"$SC_BASE/busy.html"
 	jq -e '.ok == false and .error.kind == "timeout" and .rendered.waited_for == "timeout"
 		and (.body | test("what was there")) and .rendered.ms < 6000' <<<"$output"
+}
+
+@test "--scroll N: scrolls while the page grows, at most N times, within -m; sc-parse counts the rows" {
+	local page="file://$BATS_TEST_DIRNAME/render/site/scroll.html"
+	run -0 --separate-stderr sc-render --scroll 2 <<<"$page"
+	jq -e '.rendered.scroll == 2 and .rendered.scrolled == 2' <<<"$output"
+	run -0 sc-parse -f 'rows[]=div.row' <<<"$output"
+	assert_equal "$(jq '.rows | length' <<<"$output")" 30
+	# 50 rows after 4 scrolls; the fifth found no growth and ended it.
+	run -0 --separate-stderr sc-render --scroll 1000 <<<"$page"
+	jq -e '.rendered.scrolled == 4 and (.body | test("SCROLL-ALL-LOADED"))' <<<"$output"
+	run -0 sc-parse -f 'rows[]=div.row' <<<"$output"
+	assert_equal "$(jq '.rows | length' <<<"$output")" 50
+	# The last wait for growth (3 s at most) is cut short by -m: ok, no
+	# timeout, within -m.
+	run -0 --separate-stderr sc-render -m 2.5 --scroll 1000 <<<"$page"
+	jq -e '.ok and .rendered.waited_for == "load" and .rendered.ms < 3000' <<<"$output"
+}
+
+@test "--viewport WxH: the page's window.innerWidth and innerHeight, 1280x800 unless given, in every tab" {
+	run -0 --separate-stderr sc-render <<<"$SC_BASE/viewport.html"
+	run -0 sc-parse -f 'size=#size' <<<"$output"
+	assert_equal "$(jq -r .size <<<"$output")" 1280x800
+	# A fresh tab for each page (--tab-pages 1): each is given the size.
+	printf '%s\n' "$SC_BASE/viewport.html?1" "$SC_BASE/viewport.html?2" "$SC_BASE/viewport.html?3" >in.txt
+	run -0 --separate-stderr sc-render -c 1 --tab-pages 1 --viewport 375x667 <in.txt
+	run -0 sc-parse -f 'size=#size' <<<"$output"
+	assert_equal "$(jq -r .size <<<"$output" | sort | uniq -c | tr -s ' ')" " 3 375x667"
+}
+
+# png_width FILE: the width in FILE's IHDR, if FILE starts with the PNG
+# signature and an IHDR chunk.
+png_width() {
+	[ "$(od -An -tx1 -N16 "$1" | tr -d ' \n')" = 89504e470d0a1a0a0000000d49484452 ] || return 1
+	od -An -tu1 -j16 -N4 "$1" | awk '{ print (($1 * 256 + $2) * 256 + $3) * 256 + $4 }'
+}
+
+@test "--screenshot DIR: a PNG per page, the viewport's width, named by URL and line, its path in the record" {
+	mkdir shots
+	printf '%s\n' "$SC_BASE/viewport.html" "$SC_BASE/viewport.html" "$SC_BASE/list.html" >in.txt
+	run -0 --separate-stderr sc-render -c 2 --viewport 640x480 --screenshot shots <in.txt
+	assert_equal "$(jq -r .rendered.screenshot <<<"$output" | sort -u | wc -l)" 3
+	local f
+	for f in $(jq -r .rendered.screenshot <<<"$output"); do
+		[[ $f == shots/[0-9a-f]*-[123].png ]] || fail "a screenshot's name: $f"
+		assert_equal "$(png_width "$f")" 640
+	done
+	assert_equal "$(ls shots | wc -l)" 3 # no temporary file left
+	# The default viewport, 1280 wide; the DOM is read as usual.
+	run -0 --separate-stderr sc-render --screenshot "$PWD/shots" <<<"$SC_BASE/list.html"
+	jq -e '.body | test("three")' <<<"$output"
+	assert_equal "$(png_width "$(jq -r .rendered.screenshot <<<"$output")")" 1280
+	run -1 --separate-stderr sc-render --screenshot nowhere </dev/null
+	assert_equal "$stderr" "sc-render: --screenshot: nowhere: No such file or directory"
+	run -1 --separate-stderr sc-render --screenshot in.txt </dev/null
+	assert_equal "$stderr" "sc-render: --screenshot: in.txt: Not a directory"
+}
+
+@test "--js FILE: clicks load more after the wait, its JSON result in the record; an exception is a render error holding the body" {
+	cat >more.js <<-'EOF'
+		// Clicks "load more" and waits for its items.
+		document.querySelector('#more').click();
+		while (document.querySelectorAll('li.item').length < 4)
+			await new Promise(r => setTimeout(r, 50));
+		return { items: document.querySelectorAll('li.item').length, title: document.title }; // the result
+	EOF
+	run -0 --separate-stderr sc-render --js more.js <<<"$SC_BASE/load-more.html"
+	assert_equal "$(jq -c .rendered.js <<<"$output")" '{"items":4,"title":"load more"}'
+	run -0 sc-parse -f 'items[]=li.item' <<<"$output"
+	assert_equal "$(jq -c .items <<<"$output")" '["first","one","two","three"]'
+	# Nothing returned: null.
+	echo 'document.title = "changed";' >title.js
+	run -0 --separate-stderr sc-render --js title.js <<<"$SC_BASE/load-more.html"
+	jq -e '.rendered.js == null and (.rendered | has("js")) and (.body | test("<title>changed</title>"))' <<<"$output"
+	# An exception, a syntax error, a promise that never settles (the
+	# command's deadline): render errors, each with the page's body.
+	echo "throw new Error('no such button');" >bad.js
+	echo '1 +' >syntax.js
+	echo 'await new Promise(() => {});' >hang.js
+	local f
+	for f in bad syntax hang; do
+		run -3 --separate-stderr sc-render --command-timeout 1 --js "$f.js" <<<"$SC_BASE/load-more.html"
+		jq -e '(.ok | not) and .error.kind == "render" and (.rendered | has("js") | not)
+			and .attempts == 1 and (.body | test("load more"))' <<<"$output"
+		echo "$output" >"$f.out"
+	done
+	assert_equal "$(jq -r .error.message bad.out syntax.out hang.out)" "--js: bad.js: Error: no such button
+--js: syntax.js: SyntaxError: Unexpected token '}'
+--js: hang.js: did not end within 1000 ms"
+	run -1 --separate-stderr sc-render --js nothing.js </dev/null
+	assert_equal "$stderr" "sc-render: --js: nothing.js: No such file or directory"
+}
+
+# The paths the fixture server was asked for since its reset, sorted.
+paths_asked() {
+	sc_server_log '[.[] | .path] | sort | join(" ")' | jq -r .
+}
+
+@test "--block: resource types and URL patterns refused in the browser, never asked of the server; counted in blocked" {
+	run -0 --separate-stderr sc-render <<<"$SC_BASE/assets.html"
+	jq -e '.rendered.blocked == 0 and (.body | test("APP-RAN"))' <<<"$output"
+	assert_equal "$(paths_asked)" "/app.js /assets.html /dot.svg /style.css"
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block images,stylesheets <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '.rendered | [.requests, .failed, .blocked]' <<<"$output")" '[4,0,2]'
+	jq -e '.body | test("APP-RAN")' <<<"$output"
+	assert_equal "$(paths_asked)" "/app.js /assets.html"
+	# A word with '/' or '*' is a pattern on the URL; --block adds up.
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block '*/app.js' --block images <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '.rendered | [.requests, .failed, .blocked]' <<<"$output")" '[4,0,2]'
+	run -0 sc-parse -f 'text=#text' <<<"$output"
+	assert_equal "$(jq -r .text <<<"$output")" "no script ran"
+	assert_equal "$(paths_asked)" "/assets.html /style.css"
+	# The page's own document is not --block's: it is rendered.
+	sc_server_reset
+	run -0 --separate-stderr sc-render --block '*' <<<"$SC_BASE/assets.html"
+	assert_equal "$(jq -c '[.ok, .status, .rendered.blocked]' <<<"$output")" '[true,200,3]'
+	assert_equal "$(paths_asked)" "/assets.html"
 }
 
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/signals.h"
@@ -45,6 +46,30 @@ static int add_arg(void *base, const struct sc_opt *row, const char *arg, char *
 	return 0;
 }
 
+static int set_viewport(void *base, const struct sc_opt *row, const char *arg, char *err,
+                        size_t errlen)
+{
+	struct render_opts *o = base;
+	char *end;
+	long w = strtol(arg, &end, 10), h = 0;
+	(void)row;
+	if (end != arg && *end == 'x' && end[1] >= '0' && end[1] <= '9')
+		h = strtol(end + 1, &end, 10);
+	if (*end || w < 1 || w > 16384 || h < 1 || h > 16384)
+		return snprintf(err, errlen, "--viewport: '%s' is not WxH (each 1 to 16384)", arg),
+		       -1;
+	o->width = (int)w;
+	o->height = (int)h;
+	return 0;
+}
+
+static int add_block(void *base, const struct sc_opt *row, const char *arg, char *err,
+                     size_t errlen)
+{
+	(void)row;
+	return block_parse(base, arg, err, errlen);
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -57,6 +82,14 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_STRING("browser", 0, "PATH", AT(browser)),
 	SC_OPT_ROW_CALLS("browser-arg", 0, "ARG", add_arg, 0),
 	SC_OPT_ROW_FLAG("no-sandbox", 0, AT(no_sandbox)),
+	SC_OPT_ROW_WHOLE("scroll", 0, "N", AT(scroll), 0, 1000),
+	SC_OPT_ROW_CALL("viewport", 0, "WxH", set_viewport, 0),
+	SC_OPT_ROW_STRING("screenshot", 0, "DIR", AT(screenshot)),
+	SC_OPT_ROW_STRING("js", 0, "FILE", AT(js)),
+	SC_OPT_ROW_CALLS("block", 0, "LIST", add_block, 0),
+	SC_OPT_ROW_FLAG("robots", 0, AT(robots)),
+	SC_OPT_ROW_STRING("robots-cache", 0, "FILE", AT(robots_cache)),
+	SC_OPT_ROW_WHOLE("delay", 0, "ms", AT(delay_ms), 0, 3600000),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -104,6 +137,32 @@ static const char *find_browser(void)
 	return candidates[0];
 }
 
+#define SCRIPT_MAX ((size_t)1 << 20) /* --js's file, at most */
+
+/* --js's file, as the body of an async function: its return value,
+ * awaited, is the result. */
+static char *read_script(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = sc_malloc(SCRIPT_MAX + 1), *expr;
+
+	if (!f)
+		sc_die(SC_EXIT_FAILURE, "--js: %s:", path);
+	size_t n = fread(text, 1, SCRIPT_MAX + 1, f);
+	if (ferror(f))
+		sc_die(SC_EXIT_FAILURE, "--js: error reading %s:", path);
+	(void)fclose(f);
+	if (n > SCRIPT_MAX)
+		sc_die(SC_EXIT_FAILURE, "--js: %s: longer than %zu bytes", path, SCRIPT_MAX);
+	if (memchr(text, '\0', n))
+		sc_die(SC_EXIT_FAILURE, "--js: %s: holds a NUL byte", path);
+	/* The newline: a file that ends in a // comment. */
+	if (asprintf(&expr, "(async () => {\n%.*s\n})()", (int)n, text) < 0)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	free(text);
+	return expr;
+}
+
 static void parse_options(struct render *r, int argc, char **argv)
 {
 	struct render_opts *o = &r->opts;
@@ -118,6 +177,8 @@ static void parse_options(struct render *r, int argc, char **argv)
 	o->browser_pages = 1000;
 	o->browser_rss_mb = 2048;
 	o->wait = "load";
+	o->width = 1280;
+	o->height = 800;
 	int first = sc_opt_parse(sets, 1, argc, argv, err, sizeof(err));
 	if (first == SC_OPT_PARSE_HELP)
 		sc_print_help(sc_opt_usage(sets, 1, "< urls", NULL));
@@ -130,6 +191,15 @@ static void parse_options(struct render *r, int argc, char **argv)
 		               argv[first]);
 	if (wait_parse(o->wait, &r->wait, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
+	if (o->robots_cache && !o->robots)
+		sc_usage_error("--robots-cache needs --robots");
+	struct stat st;
+	if (o->screenshot && stat(o->screenshot, &st) == 0 && !S_ISDIR(st.st_mode))
+		sc_die(SC_EXIT_FAILURE, "--screenshot: %s: %s", o->screenshot, strerror(ENOTDIR));
+	if (o->screenshot && access(o->screenshot, W_OK | X_OK) < 0)
+		sc_die(SC_EXIT_FAILURE, "--screenshot: %s:", o->screenshot);
+	if (o->js)
+		o->js_expr = read_script(o->js);
 	if (!o->browser)
 		o->browser = getenv("SC_RENDER_BROWSER");
 	if (!o->browser || !*o->browser)
@@ -258,7 +328,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		return;
 	case SC_URL_LINE_URL:
 		if (is_url(url, len))
-			enqueue(r, page_from_item(NULL, url, len));
+			enqueue(r, page_from_item(NULL, url, len, line->number));
 		else
 			bad_url(r, in, line);
 		return;
@@ -294,7 +364,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		r->written++;
 		r->failed++;
 	} else {
-		enqueue(r, page_from_item(it.rec, u, strlen(u)));
+		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number));
 	}
 	json_decref(it.rec);
 }
@@ -339,6 +409,10 @@ static void tab_clear(struct tab *t)
 	free(t->doc_request);
 	free(t->mime);
 	free(t->loader);
+	free(t->shot_path);
+	free(t->js_error);
+	free(t->refused_doc);
+	json_decref(t->js_result);
 	json_decref(t->request_ids);
 	memset(t, 0, sizeof(*t));
 }
@@ -399,15 +473,16 @@ static int run(struct render *r, struct sc_lines *in)
 		assign(r);
 		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
 			return r->read_error ? SC_EXIT_FAILURE : 0;
-		double next = tab_next_deadline(r);
+		double next = admit_next(r, tab_next_deadline(r));
 		int ms = (int)(next - sc_now_ms());
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{ .fd = r->b.from, .events = POLLIN },
 			{ .fd = r->b.err, .events = POLLIN },
 			{ .fd = stop_pipe[0], .events = POLLIN },
 			{ .fd = want_input ? sc_lines_fd(in) : -1, .events = POLLIN },
+			{ .fd = admit_fd(r), .events = POLLIN },
 		};
-		if (poll(fds, 4, ms < 0 ? 0 : ms + 1) < 0 && errno != EINTR)
+		if (poll(fds, 5, ms < 0 ? 0 : ms + 1) < 0 && errno != EINTR)
 			sc_die(SC_EXIT_FAILURE, "poll:");
 		if (fds[1].revents)
 			browser_drain_stderr(&r->b);
@@ -425,6 +500,7 @@ static int run(struct render *r, struct sc_lines *in)
 				return SC_EXIT_FAILURE;
 			continue;
 		}
+		admit_perform(r);
 		double now = sc_now_ms();
 		for (int i = 0; i < r->opts.concurrency; i++)
 			tab_tick(r, &r->tabs[i], now);
@@ -450,6 +526,8 @@ int main(int argc, char **argv)
 	the_browser = &r.b;
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
+	if (admit_init(&r, err, sizeof(err)) < 0)
+		sc_die(SC_EXIT_FAILURE, "%s", err);
 	if (start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
@@ -458,6 +536,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.opts.concurrency; i++)
 		tab_clear(&r.tabs[i]);
 	free(r.tabs);
+	free(r.opts.js_expr);
+	for (int i = 0; i < r.opts.nglobs; i++)
+		free(r.opts.block_globs[i]);
+	admit_free(&r);
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/base64.h"
+#include "core/hash.h"
 #include "core/util.h"
 #include "kit/cli.h"
 #include "record/record.h"
@@ -21,10 +22,11 @@ void page_free(struct page *p)
 	free(p);
 }
 
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen)
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line)
 {
 	struct page *p = sc_calloc(1, sizeof(*p));
 
+	p->line = line;
 	p->url = sc_strndup(url, ulen);
 	p->in = rec ? json_incref(rec) : json_object();
 	if (rec) {
@@ -52,6 +54,32 @@ struct page *page_from_item(json_t *rec, const char *url, size_t ulen)
 	return p;
 }
 
+char *shot_write(const struct render *r, const struct page *p, const char *b64)
+{
+	size_t len;
+	unsigned char *png = sc_base64_decode(b64, strlen(b64), &len);
+	char *path, *tmp;
+
+	/* The URL's hash and the input line: two pages never share a name. */
+	if (asprintf(&path, "%s/%016llx-%zu.png", r->opts.screenshot,
+	             (unsigned long long)sc_fnv1a_str(p->url), p->line) < 0 ||
+	    asprintf(&tmp, "%s.tmp", path) < 0)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	if (!png)
+		sc_die(SC_EXIT_FAILURE, "%s: the browser's screenshot is not base64", path);
+	/* Under a temporary name, renamed once whole. */
+	FILE *f = fopen(tmp, "wb");
+	if (!f)
+		sc_die(SC_EXIT_FAILURE, "%s:", tmp);
+	if (fwrite(png, 1, len, f) != len || fclose(f) != 0)
+		sc_die(SC_EXIT_FAILURE, "error writing %s:", tmp);
+	if (rename(tmp, path) < 0)
+		sc_die(SC_EXIT_FAILURE, "%s:", path);
+	free(png);
+	free(tmp);
+	return path;
+}
+
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message)
 {
@@ -75,14 +103,22 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 	json_object_set_new(rec, "fetched_at", json_string(when));
 	if (dom)
 		json_object_set_new(rec, "body", sc_json_string_lossy(dom, strlen(dom)));
-	if (t)
-		json_object_set_new(rec, "rendered",
-		                    json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:s}", "ms",
-		                              (json_int_t)(now - p->started), "requests",
-		                              t->requests, "failed", t->failed, "blocked",
-		                              t->blocked, "console_errors", t->console_errors,
-		                              "dialogs", t->dialogs, "waited_for",
-		                              t->timed_out ? "timeout" : r->opts.wait));
+	if (t) {
+		json_t *rd = json_pack("{s:I,s:i,s:i,s:i,s:i,s:i,s:s}", "ms",
+		                       (json_int_t)(now - p->started), "requests", t->requests,
+		                       "failed", t->failed, "blocked", t->blocked, "console_errors",
+		                       t->console_errors, "dialogs", t->dialogs, "waited_for",
+		                       t->timed_out ? "timeout" : r->opts.wait);
+		if (t->js_result)
+			json_object_set(rd, "js", t->js_result);
+		if (t->shot_path)
+			json_object_set_new(rd, "screenshot", json_string(t->shot_path));
+		if (r->opts.scroll) {
+			json_object_set_new(rd, "scroll", json_integer(r->opts.scroll));
+			json_object_set_new(rd, "scrolled", json_integer(t->scrolled));
+		}
+		json_object_set_new(rec, "rendered", rd);
+	}
 	if (error_kind) {
 		json_object_set_new(rec, "error",
 		                    json_pack("{s:s,s:s}", "kind", error_kind, "message",

@@ -24,7 +24,18 @@ struct render_opts {
 	const char *wait;     /* --wait, as given */
 	const char *args[32]; /* --browser-arg, then SC_RENDER_BROWSER_ARGS' words */
 	int nargs;
-	bool no_sandbox; /* --no-sandbox */
+	bool no_sandbox;        /* --no-sandbox */
+	int scroll;             /* --scroll: times to scroll to the end, at most */
+	int width, height;      /* --viewport */
+	const char *screenshot; /* --screenshot: the folder of the PNGs, or NULL */
+	const char *js;         /* --js: the file */
+	char *js_expr;          /* its script, wrapped in an async function (malloced) */
+	unsigned block_types;   /* --block's resource types (admit.c's table, by bit) */
+	char *block_globs[32];  /* --block's URL patterns (malloced) */
+	int nglobs;
+	bool robots;              /* --robots */
+	const char *robots_cache; /* --robots-cache */
+	int delay_ms;             /* --delay: between two requests to one origin */
 };
 
 /* The wait condition, parsed. */
@@ -51,6 +62,7 @@ struct page {
 	size_t body_len;
 	char *content_type; /* its content type, or NULL */
 	long status;        /* its status */
+	size_t line;        /* its input line's number */
 	int attempts;       /* tries so far */
 	double started;     /* sc_now_ms of the first try */
 	long long fetched_at;
@@ -88,10 +100,13 @@ enum tab_state {
 	TAB_FREE,     /* no tab yet */
 	TAB_CREATING, /* Target.createTarget sent */
 	TAB_ATTACHING,
-	TAB_IDLE,    /* ready for a page */
-	TAB_LOADING, /* Page.navigate sent, waiting for the condition */
-	TAB_POLLING, /* a wait's poll sent */
-	TAB_READING, /* the DOM's read sent */
+	TAB_IDLE,      /* ready for a page */
+	TAB_LOADING,   /* Page.navigate sent, waiting for the condition */
+	TAB_POLLING,   /* a wait's poll sent */
+	TAB_SCROLLING, /* the wait is met: a scroll to the end sent */
+	TAB_SCRIPT,    /* --js's script sent */
+	TAB_SHOOTING,  /* Page.captureScreenshot sent */
+	TAB_READING,   /* the DOM's read sent */
 	TAB_CLOSING,
 };
 struct tab {
@@ -110,6 +125,14 @@ struct tab {
 	char *doc_request; /* the main document's request id */
 	char *loader;      /* its loader: the document whose events count */
 	char *mime;
+	int scrolls, scrolled; /* scrolls sent, and those the page grew after */
+	bool script_ran;       /* --js's script was sent */
+	json_t *js_result;     /* what it returned (owned), or NULL */
+	char *js_error;        /* why it failed, or NULL */
+	long seq;              /* the number of the page it renders (render's seq) */
+	char *refused_doc;     /* why the page's own document was refused, or NULL */
+	bool shot;             /* the screenshot was asked for */
+	char *shot_path;       /* the PNG written, or NULL */
 	bool loaded, dcl, idle, timed_out, answered;
 	long stable_hash;
 	double stable_since;
@@ -125,7 +148,9 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked; /* b.pages when the RSS was last looked at */
+	int rss_checked;     /* b.pages when the RSS was last looked at */
+	long seq;            /* pages navigated so far */
+	struct admit *admit; /* --robots' state (admit.c), or NULL */
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
@@ -135,12 +160,37 @@ void tab_tick(struct render *r, struct tab *t, double now);
  * fails, after its second try). */
 void tabs_lost(struct render *r, const char *why);
 double tab_next_deadline(const struct render *r);
+/* An admitted request goes on: answered with the page's fetched body (its
+ * document), or continued. */
+void tab_proceed(struct render *r, struct tab *t, const json_t *params);
+/* Whether tab_proceed answers it with the page's fetched body. */
+bool tab_answers(const struct tab *t, const json_t *params);
+
+/* ---- admit.c: the browser's requests admitted (--block, --robots, --delay) ---- */
+/* Adds --block's LIST to o; -1 with the usage error in err. */
+int block_parse(struct render_opts *o, const char *list, char *err, size_t errlen);
+/* --robots' state, its cache opened; -1 with the reason in err. */
+int admit_init(struct render *r, char *err, size_t errlen);
+void admit_free(struct render *r);
+/* Whether every request is to be paused (--block, --robots, --delay). */
+bool admit_intercepts(const struct render *r);
+/* A Fetch.requestPaused of t's: refused, held until its origin's
+ * robots.txt is known, or admitted (tab_proceed). */
+void admit_paused(struct render *r, struct tab *t, const json_t *params);
+/* The loop's share: robots.txt fetcher's descriptor (-1: none), the time
+ * it wants to be called by (next if sooner), and its work. */
+int admit_fd(const struct render *r);
+double admit_next(const struct render *r, double next);
+void admit_perform(struct render *r);
 
 /* ---- record.c ---- */
 /* Writes p's record: body the DOM (or NULL), err NULL when ok. */
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message);
 /* Makes a page of one input line, or writes its bad_input record. */
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen);
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line);
+/* Writes a page's screenshot (base64 PNG) under --screenshot's folder;
+ * returns its path (malloced).  Dies if it cannot be written. */
+char *shot_write(const struct render *r, const struct page *p, const char *b64);
 
 #endif

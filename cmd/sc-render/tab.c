@@ -12,6 +12,7 @@
 #include "render.h"
 
 #define POLL_MS 100
+#define GROW_MS 3000 /* a scroll waits this long for the page to grow, at most */
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -48,6 +49,11 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	set_str(&t->doc_request, NULL);
 	set_str(&t->mime, NULL);
 	set_str(&t->loader, NULL);
+	set_str(&t->shot_path, NULL);
+	set_str(&t->js_error, NULL);
+	json_decref(t->js_result);
+	t->js_result = NULL;
+	set_str(&t->refused_doc, NULL);
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -85,15 +91,29 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->request_ids = NULL;
 	t->status = 0;
 	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
+	t->scrolls = t->scrolled = 0;
+	t->shot = t->script_ran = false;
+	set_str(&t->shot_path, NULL);
+	set_str(&t->js_error, NULL);
+	json_decref(t->js_result);
+	t->js_result = NULL;
 	t->stable_hash = -1;
 	set_str(&t->doc_request, NULL);
 	set_str(&t->loader, NULL);
 	set_str(&t->mime, NULL);
 	t->page_deadline = now + r->opts.timeout_ms;
-	send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
-	         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
-	                             "resourceType", "Document")
-	                 : NULL);
+	t->seq = ++r->seq;
+	set_str(&t->refused_doc, NULL);
+	/* Every request paused when admit.c has a say; else only the
+	 * document a fetched body answers. */
+	if (admit_intercepts(r))
+		send_tab(r, t, "Fetch.enable",
+		         json_pack("{s:[{s:s}]}", "patterns", "urlPattern", "*"));
+	else
+		send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
+		         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
+		                             "resourceType", "Document")
+		                 : NULL);
 	track(r, t, send_tab(r, t, "Page.navigate", json_pack("{s:s}", "url", p->url)),
 	      t->page_deadline);
 	t->state = TAB_LOADING;
@@ -135,6 +155,64 @@ static void read_dom(struct render *r, struct tab *t, double now)
 	      now + r->opts.command_ms);
 }
 
+/* Scrolls to the end once and waits, in the page, for it to grow: at most
+ * GROW_MS, less when the command's deadline or the page's (-m) is nearer.
+ * False when there is no time left for it. */
+static bool scroll_once(struct render *r, struct tab *t, double now)
+{
+	double ms = GROW_MS;
+	char expr[400];
+
+	if (ms > r->opts.command_ms * 0.75)
+		ms = r->opts.command_ms * 0.75;
+	if (ms > t->page_deadline - now - 100)
+		ms = t->page_deadline - now - 100;
+	if (ms < 50)
+		return false;
+	snprintf(expr, sizeof(expr),
+	         "(async () => { const e = document.scrollingElement || document.documentElement;"
+	         " if (!e) return false; const h = e.scrollHeight, end = Date.now() + %d;"
+	         " window.scrollTo(0, h);"
+	         " while (Date.now() < end) { await new Promise(r => setTimeout(r, 50));"
+	         " if (e.scrollHeight > h) return true; } return false; })()",
+	         (int)ms);
+	t->scrolls++;
+	t->state = TAB_SCROLLING;
+	track(r, t,
+	      send_tab(r, t, "Runtime.evaluate",
+	               json_pack("{s:s,s:b,s:b}", "expression", expr, "returnByValue", 1,
+	                         "awaitPromise", 1)),
+	      now + r->opts.command_ms);
+	return true;
+}
+
+/* The wait is met: scroll (--scroll) while the page grows, run --js's
+ * script, take the screenshot (--screenshot), then read the DOM. */
+static void settled(struct render *r, struct tab *t, double now)
+{
+	if (t->scrolls < r->opts.scroll && (t->scrolls == t->scrolled) && scroll_once(r, t, now))
+		return;
+	if (r->opts.js_expr && !t->script_ran) {
+		t->script_ran = true;
+		t->state = TAB_SCRIPT;
+		track(r, t,
+		      send_tab(r, t, "Runtime.evaluate",
+		               json_pack("{s:s,s:b,s:b}", "expression", r->opts.js_expr,
+		                         "returnByValue", 1, "awaitPromise", 1)),
+		      now + r->opts.command_ms);
+		return;
+	}
+	if (r->opts.screenshot && !t->shot) {
+		t->shot = true;
+		t->state = TAB_SHOOTING;
+		track(r, t,
+		      send_tab(r, t, "Page.captureScreenshot", json_pack("{s:s}", "format", "png")),
+		      now + r->opts.command_ms);
+		return;
+	}
+	read_dom(r, t, now);
+}
+
 static const char *wait_name(const struct render *r)
 {
 	return r->opts.wait;
@@ -174,6 +252,16 @@ static void poll_wait(struct render *r, struct tab *t, double now)
 void tab_tick(struct render *r, struct tab *t, double now)
 {
 	if (t->pending && now >= t->deadline) {
+		if (t->state == TAB_SCRIPT) {
+			/* The script's promise did not settle: the page is still
+			 * there to be read. */
+			char why[128];
+			snprintf(why, sizeof(why), "--js: %s: did not end within %d ms", r->opts.js,
+			         r->opts.command_ms);
+			set_str(&t->js_error, why);
+			settled(r, t, now);
+			return;
+		}
 		if (t->state == TAB_LOADING || t->state == TAB_POLLING) {
 			/* The page's time is up: what is there is the record. */
 			t->timed_out = true;
@@ -196,15 +284,15 @@ void tab_tick(struct render *r, struct tab *t, double now)
 	switch (r->wait.kind) {
 	case WAIT_LOAD:
 		if (t->loaded)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	case WAIT_DCL:
 		if (t->dcl)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	case WAIT_IDLE:
 		if (t->idle)
-			read_dom(r, t, now);
+			settled(r, t, now);
 		break;
 	default:
 		if (t->dcl && now >= t->next_poll)
@@ -260,6 +348,8 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
 		         wait_name(r), r->opts.timeout_ms);
 		record_emit(r, p, t, final, html, "timeout", msg);
+	} else if (t->js_error) {
+		record_emit(r, p, t, final, html, "render", t->js_error);
 	} else if (t->status >= 400) {
 		snprintf(msg, sizeof(msg), "HTTP %ld", t->status);
 		record_emit(r, p, t, final, html, "http", msg);
@@ -283,6 +373,28 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 	}
 }
 
+/* --js's script's reply: its value, or why it failed. */
+static void script_done(struct render *r, struct tab *t, const json_t *res, const json_t *err)
+{
+	const json_t *ex = json_object_get(res, "exceptionDetails");
+	char why[512];
+
+	if (err || ex) {
+		const char *text = err ? str(err, "message") : NULL;
+		if (!text)
+			text = str(json_object_get(ex, "exception"), "description");
+		if (!text)
+			text = str(ex, "text");
+		/* An exception's description is its stack: its first line says it. */
+		snprintf(why, sizeof(why), "--js: %s: %.*s", r->opts.js,
+		         text ? (int)strcspn(text, "\n") : 1, text ? text : "?");
+		set_str(&t->js_error, why);
+		return;
+	}
+	json_t *v = json_object_get(json_object_get(res, "result"), "value");
+	t->js_result = v ? json_incref(v) : json_null();
+}
+
 static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 {
 	const json_t *res = json_object_get(msg, "result");
@@ -290,7 +402,7 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 	double now = sc_now_ms();
 
 	t->pending = 0;
-	if (err && t->state != TAB_POLLING) {
+	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING && t->state != TAB_SCRIPT) {
 		char why[256];
 		snprintf(why, sizeof(why), "the browser refused a command: %s",
 		         str(err, "message") ? str(err, "message") : "?");
@@ -312,13 +424,20 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
 		send_tab(r, t, "Network.enable", NULL);
 		send_tab(r, t, "Runtime.enable", NULL);
+		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
+		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
+		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
 		navigate(r, t, now);
 		break;
 	case TAB_LOADING: {
 		const char *e = str(res, "errorText");
 		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
 			struct page *p = t->page;
-			record_emit(r, p, t, NULL, NULL, net_kind(e), e);
+			/* Refused by robots.txt: never requested. */
+			if (t->refused_doc)
+				record_emit(r, p, t, NULL, NULL, "robots", t->refused_doc);
+			else
+				record_emit(r, p, t, NULL, NULL, net_kind(e), e);
 			page_free(p);
 			t->page = NULL;
 			r->in_flight--;
@@ -337,11 +456,28 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 				t->stable_hash = h;
 				t->stable_since = now;
 			} else if (now - t->stable_since >= r->wait.stable_ms) {
-				read_dom(r, t, now);
+				settled(r, t, now);
 			}
 		} else if (json_is_true(v)) {
-			read_dom(r, t, now);
+			settled(r, t, now);
 		}
+		break;
+	}
+	case TAB_SCROLLING:
+		/* An error (the page navigated away) ends the scrolling too. */
+		if (json_is_true(json_object_get(json_object_get(res, "result"), "value")))
+			t->scrolled++;
+		settled(r, t, now);
+		break;
+	case TAB_SCRIPT:
+		script_done(r, t, res, err);
+		settled(r, t, now);
+		break;
+	case TAB_SHOOTING: {
+		const char *png = str(res, "data");
+		if (png)
+			set_str(&t->shot_path, NULL), t->shot_path = shot_write(r, t->page, png);
+		settled(r, t, now);
 		break;
 	}
 	case TAB_READING:
@@ -364,14 +500,20 @@ static struct tab *tab_by(struct render *r, const char *session, const char *tar
 	return NULL;
 }
 
-static void fulfill(struct render *r, struct tab *t, const json_t *params)
+bool tab_answers(const struct tab *t, const json_t *params)
+{
+	const struct page *p = t->page;
+	const char *url = str(json_object_get(params, "request"), "url");
+
+	return p && p->body && !t->answered && url && strcmp(url, p->url) == 0;
+}
+
+void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 {
 	struct page *p = t->page;
 	const char *id = str(params, "requestId");
-	const json_t *req = json_object_get(params, "request");
 
-	if (!p || !p->body || t->answered || !str(req, "url") ||
-	    strcmp(str(req, "url"), p->url) != 0) {
+	if (!tab_answers(t, params)) {
 		send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
 		return;
 	}
@@ -406,7 +548,10 @@ static void count_request(struct tab *t, const json_t *params)
 
 static void on_event(struct render *r, struct tab *t, const char *method, const json_t *params)
 {
-	if (strncmp(method, "Network.", 8) == 0)
+	/* Every request is paused when admit.c intercepts them all: counted
+	 * there, before it leaves (a Network event may come after the
+	 * record). */
+	if (strncmp(method, "Network.", 8) == 0 && !admit_intercepts(r))
 		count_request(t, params);
 	if (strcmp(method, "Page.lifecycleEvent") == 0) {
 		/* Only the events of the document this page's navigation loads
@@ -441,9 +586,15 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			set_str(&t->mime, str(resp, "mimeType"));
 		}
 	} else if (strcmp(method, "Network.loadingFailed") == 0) {
-		t->failed++;
-		if (json_object_get(params, "blockedReason"))
+		/* Blocked by admit.c ("inspector": counted then), by the
+		 * browser (CSP, mixed content, ...), or failed. */
+		const char *why = str(params, "blockedReason");
+		if (why && strcmp(why, "inspector") == 0 && admit_intercepts(r))
+			return;
+		if (why)
 			t->blocked++;
+		else
+			t->failed++;
 	} else if (strcmp(method, "Runtime.consoleAPICalled") == 0) {
 		if (str(params, "type") && strcmp(str(params, "type"), "error") == 0)
 			t->console_errors++;
@@ -457,7 +608,9 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		send_tab(r, t, "Page.handleJavaScriptDialog",
 		         json_pack("{s:b}", "accept", type && strcmp(type, "beforeunload") == 0));
 	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
-		fulfill(r, t, params);
+		if (admit_intercepts(r))
+			count_request(t, params);
+		admit_paused(r, t, params);
 	} else if (strcmp(method, "Inspector.targetCrashed") == 0) {
 		tab_drop(r, t, "the tab crashed");
 	}

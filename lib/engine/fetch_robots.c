@@ -124,18 +124,12 @@ static void entry_know(struct fetch_engine *e, struct robots_entry *en, long sta
 static bool job_allowed(struct robots_entry *en, const struct job *job, char *why, size_t whysize)
 {
 	char *origin = NULL, *pq = NULL;
-	const char *rule = NULL;
 
 	if (sc_robots_kind(en->rules) == SC_ROBOTS_ALLOW_ALL)
 		return true;
 	/* The job's URL parsed when it was submitted: this cannot fail. */
 	sc_robots_split_url(job->url, &origin, &pq);
-	bool ok = sc_robots_match(en->rules, pq ? pq : "/", &rule);
-	if (!ok && rule)
-		snprintf(why, whysize, "disallowed by robots.txt rule \"Disallow: %.*s\"",
-		         (int)(whysize > 80 ? whysize - 80 : 1), rule);
-	else if (!ok)
-		snprintf(why, whysize, "%s", sc_robots_why(en->rules));
+	bool ok = sc_robots_check(en->rules, pq ? pq : "/", why, whysize);
 	free(origin);
 	free(pq);
 	return ok;

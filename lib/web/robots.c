@@ -494,6 +494,21 @@ bool sc_robots_match(const struct sc_robots *r, const char *path_and_query, cons
 	return allow;
 }
 
+bool sc_robots_check(const struct sc_robots *r, const char *path_and_query, char *why,
+                     size_t whylen)
+{
+	const char *rule = NULL;
+
+	if (sc_robots_match(r, path_and_query, &rule))
+		return true;
+	if (rule)
+		snprintf(why, whylen, "disallowed by robots.txt rule \"Disallow: %.*s\"",
+		         (int)(whylen > 80 ? whylen - 80 : 1), rule);
+	else
+		snprintf(why, whylen, "%s", sc_robots_why(r));
+	return false;
+}
+
 enum sc_robots_kind sc_robots_kind(const struct sc_robots *r)
 {
 	return r->kind;

@@ -95,6 +95,12 @@ bool sc_robots_allowed(const struct sc_robots *r, const char *path_and_query);
  * of the rule that decided (normalised, owned by r), or NULL when no rule
  * did (no match, a disallow-all, /robots.txt). */
 bool sc_robots_match(const struct sc_robots *r, const char *path_and_query, const char **rule);
+/* sc_robots_match, and for a refused path the record's message in why (cut
+ * to whylen, NUL-terminated): "disallowed by robots.txt rule \"Disallow:
+ * PATTERN\"" when a rule decided, else sc_robots_why's.  The message
+ * sc-fetch --robots and sc-render --robots give. */
+bool sc_robots_check(const struct sc_robots *r, const char *path_and_query, char *why,
+                     size_t whylen);
 /* Why a refused path is refused, for the record's message: the reason of a
  * disallow-all, else "disallowed by robots.txt".  Static or owned by r. */
 const char *sc_robots_why(const struct sc_robots *r);

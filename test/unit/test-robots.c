@@ -401,6 +401,12 @@ static void test_outcomes(void)
 	struct sc_robots *r = sc_robots_from_fetch(200, body, strlen(body), "x");
 	ok(!sc_robots_allowed(r, "/private") && sc_robots_allowed(r, "/public"), "2xx parses");
 	is_str(sc_robots_why(r), "disallowed by robots.txt", "the message of a rule");
+	char why[200] = "";
+	ok(sc_robots_check(r, "/public", why, sizeof(why)) && why[0] == '\0',
+	   "check: allowed, no message");
+	ok(!sc_robots_check(r, "/private/x", why, sizeof(why)), "check: refused");
+	is_str(why, "disallowed by robots.txt rule \"Disallow: /private\"",
+	       "check: the rule's message");
 	sc_robots_free(r);
 	r = sc_robots_from_fetch(404, body, strlen(body), "x");
 	ok(sc_robots_allowed(r, "/private"), "404 allows all, its body ignored");
@@ -409,6 +415,8 @@ static void test_outcomes(void)
 	r = sc_robots_from_fetch(503, NULL, 0, "x");
 	ok(!sc_robots_allowed(r, "/"), "503 disallows all");
 	is_str(sc_robots_why(r), "robots.txt unreachable", "with the reason");
+	ok(!sc_robots_check(r, "/", why, sizeof(why)), "check: unreachable refuses");
+	is_str(why, "robots.txt unreachable", "check: with the reason");
 	sc_robots_free(r);
 	r = sc_robots_from_fetch(0, NULL, 0, "x");
 	ok(!sc_robots_allowed(r, "/public"), "no response disallows all");

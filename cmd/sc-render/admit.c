@@ -1,0 +1,442 @@
+/* admit.c: every request the browser makes, paused by the Fetch domain and
+ * admitted here before it leaves: --block's resource types and URL
+ * patterns refuse it, --robots asks its origin's robots.txt (fetched once
+ * per origin by libsc's fetcher, kept in --robots-cache), --delay (or
+ * robots.txt's Crawl-delay) spaces the requests to one origin, and what is admitted goes on (or is answered
+ * with the page's fetched body).  A request whose origin's robots.txt is
+ * not known yet is held until it is; one that would come too soon after
+ * the origin's last is held until its time.  A refused request fails as
+ * BlockedByClient: nothing reaches the server. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strtab.h"
+#include "core/util.h"
+#include "core/version.h"
+#include "render.h"
+#include "sc.h"
+#include "web/robots.h"
+
+/* --block's words for resource types, and DevTools' names of them. */
+static const struct {
+	const char *word, *type;
+} block_types[] = {
+	{ "images", "Image" },
+	{ "fonts", "Font" },
+	{ "media", "Media" },
+	{ "stylesheets", "Stylesheet" },
+	{ "scripts", "Script" },
+	{ "xhr", "XHR" },
+	{ "fetch", "Fetch" },
+	{ "websockets", "WebSocket" },
+	{ "eventsource", "EventSource" },
+	{ "manifests", "Manifest" },
+	{ "texttracks", "TextTrack" },
+	{ "pings", "Ping" },
+	{ "prefetch", "Prefetch" },
+	{ "frames", "Document" },
+	{ "other", "Other" },
+};
+#define NTYPES (sizeof(block_types) / sizeof(block_types[0]))
+
+int block_parse(struct render_opts *o, const char *list, char *err, size_t errlen)
+{
+	char *copy = sc_strdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *w = strtok_r(copy, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+		if (strchr(w, '/') || strchr(w, '*')) {
+			if (o->nglobs < (int)(sizeof(o->block_globs) / sizeof(o->block_globs[0]))) {
+				o->block_globs[o->nglobs++] = sc_strdup(w);
+				continue;
+			}
+			snprintf(err, errlen, "--block: too many URL patterns (at most 32)");
+			rc = -1;
+			continue;
+		}
+		while (i < NTYPES && strcmp(block_types[i].word, w) != 0)
+			i++;
+		if (i < NTYPES) {
+			o->block_types |= 1u << i;
+			continue;
+		}
+		snprintf(err, errlen,
+		         "--block: '%s' is no resource type (images, fonts, media, stylesheets, "
+		         "scripts, xhr, fetch, websockets, eventsource, manifests, texttracks, "
+		         "pings, prefetch, frames, other) nor a URL pattern (with '/' or '*')",
+		         w);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+/* A request held: for its origin's robots.txt, or for its turn. */
+struct held {
+	struct held *next;
+	int tab;        /* the tab's index */
+	long seq;       /* its page's number: the page may have ended */
+	json_t *params; /* the Fetch.requestPaused (owned) */
+};
+struct queue {
+	struct held *head, **tail;
+};
+
+/* One origin: its robots.txt answer, and its spacing. */
+enum {
+	RB_NONE,
+	RB_FETCHING,
+	RB_KNOWN
+};
+struct origin {
+	struct sc_strtab_link link;
+	char *key; /* the origin (owned) */
+	int state;
+	struct sc_robots *rules; /* when RB_KNOWN (owned) */
+	struct queue robots;     /* waiting for the answer */
+	struct queue spaced;     /* admitted, waiting for next_start */
+	double next_start;       /* --delay: no request before (sc_now_ms) */
+	double crawl_delay_ms;   /* robots.txt's Crawl-delay (capped), or 0 */
+};
+struct admit {
+	struct sc_strtab table;
+	sc_fetcher *fetcher; /* robots.txt's; NULL until the first */
+	struct sc_robots_cache *cache;
+	char *agent;
+	struct render *r;
+	size_t spaced; /* requests waiting for their turn, over every origin */
+};
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+bool admit_intercepts(const struct render *r)
+{
+	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms;
+}
+
+#define MAX_CRAWL_DELAY_MS 30000.0 /* a Crawl-delay longer is taken as this */
+
+/* The origin's answer is known: its rules and its Crawl-delay. */
+static void know(struct admit *a, struct origin *o, long status, const char *body, size_t len)
+{
+	o->rules = sc_robots_from_fetch(status, body, len, a->agent);
+	o->state = RB_KNOWN;
+	double d = sc_robots_crawl_delay(o->rules) * 1000.0;
+	o->crawl_delay_ms = d > MAX_CRAWL_DELAY_MS ? MAX_CRAWL_DELAY_MS : d > 0 ? d : 0;
+}
+
+/* The gap the origin's requests keep: --delay, or its Crawl-delay. */
+static double gap_ms(const struct render *r, const struct origin *o)
+{
+	return o->crawl_delay_ms > r->opts.delay_ms ? o->crawl_delay_ms : r->opts.delay_ms;
+}
+
+int admit_init(struct render *r, char *err, size_t errlen)
+{
+	if (!admit_intercepts(r))
+		return 0;
+	struct admit *a = sc_calloc(1, sizeof(*a));
+	r->admit = a;
+	a->r = r;
+	a->agent = sc_robots_product_token("sc-render/" SC_VERSION);
+	if (r->opts.robots_cache) {
+		char why[200];
+		a->cache = sc_robots_cache_open(r->opts.robots_cache, why, sizeof(why));
+		if (!a->cache)
+			return snprintf(err, errlen, "--robots-cache: %s", why), -1;
+	}
+	return 0;
+}
+
+static void push(struct queue *q, const struct render *r, const struct tab *t, const json_t *params)
+{
+	struct held *h = sc_calloc(1, sizeof(*h));
+
+	h->tab = (int)(t - r->tabs);
+	h->seq = t->seq;
+	h->params = json_deep_copy(params);
+	*q->tail = h;
+	q->tail = &h->next;
+}
+
+static struct held *pop(struct queue *q)
+{
+	struct held *h = q->head;
+
+	if (h) {
+		q->head = h->next;
+		if (!q->head)
+			q->tail = &q->head;
+	}
+	return h;
+}
+
+static void held_free(struct held *h)
+{
+	json_decref(h->params);
+	free(h);
+}
+
+void admit_free(struct render *r)
+{
+	struct admit *a = r->admit;
+
+	if (!a)
+		return;
+	sc_fetcher_free(a->fetcher);
+	for (struct sc_strtab_link *l = a->table.head, *next; l; l = next) {
+		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		struct held *h;
+		next = l->next;
+		while ((h = pop(&o->robots)))
+			held_free(h);
+		while ((h = pop(&o->spaced)))
+			held_free(h);
+		sc_robots_free(o->rules);
+		free(o->key);
+		free(o);
+	}
+	sc_strtab_free(&a->table);
+	sc_robots_cache_close(a->cache);
+	free(a->agent);
+	free(a);
+	r->admit = NULL;
+}
+
+static bool blocked(const struct render *r, const char *type, const char *url)
+{
+	for (size_t i = 0; i < NTYPES; i++)
+		if ((r->opts.block_types & (1u << i)) && type &&
+		    strcmp(block_types[i].type, type) == 0)
+			return true;
+	for (int i = 0; i < r->opts.nglobs; i++)
+		if (url && fnmatch(r->opts.block_globs[i], url, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Refuses a paused request: it fails in the browser, nothing is sent. */
+static void refuse(struct render *r, struct tab *t, const json_t *params, bool doc, const char *why)
+{
+	browser_send(&r->b, t->session, "Fetch.failRequest",
+	             json_pack("{s:s,s:s}", "requestId", str(params, "requestId"), "errorReason",
+	                       "BlockedByClient"));
+	if (doc) {
+		free(t->refused_doc);
+		t->refused_doc = sc_strdup(why);
+	}
+	/* Counted here, not as failed: its loadingFailed says "inspector". */
+	t->blocked++;
+}
+
+static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx);
+
+static void fetch_robots(struct admit *a, struct origin *o)
+{
+	char *err = NULL, *url;
+	static const struct {
+		enum sc_fetcher_option opt;
+		const char *value;
+	} set[] = {
+		{ SC_FETCHOPT_QUIET, NULL },
+		{ SC_FETCHOPT_USER_AGENT, "sc-render/" SC_VERSION },
+		{ SC_FETCHOPT_RETRIES, "1" },
+	};
+
+	if (!a->fetcher) {
+		char secs[32];
+		a->fetcher = sc_fetcher_new(fetched, a);
+		for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+			(void)sc_fetcher_setopt(a->fetcher, set[i].opt, set[i].value, NULL);
+		/* A deadline on it: the command deadline. */
+		snprintf(secs, sizeof(secs), "%.3f", a->r->opts.command_ms / 1000.0);
+		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_TIMEOUT, secs, NULL);
+	}
+	if (asprintf(&url, "%s/robots.txt", o->key) < 0)
+		sc_die(1, "out of memory");
+	o->state = RB_FETCHING;
+	if (sc_fetcher_submit(a->fetcher, url, o, &err) != SC_OK) {
+		/* Cannot be asked: unreachable, as for a fetch that failed. */
+		o->rules = sc_robots_disallow_all(SC_ROBOTS_UNREACHABLE);
+		o->state = RB_KNOWN;
+	}
+	sc_free(err);
+	free(url);
+}
+
+/* The origin's entry; with --robots, a new one's answer is looked up in
+ * the cache, or fetched. */
+static struct origin *origin_for(struct admit *a, const char *key)
+{
+	struct sc_strtab_link *l = sc_strtab_find(&a->table, key);
+
+	if (l)
+		return SC_STRTAB_ENTRY(l, struct origin, link);
+	struct origin *o = sc_calloc(1, sizeof(*o));
+	o->key = sc_strdup(key);
+	o->robots.tail = &o->robots.head;
+	o->spaced.tail = &o->spaced.head;
+	sc_strtab_add(&a->table, &o->link, o->key);
+	if (!a->r->opts.robots)
+		return o;
+	long status = 0;
+	char *body = NULL;
+	size_t len = 0;
+	if (a->cache &&
+	    sc_robots_cache_get(a->cache, key, sc_wall_ms(), &status, &body, &len, NULL, 0) > 0) {
+		know(a, o, status, body, len);
+	} else {
+		fetch_robots(a, o);
+	}
+	free(body);
+	return o;
+}
+
+/* An admitted request goes now, or waits for its turn (--delay, or the
+ * origin's Crawl-delay); one the
+ * page's fetched body answers never reaches the origin. */
+static void go(struct render *r, struct tab *t, struct origin *o, const json_t *params)
+{
+	double now = sc_now_ms();
+
+	if (o && gap_ms(r, o) > 0 && !tab_answers(t, params)) {
+		if (o->spaced.head || now < o->next_start) {
+			push(&o->spaced, r, t, params);
+			r->admit->spaced++;
+			return;
+		}
+		o->next_start = now + gap_ms(r, o);
+	}
+	tab_proceed(r, t, params);
+}
+
+static void decide(struct render *r, struct tab *t, const json_t *params)
+{
+	const json_t *req = json_object_get(params, "request");
+	const char *url = str(req, "url"), *type = str(params, "resourceType");
+	/* The tab's own document (not a frame's): the page itself. */
+	bool doc = type && strcmp(type, "Document") == 0 && t->target && str(params, "frameId") &&
+	           strcmp(str(params, "frameId"), t->target) == 0;
+	char *key = NULL, *pq = NULL, why[512];
+	struct origin *o = NULL;
+
+	if (!doc && blocked(r, type, url)) {
+		refuse(r, t, params, false, "--block");
+		return;
+	}
+	if (r->admit && url && sc_robots_split_url(url, &key, &pq) == 0) {
+		o = origin_for(r->admit, key);
+		free(key);
+	}
+	if (o && o->state == RB_FETCHING) {
+		push(&o->robots, r, t, params);
+		free(pq);
+		return;
+	}
+	bool ok = !o || o->state != RB_KNOWN || sc_robots_check(o->rules, pq, why, sizeof(why));
+	free(pq);
+	if (!ok)
+		refuse(r, t, params, doc, why);
+	else
+		go(r, t, o, params);
+}
+
+void admit_paused(struct render *r, struct tab *t, const json_t *params)
+{
+	decide(r, t, params);
+}
+
+/* The tab of a held request, if its page is still the one it was for. */
+static struct tab *tab_of(struct render *r, const struct held *h)
+{
+	struct tab *t = &r->tabs[h->tab];
+	return t->page && t->session && t->seq == h->seq ? t : NULL;
+}
+
+static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx)
+{
+	struct admit *a = ctx;
+	struct origin *o = user;
+	enum sc_outcome oc = sc_result_outcome(res);
+	long status = 0;
+	size_t len = 0;
+	const char *body = NULL;
+	struct held *h;
+
+	(void)f;
+	/* A response that says something has its status; a timeout or a
+	 * network error none: unreachable (sc-fetch --robots' rule). */
+	if (oc == SC_OUTCOME_OK || oc == SC_OUTCOME_HTTP || oc == SC_OUTCOME_TOO_MANY_REDIRECTS ||
+	    oc == SC_OUTCOME_TOO_LARGE)
+		status = sc_result_status(res);
+	if (status >= 200 && status <= 299)
+		body = sc_result_body(res, &len);
+	know(a, o, status, body ? body : "", body ? len : 0);
+	/* robots.txt's request was one to the origin too. */
+	o->next_start = sc_now_ms() + gap_ms(a->r, o);
+	if (a->cache && status != 0)
+		(void)sc_robots_cache_put(a->cache, o->key, sc_wall_ms(), status, body ? body : "",
+		                          body ? len : 0, NULL, 0);
+	/* The requests held meanwhile, in their order. */
+	while ((h = pop(&o->robots))) {
+		struct tab *t = tab_of(a->r, h);
+		if (t)
+			decide(a->r, t, h->params);
+		held_free(h);
+	}
+}
+
+int admit_fd(const struct render *r)
+{
+	return r->admit && r->admit->fetcher ? sc_fetcher_fd(r->admit->fetcher) : -1;
+}
+
+double admit_next(const struct render *r, double next)
+{
+	const struct admit *a = r->admit;
+
+	if (!a)
+		return next;
+	if (a->fetcher && sc_fetcher_pending(a->fetcher)) {
+		long ms = sc_fetcher_timeout(a->fetcher);
+		if (ms >= 0 && sc_now_ms() + (double)ms < next)
+			next = sc_now_ms() + (double)ms;
+	}
+	for (const struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
+		const struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		if (o->spaced.head && o->next_start < next)
+			next = o->next_start;
+	}
+	return next;
+}
+
+void admit_perform(struct render *r)
+{
+	struct admit *a = r->admit;
+
+	if (!a)
+		return;
+	if (a->fetcher && sc_fetcher_pending(a->fetcher))
+		sc_fetcher_perform(a->fetcher);
+	/* The spaced requests whose turn came: one per origin each time. */
+	for (struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
+		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
+		double now = sc_now_ms();
+		while (o->spaced.head && now >= o->next_start) {
+			struct held *h = pop(&o->spaced);
+			struct tab *t = tab_of(r, h);
+			a->spaced--;
+			if (t) {
+				o->next_start = now + gap_ms(r, o);
+				tab_proceed(r, t, h->params);
+			}
+			held_free(h);
+		}
+	}
+}

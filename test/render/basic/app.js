@@ -1,0 +1,2 @@
+// assets.html's script (sc-render --block scripts, or '*/app.js').
+document.getElementById('text').textContent = ['APP', 'RAN'].join('-');

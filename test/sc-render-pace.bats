@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# sc-render's spacing of the browser's requests (--delay, robots.txt's
+# Crawl-delay), by the fixture server's clock: a test of time, so the file
+# runs alone (a loaded machine moves a request's arrival by more than the
+# slack).  The pages are test/render/basic's; loopback only.
+#
+# bats file_tags=serial
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+bats_require_minimum_version 1.5.0
+load 'lib/server'
+
+setup_file() {
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
+		skip "no Chromium (make deps installs chromium-headless-shell)"
+	sc_server_start --root "$BATS_TEST_DIRNAME/render/basic"
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+# The smallest gap between two requests' arrivals at the server, in ms.
+smallest_gap() {
+	sc_server_log '[.[] | .t_ms] | sort | [range(1; length) as $i | .[$i] - .[$i - 1]] | min'
+}
+
+@test "--delay and Crawl-delay: the browser's requests to one origin, from every tab, are that far apart by the server's clock" {
+	printf '%s\n' "$SC_BASE/assets.html?1" "$SC_BASE/assets.html?2" >in.txt
+	run -0 --separate-stderr sc-render -c 2 <in.txt
+	# Without it the page's requests come together.
+	jq -e -n "$(smallest_gap) < 200" || fail "smallest gap without --delay: $(smallest_gap) ms"
+	sc_server_reset
+	run -0 --separate-stderr sc-render -c 2 --delay 400 <in.txt
+	jq -e '.ok and .rendered.requests == 4 and (.body | test("APP-RAN"))' <<<"$output"
+	assert_equal "$(sc_server_log 'length')" 8
+	# Measured where the server reads each request: a connection made on
+	# the way moves one arrival a little, hence the slack.
+	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under --delay 400: $(smallest_gap) ms"
+	# --robots: robots.txt's Crawl-delay (0.4 s) spaces them too, its
+	# own request included.
+	sc_server_reset
+	run -0 --separate-stderr sc-render -c 2 --robots <in.txt
+	jq -e '.ok and .rendered.requests == 4 and .rendered.blocked == 0' <<<"$output"
+	assert_equal "$(sc_server_log '[.[] | .path] | sort | unique | join(" ")' | jq -r .)" \
+		"/app.js /assets.html?1 /assets.html?2 /dot.svg /robots.txt /style.css"
+	assert_equal "$(sc_server_log 'length')" 9
+	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under Crawl-delay 0.4: $(smallest_gap) ms"
+}
