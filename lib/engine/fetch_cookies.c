@@ -85,13 +85,13 @@ static void load_if_changed(struct fetch_cookies *c)
 	if (!f)
 		return;
 	if (fstat(fileno(f), &st) != 0 || (c->seen.st_ino != 0 && same_file(&st, &c->seen))) {
-		fclose(f);
+		(void)fclose(f); /* read only */
 		return;
 	}
 	while (getline(&line, &cap, f) >= 0)
 		load_line(c->file_handle, line);
 	free(line);
-	fclose(f);
+	(void)fclose(f); /* read only */
 	c->seen = st;
 	c->loads++;
 }
