@@ -398,6 +398,7 @@ make_corpus() {
 	check 'h2 ~ p' 'descendant-or-self::h2/following-sibling::p'
 	check 'h1, h2' 'descendant-or-self::h1 | descendant-or-self::h2'
 	check 'li:first-child' 'descendant-or-self::li[not(preceding-sibling::*[1])]'
+	check 'div:empty' 'descendant-or-self::div[not(*) and not(text())]'
 	check 'li:last-child' 'descendant-or-self::li[not(following-sibling::*[1])]'
 	check 'li:nth-child(3)' 'descendant-or-self::li[(count(preceding-sibling::*) + 1) = 3]'
 	check 'li:nth-child(2n+1)' 'descendant-or-self::li[((count(preceding-sibling::*) + 1) - 1) mod 2 = 0]'
@@ -470,6 +471,9 @@ sel() {
 	assert_equal "$(sel 'li:nth-child(4)')" "four"
 	assert_equal "$(sel 'li:not(.x):not(:first-child)' | tr '\n' ' ')" "three four five "
 	assert_equal "$(sel 'ul :nth-last-child(1)')" "five"
+	# :empty: the img alone has neither a child nor text.
+	run -0 bash -c "$(declare -f rec doc); doc | sc-parse -f 'n=xpath:count(//*[@id=\"main\"]//*)' -f 'e[]=:empty::html'"
+	assert_equal "$(jq -c '.e' <<<"$output")" '["<img src=\"i.png\">"]'
 }
 
 @test "values: text, ::text, ::attr (absolute for URLs), ::html, NAME[] and single" {

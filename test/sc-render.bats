@@ -116,6 +116,29 @@ Try 'sc-render --help' for more information."
 	assert_equal "$output" "$(cat failed.jsonl)"
 }
 
+@test "--only-if-needed: a page whole as fetched passes through as it came, without a browser; the others are rendered" {
+	local page
+	for page in static js noscript filled; do
+		sc-fetch -q <<<"$SC_BASE/$page.html"
+	done >fetched.jsonl
+	# No page needs a browser: none is started (this one does not exist).
+	run -0 --separate-stderr sc-render --only-if-needed --browser /nonexistent/chrome < <(head -1 fetched.jsonl)
+	assert_equal "$output" "$(head -1 fetched.jsonl)"
+	run -0 --separate-stderr sc-render --only-if-needed <fetched.jsonl
+	printf '%s\n' "$output" >out
+	# Built: the script's element is in the DOM (not only in its source).
+	run -0 jq -r '[(.url | sub(".*/"; "")), (.rendered != null), (.body | test("\"><p class=\"built\">built by js</p></div>"))] | @tsv' out
+	assert_equal "$(sort <<<"$output")" "$(printf 'filled.html\tfalse\tfalse\njs.html\ttrue\ttrue\nnoscript.html\ttrue\ttrue\nstatic.html\tfalse\tfalse')"
+	# What passed through is the fetch record, byte for byte.
+	grep -F '/static.html"' out | cmp - <(grep -F '/static.html"' fetched.jsonl)
+	# --needed-if: a selector that matches needs the browser too.
+	run -0 --separate-stderr sc-render --needed-if '#root:empty' <fetched.jsonl
+	assert_equal "$(jq -r 'select(.url | endswith("/filled.html")) | .body | test("root\"><p class=\"built\">")' <<<"$output")" true
+	assert_equal "$(jq -r 'select(.url | endswith("/static.html")) | .rendered' <<<"$output")" null
+	run -2 --separate-stderr sc-render --needed-if 'div[' </dev/null
+	[[ $stderr == "sc-render: --needed-if: "* ]] || fail "$stderr"
+}
+
 @test "a script's navigation, a 404 and a connection refused" {
 	# A port nothing listens on: the server's own, once it is stopped.
 	CLOSED_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

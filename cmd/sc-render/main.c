@@ -90,6 +90,8 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_FLAG("robots", 0, AT(robots)),
 	SC_OPT_ROW_STRING("robots-cache", 0, "FILE", AT(robots_cache)),
 	SC_OPT_ROW_WHOLE("delay", 0, "ms", AT(delay_ms), 0, 3600000),
+	SC_OPT_ROW_FLAG("only-if-needed", 0, AT(only_needed)),
+	SC_OPT_ROW_STRING("needed-if", 0, "SELECTOR", AT(needed_if)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -193,6 +195,10 @@ static void parse_options(struct render *r, int argc, char **argv)
 		sc_usage_error("%s", err);
 	if (o->robots_cache && !o->robots)
 		sc_usage_error("--robots-cache needs --robots");
+	if (o->needed_if)
+		o->only_needed = true;
+	if (needed_init(r, err, sizeof(err)) < 0)
+		sc_usage_error("%s", err);
 	struct stat st;
 	if (o->screenshot && stat(o->screenshot, &st) == 0 && !S_ISDIR(st.st_mode))
 		sc_die(SC_EXIT_FAILURE, "--screenshot: %s: %s", o->screenshot, strerror(ENOTDIR));
@@ -363,6 +369,12 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 			sc_die_write("error writing standard output:");
 		r->written++;
 		r->failed++;
+	} else if (json_object_get(it.rec, "body") && !needed(r, line->text, line->len)) {
+		/* --only-if-needed: a fetched page whole without a browser. */
+		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
+			sc_die_write("error writing standard output:");
+		r->written++;
+		r->passed++;
 	} else {
 		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number));
 	}
@@ -470,6 +482,10 @@ static int run(struct render *r, struct sc_lines *in)
 		if (r->b.pages >= r->opts.browser_pages && r->in_flight == 0 && r->queue &&
 		    restart_browser(r) < 0)
 			return SC_EXIT_FAILURE;
+		/* --only-if-needed starts the browser at the first page that
+		 * needs it: a chunk of static pages starts none. */
+		if (r->b.pid == 0 && r->queue && restart_browser(r) < 0)
+			return SC_EXIT_FAILURE;
 		assign(r);
 		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
 			return r->read_error ? SC_EXIT_FAILURE : 0;
@@ -528,7 +544,8 @@ int main(int argc, char **argv)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
 	if (admit_init(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
-	if (start_browser(&r, err, sizeof(err)) < 0)
+	r.b.to = r.b.from = r.b.err = -1;
+	if (!r.opts.only_needed && start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
 	browser_stop(&r.b);
@@ -540,6 +557,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);
 	admit_free(&r);
+	needed_free(&r);
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

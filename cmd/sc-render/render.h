@@ -36,6 +36,8 @@ struct render_opts {
 	bool robots;              /* --robots */
 	const char *robots_cache; /* --robots-cache */
 	int delay_ms;             /* --delay: between two requests to one origin */
+	bool only_needed;         /* --only-if-needed (or --needed-if) */
+	const char *needed_if;    /* --needed-if: a selector whose match needs it */
 };
 
 /* The wait condition, parsed. */
@@ -148,9 +150,11 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked;     /* b.pages when the RSS was last looked at */
-	long seq;            /* pages navigated so far */
-	struct admit *admit; /* --robots' state (admit.c), or NULL */
+	int rss_checked;         /* b.pages when the RSS was last looked at */
+	long seq;                /* pages navigated so far */
+	struct admit *admit;     /* --robots' state (admit.c), or NULL */
+	struct sc_parser *needs; /* --only-if-needed's parser (needed.c), or NULL */
+	size_t passed;           /* fetch records written as they came (not needed) */
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
@@ -165,6 +169,14 @@ double tab_next_deadline(const struct render *r);
 void tab_proceed(struct render *r, struct tab *t, const json_t *params);
 /* Whether tab_proceed answers it with the page's fetched body. */
 bool tab_answers(const struct tab *t, const json_t *params);
+
+/* ---- needed.c: whether a fetched page needs the browser (--only-if-needed) ---- */
+/* Compiles the check; -1 with the usage error in err (--needed-if's). */
+int needed_init(struct render *r, char *err, size_t errlen);
+void needed_free(struct render *r);
+/* Whether the fetch record line[0..len) needs the browser (always true
+ * without --only-if-needed, and for a body the parser cannot read). */
+bool needed(struct render *r, const char *line, size_t len);
 
 /* ---- admit.c: the browser's requests admitted (--block, --robots, --delay) ---- */
 /* Adds --block's LIST to o; -1 with the usage error in err. */

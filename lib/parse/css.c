@@ -6,7 +6,7 @@
  *   compound  := ( type | '*' )? ( '#'name | '.'ident | attrib | ':'pseudo )*
  *   attrib    := '[' ident ( op ( ident | string ) )? ']'
  *                op is = ~= |= ^= $= *=
- *   pseudo    := first-child | last-child | only-child | nth-child(an+b)
+ *   pseudo    := first-child | last-child | only-child | empty | nth-child(an+b)
  *              | nth-last-child(an+b) | not(compound)
  *   pseudo-element := '::text' | '::attr(' ident ')' | '::html'
  *
@@ -543,6 +543,10 @@ static void parse_pseudo_class(struct parser *p, struct sc_buf *preds)
 		sc_buf_adds(preds, "[not(preceding-sibling::*[1])]");
 	else if (strcmp(name->p, "last-child") == 0)
 		sc_buf_adds(preds, "[not(following-sibling::*[1])]");
+	else if (strcmp(name->p, "empty") == 0)
+		/* No child element and no text, white space included (Selectors
+		 * 3); a comment does not count. */
+		sc_buf_adds(preds, "[not(*) and not(text())]");
 	else if (strcmp(name->p, "only-child") == 0)
 		sc_buf_adds(preds,
 		            "[not(preceding-sibling::*[1]) and not(following-sibling::*[1])]");

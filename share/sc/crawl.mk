@@ -54,6 +54,10 @@ SETTINGS += REPORT_ARGS=
 SETTINGS += WARC=0
 SETTINGS += WARC_DEDUPE=
 SETTINGS += WARC_PREFIX=
+SETTINGS += RENDER=0
+SETTINGS += RENDER_C=4
+SETTINGS += RENDER_IF=
+SETTINGS += RENDER_ARGS=
 $(foreach setting,$(SETTINGS),$(eval $(subst =, ?= ,$(setting))))
 SETTING_NAMES := $(foreach setting,$(SETTINGS),$(firstword $(subst =, ,$(setting))))
 

@@ -61,6 +61,7 @@ options() {
 	[[ $1 == worker ]] || fetch_opts+=(--origin-state "$dir/origins.db")
 	fetch_opts+=(--headers)
 	parse_opts=()
+	render_options "$1" "$dir"
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
 	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
@@ -72,6 +73,35 @@ options() {
 	user_words parse_args "$FIELDS $PARSE_ARGS"
 	user_words retry_args "$RETRY_ARGS"
 	user_words frontier_args "$FRONTIER_ARGS"
+	user_words render_args "$RENDER_ARGS"
+}
+
+# render_options WHERE DIR: render_opts, sc-render's between sc-fetch and
+# sc-parse with RENDER=1 (every page) or auto (--only-if-needed: the pages
+# that need a browser), none with RENDER=0.  robots.txt as sc-fetch asks
+# it, for the browser's own requests (its cache: the crawl's, here).
+render_options() {
+	render_opts=() render_args=()
+	case $RENDER in
+	0) return 0 ;;
+	1 | auto) ;;
+	*) die "RENDER=$RENDER: 0, 1 or auto" ;;
+	esac
+	render_opts=(-c "$RENDER_C")
+	[[ $RENDER != auto ]] || render_opts+=(--only-if-needed)
+	[[ $RENDER != auto || -z $RENDER_IF ]] || render_opts+=(--needed-if "$RENDER_IF")
+	[[ $ROBOTS == 1 ]] || return 0
+	render_opts+=(--robots)
+	[[ $1 == worker ]] || render_opts+=(--robots-cache "$2/robots.cache")
+}
+
+# render_stage: stdin through sc-render (RENDER=1 or auto), else as it is.
+render_stage() {
+	if [[ $RENDER == 0 ]]; then
+		cat
+	else
+		sc-render "${render_opts[@]}" "${render_args[@]}"
+	fi
 }
 
 # held_only N: whether round N's URLs are only those round N-1 held
@@ -111,9 +141,18 @@ fetch_parse_sink() {
 		options here "${8:-}"
 		check_by=status
 		set +e
-		sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
-			sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
-			sc-sink --jsonl "$4" 2>"$5"
+		# Two pipelines, not a stage that is cat without RENDER: on a
+		# small crawl each process of a chunk counts.
+		if [[ $RENDER == 0 ]]; then
+			sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+				sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
+				sc-sink --jsonl "$4" 2>"$5"
+		else
+			sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
+				sc-render "${render_opts[@]}" "${render_args[@]}" 2>>"$3" |
+				sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
+				sc-sink --jsonl "$4" 2>"$5"
+		fi
 		piped=("${PIPESTATUS[@]}")
 		set -e
 	else
@@ -268,9 +307,16 @@ worker_job() {
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	cache='d=${XDG_CACHE_HOME:-$HOME/.cache}/sc; set --; if mkdir -p "$d" 2>/dev/null; then set -- '$files'; fi; '
 	fetch+='"$@" '
+	# RENDER: sc-render on the worker too (it needs a Chromium there),
+	# RENDER_ARGS as the worker's shell words, like FETCH_ARGS.
+	local render=''
+	if ((${#render_opts[@]} > 0)); then
+		printf -v render '| %q ' sc-render "${render_opts[@]}"
+		render+="$RENDER_ARGS "
+	fi
 	# shellcheck disable=SC2016 # expanded by the worker's shell
-	printf -v "$1" '%s%s%s | sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
-		"$cache" "$fetch" "$FETCH_ARGS" "$FIELDS" "$PARSE_ARGS"
+	printf -v "$1" '%s%s%s %s| sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
+		"$cache" "$fetch" "$FETCH_ARGS" "$render" "$FIELDS" "$PARSE_ARGS"
 }
 
 if [[ ${1:-} == chunk ]]; then
@@ -669,7 +715,7 @@ step_retry_chunk() {
 	{
 		grep -v '"ok":false' "$f"
 		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
-			sc-parse "${parse_opts[@]}" "${parse_args[@]}"
+			render_stage | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
 	} 2>>"$r/chunk-$id.log" | sc-sink --jsonl "$tmp" 2>"$sum"
 	st=("${PIPESTATUS[@]}")
 	set -e

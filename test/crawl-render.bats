@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# crawl.mk's RENDER (sc-crawl(7)): RENDER=1 renders every page, RENDER=auto
+# only the pages that need a browser (sc-render --only-if-needed), so that
+# links a script builds are crawled; RENDER=0 (the default) crawls what
+# servers send.  The site is test/render/site: router.html's links exist
+# only in its rendered DOM.  The browser resolves nothing but loopback
+# (SC_RENDER_HOST_RULES).
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load 'lib/server'
+load 'lib/render'
+load 'lib/crawl'
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	sc_render_browser >/dev/null || skip "no Chromium (make deps installs chromium-headless-shell)"
+	sc_render_site_start
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES"
+}
+
+teardown_file() {
+	sc_server_stop
+}
+
+setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
+	echo "$SC_BASE/router.html" >seeds.txt
+}
+
+# The crawl's pages: "DEPTH PATH RENDERED", sorted.
+pages() {
+	jq -r '"\(.depth) \(.url | sub("^[^/]*//[^/]*"; "")) \(.rendered != null)"' c/pages.jsonl | sort
+}
+
+@test "RENDER=0 crawls what the server sends: the router's links are not there" {
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c PROGRESS=0 C=4
+	run -0 pages
+	assert_output '0 /router.html false'
+}
+
+@test "RENDER=auto: the router is rendered and its three views are crawled; a page whole as sent is not rendered" {
+	printf '%s\n' "$SC_BASE/router.html" "$SC_BASE/static.html" >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c PROGRESS=0 C=4 RENDER=auto RENDER_C=2 PARSE_ARGS=--keep-body
+	run -0 pages
+	assert_output "$(printf '%s\n' '0 /router.html true' '0 /static.html false' \
+		'1 /router.html?view=about true' '1 /router.html?view=contact true' \
+		'1 /router.html?view=home true')"
+	# Each page fetched once by sc-fetch; the browser answered from its body.
+	run -0 sc_server_log '[.[] | select(.path | startswith("/router.html"))] | length'
+	assert_output 4
+	# The rendered views hold what only the browser builds.
+	run -0 jq -r 'select(.url | endswith("view=about")) | .body | contains("ROUTER-ABOUT")' c/pages.jsonl
+	assert_output true
+}
+
+@test "RENDER=1 renders every page; RENDER_IF names what needs the browser with RENDER=auto; a bad RENDER stops the crawl" {
+	echo "$SC_BASE/static.html" >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=auto
+	run -0 pages
+	assert_output '0 /static.html false'
+	rm -rf c
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=1
+	run -0 pages
+	assert_output '0 /static.html true'
+	rm -rf c
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=auto RENDER_IF=h1
+	run -0 pages
+	assert_output '0 /static.html true'
+	rm -rf c
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=sometimes
+	assert_output --partial 'RENDER=sometimes: 0, 1 or auto'
+}
