@@ -14,6 +14,11 @@
                 agrees with puppeteer's.  Targets: sc-render at least
                 1.2x puppeteer's pages/s, at most its peak memory, the
                 same text on every page.
+  render-auto   crawl.mk on a site of AUTO_PAGES pages (a 10-ary tree from
+                its index, served by nginx) where one page in ten is a
+                shell a script fills, politely (PER_HOST=1, --delay 50):
+                RENDER=auto beside RENDER=0, the same pages crawled.
+                Target: RENDER=auto at most 1.3x the wall time.
   render-flat   sc-render on FLAT pages (the JavaScript-built ones over
                 and over): the tree's peak memory while the first tenth
                 of the records were written, the last tenth, and over the
@@ -27,6 +32,7 @@ the suite).  Runs alone too:
 import html
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -35,6 +41,8 @@ import time
 import bench as b
 
 PAGES = 20 if b.SMOKE else 500
+AUTO_DEPTH = 1 if b.SMOKE else 3   # 11 or 1,111 pages
+AUTO_DELAY_MS = 50
 # A run of the three renderers takes about 20 minutes: one run unless
 # SC_BENCH_REPS asks for more.
 REPS = 1 if b.SMOKE else max(1, int(os.environ.get("SC_BENCH_REPS", "1")))
@@ -159,6 +167,86 @@ def texts(path):
 
 # ------------------------------------------------------------ the scenarios
 
+def auto_site(www):
+    """www/auto/I.html, a 10-ary tree from 0.html to AUTO_DEPTH: page I
+    links to 10I+1 .. 10I+10; every page whose number ends in 9 is a leaf
+    whose text its script writes (its shell holds none).  Returns the
+    number of pages."""
+    d = os.path.join(www, "auto")
+    os.makedirs(d)
+    count = sum(10 ** k for k in range(AUTO_DEPTH + 1))
+    words = "crawl render page polite archive script shell browser tree leaf".split()
+    for i in range(count):
+        text = " ".join(words[(i + k) % len(words)] for k in range(60))
+        if i % 10 == 9:
+            body = (f"<div id=\"app\"></div><script>document.getElementById('app').innerHTML = "
+                    f"'<h1>page {i}</h1><p>' + {text!r} + '</p>';</script>")
+        else:
+            kids = [10 * i + k for k in range(1, 11) if 10 * i + k < count]
+            links = "".join(f'<li><a href="{k}.html">page {k}</a></li>' for k in kids)
+            body = f"<h1>page {i}</h1><p>{text}</p><ul>{links}</ul>"
+        with open(os.path.join(d, f"{i}.html"), "w") as fo:
+            fo.write(f"<!DOCTYPE html><html><head><title>page {i}</title></head><body>{body}</body></html>\n")
+    return count
+
+
+def scenario_auto(base, count):
+    b.heading(f"render-auto. crawl.mk on {count:,} pages, one in ten a shell its script fills, PER_HOST=1 "
+              f"FETCH_ARGS='--delay {AUTO_DELAY_MS}', RENDER=auto beside RENDER=0")
+    work = os.path.join(b.TMP, "auto-crawl")
+    os.makedirs(work)
+    seeds = os.path.join(work, "seeds.txt")
+    with open(seeds, "w") as fo:
+        fo.write(f"{base}/auto/0.html\n")
+    mk = os.path.join(b.ROOT, "share/sc/crawl.mk")
+    crawl_dir = os.path.join(work, "c")
+    env = (f"PATH={b.q(b.BIN)}:\"$PATH\" XDG_CACHE_HOME={b.q(work)}/.cache "
+           f"SC_RENDER_BROWSER_ARGS={b.q('--host-resolver-rules=' + HOST_RULES)}")
+
+    def fresh():
+        shutil.rmtree(crawl_dir, ignore_errors=True)
+
+    def check(want_rendered):
+        def f(s):
+            pages = os.path.join(crawl_dir, "pages.jsonl")
+            ok = b.count_in_file(pages, b'"ok":true') if os.path.exists(pages) else 0
+            rendered = b.count_in_file(pages, b'"rendered":') if os.path.exists(pages) else 0
+            s["pages"], s["rendered"] = ok, rendered
+            s["extra"] = f"pages={ok} rendered={rendered}"
+            if ok != count:
+                return f"{ok} ok pages, want {count}"
+            if want_rendered and rendered != count // 10:
+                return f"{rendered} rendered, want {count // 10}"
+            return None
+        return f
+
+    def crawl(extra, want_rendered):
+        return dict(name=f"make -f crawl.mk PER_HOST=1 FETCH_ARGS='--delay {AUTO_DELAY_MS}' {extra}",
+                    cmd=(f"{env} make -s -f {b.q(mk)} -j 2 SEEDS={b.q(seeds)} DEPTH={AUTO_DEPTH} "
+                         f"DIR={b.q(crawl_dir)} C=8 PER_HOST=1 PROGRESS=0 "
+                         f"FETCH_ARGS='--delay {AUTO_DELAY_MS}' {extra}"),
+                    prep=fresh, check=check(want_rendered), timeout=3600)
+
+    runners = [crawl("RENDER=0", False), crawl("RENDER=auto", True)]
+    res = b.run_interleaved(runners, REPS)
+    rows = []
+    for r in runners:
+        m = res[r["name"]]
+        if "error" in m:
+            rows.append([r["name"], m["error"][:100], "", "", ""])
+            continue
+        rows.append([r["name"], b.f(m.get("pages")), b.f(m.get("rendered")), b.f(m["wall"], 1), b.f(m["cpu"], 1)])
+    b.table(["Crawl", "ok pages", "rendered", "wall s", "CPU s"], rows)
+    b.say(f"The same pages in both (checked by count); with RENDER=auto the shells (one in ten) are rendered, "
+          f"the rest parsed as fetched. Politeness bound: {count:,} requests {AUTO_DELAY_MS} ms apart, "
+          f"{(count - 1) * AUTO_DELAY_MS / 1000:.1f} s.")
+    b.say()
+    a, z = res[runners[1]["name"]], res[runners[0]["name"]]
+    x = a["wall"] / z["wall"] if "error" not in a and "error" not in z else None
+    b.target("render-auto", "crawl.mk RENDER=auto wall ≤ 1.3 × RENDER=0's (one page in ten needs the browser)",
+             x, "≤ 1.30x", None if x is None else x <= 1.3, None if x is not None else "not measured")
+
+
 def site():
     """nginx serving the Python documentation (doc/) and PAGES pages that
     JavaScript builds (js/); the two URL lists."""
@@ -166,6 +254,7 @@ def site():
     os.makedirs(www)
     os.symlink(PYDOC, os.path.join(www, "doc"))
     subprocess.run([b.PY, GEN, str(max(PAGES, 1)), www], check=True, stdout=subprocess.DEVNULL)
+    auto_count = auto_site(www)
     base = b.start_nginx(www)
     docs = []
     for d, _, files in sorted(os.walk(PYDOC)):
@@ -179,7 +268,7 @@ def site():
         fo.writelines(f"{base}/doc/{p}\n" for p in docs)
     with open(js_urls, "w") as fo:
         fo.writelines(f"{base}/js/{i}.html\n" for i in range(PAGES))
-    return base, doc_urls, js_urls
+    return base, doc_urls, js_urls, auto_count
 
 
 def sc_render(extra, urls, out):
@@ -296,7 +385,7 @@ def scenario_flat(js_urls):
 
 
 def main():
-    wanted, t_start = b.begin("render", ("render-speed", "render-flat"), "Rendering (issue 28)",
+    wanted, t_start = b.begin("render", ("render-speed", "render-auto", "render-flat"), "Rendering (issue 28)",
                               interleaved=False)
     if not wanted:
         return 0
@@ -306,9 +395,11 @@ def main():
         raise SystemExit("render: test/npm/node_modules is missing (make deps installs puppeteer-core)")
     if not os.path.isdir(PYDOC):
         raise SystemExit(f"render: {PYDOC} is missing (python3.11-doc)")
-    _, doc_urls, js_urls = site()
+    base, doc_urls, js_urls, auto_count = site()
     if "render-speed" in wanted:
         scenario_speed(doc_urls, js_urls)
+    if "render-auto" in wanted:
+        scenario_auto(base, auto_count)
     if "render-flat" in wanted:
         scenario_flat(js_urls)
     return b.finish("Rendering: targets", "render.md", t_start)
