@@ -121,6 +121,7 @@ struct transfer {
 	struct sc_buf body;
 	bool too_large;
 	bool set_cookie; /* a response of this attempt set a cookie */
+	curl_mime *mime; /* fetch_form.c's multipart body of this attempt, or NULL */
 	/* Of the response whose headers are arriving: */
 	bool has_location;      /* a Location header */
 	bool encoded;           /* a Content-Encoding: its length is not the body's */
@@ -176,7 +177,13 @@ struct job {
 	                            e->output.line (job_encode) */
 	bool failed;             /* with the record's "error", above */
 	bool has_body;           /* fetch_submit.c: a request body */
-	void *user;              /* fetch_output.c: the submitter's pointer
+	enum fetch_form_kind {
+		FETCH_FORM_NONE,
+		FETCH_FORM_URLENCODED, /* req_body is the encoded fields */
+		FETCH_FORM_MULTIPART   /* form_fields, sent as curl_mime */
+	} form;                        /* fetch_form.c: the record's "form", sent with POST */
+	json_t *form_fields;           /* a copy of rec's form (owned), with FETCH_FORM_MULTIPART */
+	void *user;                    /* fetch_output.c: the submitter's pointer
 	                            (fetch_set_next_user), handed to the record hook */
 };
 
@@ -451,6 +458,16 @@ void fetch_robots_sent(struct fetch_engine *e, struct origin *origin, double now
  * the next start waits for that, not for a Crawl-delay from a start that
  * was not made. */
 void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double until);
+
+/* fetch_form.c */
+/* Why rec's "form" and "enctype" cannot be sent, or NULL. */
+const char *fetch_form_problem(const json_t *rec);
+/* job's request from rec's form (after its "request"): the query of a
+ * GET, the body of a POST. */
+void fetch_form_apply(struct job *job, json_t *rec);
+/* A multipart form's body on the transfer about to start; and freed. */
+void fetch_form_setup(struct transfer *xfer, const struct job *job);
+void fetch_form_release(struct transfer *xfer);
 
 /* fetch_cookies.c (every entry a no-op with --no-cookies) */
 bool fetch_cookies_init(struct fetch_engine *e, char *err, size_t errlen);

@@ -47,6 +47,7 @@ static void job_free(struct job *job)
 	free(job->metrics_url);
 	free(job->req_method);
 	free(job->req_body);
+	json_decref(job->form_fields);
 	curl_slist_free_all(job->req_headers);
 	free(job);
 }

@@ -228,6 +228,10 @@ static bool submit(struct fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
 		return true;
 	}
+	if ((problem = fetch_form_problem(rec))) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
+		return true;
+	}
 	json_t *session = json_object_get(rec, "session");
 	if (session && (!json_is_string(session) || json_string_length(session) == 0)) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "\"session\" is not a non-empty string");
@@ -253,6 +257,7 @@ static bool submit(struct fetch_engine *e, json_t *rec, int prior_attempts,
 	}
 	job->url = encoded ? encoded : sc_strdup(url);
 	job_request(e, job, json_object_get(rec, "request"));
+	fetch_form_apply(job, rec); /* after the request: its method */
 	job->origin = fetch_origin_get(&e->origins, key, now);
 	free(key);
 	fetch_origin_ref(job->origin);

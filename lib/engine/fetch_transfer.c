@@ -125,6 +125,7 @@ static struct transfer *xfer_get(struct fetch_engine *e)
 		e->xfers.free = xfer->next_free;
 		fetch_cookies_release(e, xfer->easy);
 		curl_easy_reset(xfer->easy);
+		fetch_form_release(xfer); /* after the reset: the handle let go of it */
 	} else {
 		xfer = sc_calloc(1, sizeof(*xfer));
 		xfer->engine = e;
@@ -219,13 +220,18 @@ static void xfer_setup(struct fetch_engine *e, struct transfer *xfer, struct job
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
-	if (job->req_method) {
+	/* A form's POST is libcurl's own, not a custom one: after a 302 or
+	 * 303 (a login's answer) the next request is a GET, as a browser's. */
+	bool form_post = job->form != FETCH_FORM_NONE && strcasecmp(job->req_method, "POST") == 0;
+	if (job->req_method && !form_post) {
 		if (strcmp(job->req_method, "HEAD") == 0)
 			curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 		else if (strcmp(job->req_method, "GET") != 0 || job->has_body)
 			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, job->req_method);
 	}
-	if (job->has_body || (job->req_method && strcmp(job->req_method, "POST") == 0)) {
+	if (job->form == FETCH_FORM_MULTIPART) {
+		fetch_form_setup(xfer, job);
+	} else if (job->has_body || (job->req_method && strcmp(job->req_method, "POST") == 0)) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)job->req_body_len);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, job->req_body ? job->req_body : "");
 	}
@@ -436,6 +442,7 @@ void fetch_xfers_free(struct fetch_engine *e)
 		e->xfers.free = xfer->next_free;
 		fetch_cookies_release(e, xfer->easy);
 		curl_easy_cleanup(xfer->easy);
+		fetch_form_release(xfer);
 		sc_buf_free(&xfer->body);
 		free(xfer->retry_after);
 		fetch_warc_xfer_free(xfer);

@@ -2592,6 +2592,84 @@ static void handle_set_cookie(conn_t *c)
 	buf_free(&head);
 }
 
+/* The value of cookie name in the request's Cookie field (malloced), or
+ * NULL. */
+static char *request_cookie(conn_t *c, const char *name)
+{
+	const char *field = request_header(&c->req, "Cookie");
+	size_t n = strlen(name);
+	for (const char *p = field; p && *p;) {
+		while (*p == ' ' || *p == ';')
+			p++;
+		const char *end = strchr(p, ';');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > n && strncmp(p, name, n) == 0 && p[n] == '=')
+			return xstrndup(p + n + 1, len - n - 1);
+		p += len;
+	}
+	return NULL;
+}
+
+/* A site behind a login (sessions, sc-fetch(1) "Forms"):
+ *   GET /login     a form posting to /login: a hidden csrf field, user,
+ *                  pass (type password) and a submit button; sets the
+ *                  cookie csrf to the token
+ *   POST /login    user=me, pass=secret and csrf equal to the csrf
+ *                  cookie: 302 to /account, setting session=ok-me
+ *                  (else 403)
+ *   GET /account   200 "welcome me" with session=ok-me, else 302 to
+ *                  /login */
+static uint64_t login_tokens;
+
+static void handle_login(conn_t *c)
+{
+	if (strcmp(c->req.method, "POST") != 0) {
+		char token[32], head[96];
+		snprintf(token, sizeof token, "t%" PRIu64, ++login_tokens);
+		snprintf(head, sizeof head, "Set-Cookie: csrf=%s; Path=/\r\n", token);
+		buf_t b = { 0 };
+		buf_printf(&b,
+		           "<!DOCTYPE html>\n<html><head><title>Log in</title></head><body>\n"
+		           "<form method=\"post\" action=\"/login\">\n"
+		           "<input type=\"hidden\" name=\"csrf\" value=\"%s\">\n"
+		           "<input name=\"user\"> <input type=\"password\" name=\"pass\">\n"
+		           "<button type=\"submit\" name=\"go\" value=\"in\">Log in</button>\n"
+		           "</form></body></html>\n",
+		           token);
+		respond(c, 200, "text/html; charset=utf-8", b.data, b.len, head);
+		buf_free(&b);
+		return;
+	}
+	const char *body = c->req.body.data ? c->req.body.data : "";
+	char *user = query_param(body, "user"), *pass = query_param(body, "pass");
+	char *csrf = query_param(body, "csrf"), *want = request_cookie(c, "csrf");
+	bool ok = user && pass && csrf && want && strcmp(user, "me") == 0 &&
+	          strcmp(pass, "secret") == 0 && strcmp(csrf, want) == 0;
+	if (ok) {
+		buf_t extra = { 0 };
+		buf_printf(&extra,
+		           "Location: /account\r\nSet-Cookie: session=ok-me; Path=/; HttpOnly\r\n");
+		respond(c, 302, "text/plain; charset=utf-8", "logged in\n", 10, extra.data);
+		buf_free(&extra);
+	} else {
+		respond_text(c, 403, "bad login\n");
+	}
+	free(user);
+	free(pass);
+	free(csrf);
+	free(want);
+}
+
+static void handle_account(conn_t *c)
+{
+	char *session = request_cookie(c, "session");
+	if (session && strcmp(session, "ok-me") == 0)
+		respond_text(c, 200, "welcome me\n");
+	else
+		respond_redirect(c, 302, "/login");
+	free(session);
+}
+
 /* /repeat-headers: a field sent twice and two Set-Cookie fields. */
 static void handle_repeat_headers(conn_t *c)
 {
@@ -2762,6 +2840,10 @@ static void route_request(conn_t *c)
 		handle_repeat_headers(c);
 	else if (strcmp(path, "/set-cookie") == 0)
 		handle_set_cookie(c);
+	else if (strcmp(path, "/login") == 0)
+		handle_login(c);
+	else if (strcmp(path, "/account") == 0)
+		handle_account(c);
 	else if ((arg = path_arg(path, "/status/")))
 		handle_status(c, arg);
 	else if ((arg = path_arg(path, "/delay/")))
@@ -3150,6 +3232,9 @@ static void usage(FILE *out)
 	      "  /repeat-headers           X-Multi twice, Set-Cookie twice\n"
 	      "  /set-cookie?c=SPEC&d=SPEC a Set-Cookie: SPEC per parameter; the body is\n"
 	      "                            the request's Cookie field\n"
+	      "  /login, /account          a login form (csrf cookie and field); POST\n"
+	      "                            user=me pass=secret: 302 to /account with a\n"
+	      "                            session cookie; /account needs it\n"
 	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
 	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
 	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
