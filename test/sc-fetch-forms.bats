@@ -103,3 +103,14 @@ echoed() {
 	# The password is nowhere but in what went over the wire.
 	run -1 grep -rl 'secret' account.jsonl jar.txt bad.jsonl
 }
+
+@test "the login pipeline of sc-fetch(1) as written: sc-parse --forms, jq fills the fields, sc-fetch logs in" {
+	export SITE=$SC_BASE PASS=secret
+	run -0 --separate-stderr bash -c '
+		echo "$SITE/login" | sc-fetch -q --cookies jar.txt | sc-parse --forms |
+			jq -c '"'"'select(.form.user != null) | .form.user = "me" | .form.pass = env.PASS'"'"' |
+			sc-fetch -q --cookies jar.txt'
+	assert_equal "$(jq -r '[.status, .final_url] | @tsv' <<<"$output")" "$(printf '200\t%s' "$SC_BASE/account")"
+	assert_equal "$(jq -r .body <<<"$output")" 'welcome me'
+	assert_equal "$(jq -c .form <<<"$output" | jq -c 'del(.csrf)')" '{"user":"me","pass":"[redacted]","go":"in"}'
+}

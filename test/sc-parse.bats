@@ -673,3 +673,34 @@ XML
 	run -0 memcheck sc-parse -j 2 <in.jsonl
 	assert_equal "${#lines[@]}" 5
 }
+
+@test "--forms: a record per form as sc-fetch sends it: action, method, enctype, the fields a browser submits; a page without one gives one record" {
+	page='<html><head><base href="http://ex.com/dir/"></head><body>
+<form action="login" method="post">
+ <input type="hidden" name="csrf" value="tok1"><input name="user"><input type="password" name="pass">
+ <input type="checkbox" name="remember" checked><input type="checkbox" name="news" value="yes">
+ <input type="radio" name="plan" value="a"><input type="radio" name="plan" value="b" checked>
+ <select name="lang"><option value="en">English</option><option selected>Deutsch</option></select>
+ <select name="tz"><optgroup label="x"><option>UTC</option></optgroup></select>
+ <select name="multi" multiple><option selected>1</option><option>2</option><option selected>3</option></select>
+ <textarea name="bio">two
+lines</textarea>
+ <input name="off" value="x" disabled><input type="file" name="cv"><input type="reset" name="r">
+ <input name="tag" value="t1"><input name="tag" value="t2">
+ <button name="go" value="in">Log in</button><input type="submit" name="other" value="no">
+</form>
+<form><input name="q" value="search"></form>
+<form action="/up" method="POST" enctype="multipart/form-data"><input name="n"></form>
+</body></html>'
+	run -0 bash -c "$(declare -f rec); rec \"\$1\" | sc-parse --forms" _ "$page"
+	assert_equal "${#lines[@]}" 3
+	assert_equal "${lines[0]}" '{"url":"http://ex.com/dir/login","request":{"method":"POST"},"enctype":"application/x-www-form-urlencoded","form":{"csrf":"tok1","user":"","pass":"","remember":"on","plan":"b","lang":"Deutsch","tz":"UTC","multi":["1","3"],"bio":"two\nlines","tag":["t1","t2"],"go":"in"},"page":"http://ex.com/dir/page.html?q=1","form_index":0}'
+	# No action: the page itself, with GET (HTML's defaults).
+	assert_equal "$(jq -c '[.url, .request.method, .form, .enctype]' <<<"${lines[1]}")" '["http://ex.com/dir/page.html?q=1","GET",{"q":"search"},null]'
+	assert_equal "$(jq -c '[.url, .enctype, .form_index]' <<<"${lines[2]}")" '["http://ex.com/up","multipart/form-data",2]'
+	# A page without a form still gives its record.
+	run -0 bash -c "$(declare -f rec); rec '<p>none</p>' | sc-parse --forms"
+	assert_equal "$(jq -c '[.url, .form, .form_index, has("body")]' <<<"$output")" '["http://ex.com/dir/page.html?q=1",null,null,false]'
+	run -2 --separate-stderr sc-parse --forms -f 'x=p' </dev/null
+	[[ $stderr == *"--forms cannot be combined with -f, --each, --require or --keep-body"* ]]
+}

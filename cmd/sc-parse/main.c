@@ -27,6 +27,7 @@ struct cli {
 	const char **require; /* --require, likewise */
 	size_t nrequire;
 	bool keep_body;
+	bool forms;          /* --forms */
 	const char *explain; /* --explain's selector, or NULL */
 	const char *each;    /* --each's selector, or NULL */
 	long jobs;
@@ -59,6 +60,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_VERSION(NULL),
 	SC_OPT_ROW_WHOLE("jobs", 'j', "N", AT(jobs), 1, MAX_JOBS),
 	SC_OPT_ROW_FLAG("keep-body", 0, AT(keep_body)),
+	SC_OPT_ROW_FLAG("forms", 0, AT(forms)),
 	{ .name = "field",
 	  .letter = 'f',
 	  .kind = SC_OPT_CALL,
@@ -100,8 +102,13 @@ static sc_parser *make_parser(const struct cli *cli)
 		sc_parser_free(parser);
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
 	}
+	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body))
+		sc_usage_error(
+		        "--forms cannot be combined with -f, --each, --require or --keep-body");
+	unsigned flags =
+	        (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) | (cli->forms ? SC_PARSER_FORMS : 0);
 	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
-	                       cli->keep_body ? SC_PARSER_KEEP_BODY : 0, &err);
+	                       flags, &err);
 	if (!parser)
 		sc_usage_error("%s", err);
 	return parser;

@@ -168,6 +168,7 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 	p->each = each ? sc_strdup(each) : NULL;
 	p->flags = flags;
 	p->cfg.keep_body = flags & SC_PARSER_KEEP_BODY;
+	p->cfg.forms = flags & SC_PARSER_FORMS;
 	p->cfg.max_line = SC_LINE_MAX;
 	if ((err = compile_specs(p, require, nrequire))) {
 		if (errmsg)

@@ -327,6 +327,37 @@ static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 	return true;
 }
 
+/* --forms: a record per form of the page (forms.c), with the page's url
+ * as "page" and the form's index; a page with none, or not parsed, still
+ * gives one record (form and form_index null, its body dropped), so that
+ * no page disappears. */
+static void process_forms(struct worker *w, json_t *rec, struct output *out)
+{
+	struct page page = { 0 };
+	char why[256];
+
+	if (out->not_ok == 0 && parse_page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
+		reject_body(rec, why, out);
+	json_t *forms = parse_page_forms(&page, parse_record_string(rec, "url"));
+	if (json_array_size(forms) == 0) {
+		drop_body(w->cfg, rec);
+		json_object_set_new(rec, "form", json_null());
+		json_object_set_new(rec, "form_index", json_null());
+		add_output(out, rec);
+	}
+	size_t i;
+	json_t *form;
+	json_array_foreach(forms, i, form)
+	{
+		json_object_set(form, "page", json_object_get(rec, "url"));
+		json_object_set_new(form, "form_index", json_integer((json_int_t)i));
+		add_output(out, form);
+	}
+	json_decref(forms);
+	parse_page_free(&page);
+	json_decref(rec);
+}
+
 void parse_worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
                           bool too_long, struct output *out)
 {
@@ -341,6 +372,10 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 	rec = read_record(w, line, len, lineno, too_long, out);
 	if (out->not_ok == 0 && process_sitemap(w, rec, out))
 		return;
+	if (cfg->forms) {
+		process_forms(w, rec, out);
+		return;
+	}
 	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
 		process_defaults(w, rec, out);
 		return;

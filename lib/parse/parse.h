@@ -61,6 +61,7 @@ struct config {
 	const char **require; /* malloced array of borrowed names (--require) */
 	size_t nrequire;
 	bool keep_body;
+	bool forms;     /* --forms: a record per form (forms.c) */
 	bool tree_only; /* default fields from the tree too (SC_PARSEROPT_TREE) */
 	size_t max_line;
 };
@@ -148,6 +149,12 @@ void parse_page_locate(struct page *page, const json_t *rec, const char *base_hr
 /* The absolute form of ref against the page's base URL, or NULL when it
  * cannot be made one.  strip_fragment removes "#...".  Malloced. */
 char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fragment);
+
+/* forms.c: the page's forms, each as the record sc-fetch sends for it
+ * (url, request.method, enctype for a POST, form), in document order;
+ * page_url for a form without an action.  An array (the caller's), empty
+ * without a document. */
+json_t *parse_page_forms(const struct page *page, const char *page_url);
 
 /* A root-relative reference ("/p/1.html?ref=in") that libcurl would copy
  * as it is after the base's origin: no "//" authority, no dot segment,
