@@ -373,3 +373,18 @@ killed_crawl() {
 	run -0 crawl_make recrawl SEEDS=seeds.txt DEPTH=1 DIR=c
 	[ "$(requested_urls | wc -l)" = 0 ]
 }
+
+@test "COOKIES=FILE seeds the crawl's one jar (DIR/cookies.txt, 0600), which its sc-fetch use; make cookies prints it" {
+	printf '# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tok-me\n' >seed.txt
+	echo "http://127.0.0.1:$SC_PORT/account" >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 COOKIES=seed.txt
+	assert_equal "$(jq -r '[.status, .final_url] | @tsv' c/pages.jsonl)" "$(printf '200\thttp://127.0.0.1:%s/account' "$SC_PORT")"
+	[ "$(stat -c %a c/cookies.txt)" = 600 ]
+	run -0 crawl_make --no-print-directory -s DIR=c COOKIES=seed.txt cookies
+	assert_output c/cookies.txt
+	# Without the jar the account sends the crawler to its login.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=d PROGRESS=0
+	assert_equal "$(jq -r .final_url d/pages.jsonl)" "http://127.0.0.1:$SC_PORT/login"
+	run -2 crawl_make DIR=d cookies
+	assert_output --partial 'COOKIES is not set'
+}

@@ -54,6 +54,7 @@ SETTINGS += REPORT_ARGS=
 SETTINGS += WARC=0
 SETTINGS += WARC_DEDUPE=
 SETTINGS += WARC_PREFIX=
+SETTINGS += COOKIES=
 SETTINGS += RENDER=0
 SETTINGS += RENDER_C=4
 SETTINGS += RENDER_IF=
@@ -125,6 +126,11 @@ settings:
 
 status:
 	@$(STEPS) status
+
+# cookies: DIR/cookies.txt, the crawl's cookie jar (COOKIES), its path
+# printed.
+cookies:
+	@$(STEPS) cookies
 
 # report: sc-report over every chunk's metrics so far, finished or not:
 # DIR/report.html and DIR/report.txt, the text also on stdout.

@@ -59,11 +59,14 @@ options() {
 	# One origin state per crawl (per worker with WORKERS: worker_job), so
 	# that a host's spacing holds from one chunk and round to the next.
 	[[ $1 == worker ]] || fetch_opts+=(--origin-state "$dir/origins.db")
+	# COOKIES: one jar for every process of the crawl here (step_cookies).
+	[[ -z $COOKIES || $1 == worker ]] || fetch_opts+=(--cookies "$dir/cookies.txt")
 	fetch_opts+=(--headers)
 	parse_opts=()
 	render_options "$1" "$dir"
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
+	[[ -z $COOKIES ]] || retry_opts+=(--cookies "$dir/cookies.txt")
 	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
 	# refused is fetched again only once robots.txt answers and allows it.
 	[[ $ROBOTS != 1 ]] || retry_opts+=(--robots --robots-cache "$dir/robots.cache")
@@ -374,6 +377,7 @@ step_crawl() {
 	local make=$1 n r crawled=() dirs=() started=$SECONDS
 	for ((n = 0; n <= DEPTH; n++)); do dirs+=("$DIR/round-$n"); done
 	[[ -d $DIR/round-$DEPTH ]] || mkdir -p "${dirs[@]}"
+	[[ -z $COOKIES ]] || seed_cookies
 	options here
 	if [[ $PROGRESS == 1 ]]; then
 		# shellcheck source=share/sc/crawl-progress.sh
@@ -402,6 +406,32 @@ step_crawl() {
 	[[ $CSV != 1 ]] || merge csv "${crawled[@]}"
 	[[ $WARC != 1 ]] || warc_gather "$DIR" "" "${crawled[@]/#/$DIR/round-}"
 	[[ $PROGRESS != 1 ]] || progress_end "$started"
+}
+
+# seed_cookies: with COOKIES=FILE, DIR/cookies.txt, the crawl's one jar,
+# which every sc-fetch and sc-retry of the crawl here reads before its
+# requests and writes after a Set-Cookie (sc-fetch --cookies): FILE (a
+# cookies.txt, as curl -c and wget --save-cookies write) copied in at the
+# crawl's start, once, so that a resumed crawl keeps what it learnt; an
+# empty jar when FILE is not there.  0600: cookies are credentials.
+seed_cookies() {
+	local jar=$DIR/cookies.txt
+	[[ ! -e $jar ]] || return 0
+	(
+		umask 077
+		if [[ -e $COOKIES ]]; then cat -- "$COOKIES"; else printf '# Netscape HTTP Cookie File\n'; fi >"$jar.tmp"
+	) || die "COOKIES=$COOKIES: cannot be read"
+	mv -f "$jar.tmp" "$jar"
+}
+
+# cookies: the crawl's jar made (seeded, as the crawl step does) and its
+# path printed: a Netscape cookies.txt that curl -b and wget
+# --load-cookies read.
+step_cookies() {
+	[[ -n $COOKIES ]] || die "COOKIES is not set: the crawl keeps no jar of its own"
+	mkdir -p "$DIR"
+	seed_cookies
+	printf '%s\n' "$DIR/cookies.txt"
 }
 
 # more_rounds N: whether round N, after DEPTH, is to be crawled: the round
@@ -801,6 +831,7 @@ step_recrawl_chunk() {
 #   commit-or-remove OUT TMP SUM COUNT CHECK STATUS...  (commit_or_remove)
 #   worker-job [N ID]      prints the shell command a worker runs per chunk
 #                          (N ID, the chunk, with WARC=1)
+#   cookies                DIR/cookies.txt (COOKIES), its path printed
 #   settings               prints the settings, export NAME=VALUE a line
 #                          (crawl.mk's settings target)
 
@@ -812,7 +843,7 @@ frontier | sitemaps)
 	options here
 	"step_$step" "$@"
 	;;
-crawl | split | pages | status | report | retry | recrawl) "step_$step" "$@" ;;
+crawl | split | pages | status | report | retry | recrawl | cookies) "step_$step" "$@" ;;
 progress)
 	# shellcheck source=share/sc/crawl-progress.sh
 	source "$here/crawl-progress.sh"
