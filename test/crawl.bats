@@ -388,3 +388,32 @@ killed_crawl() {
 	run -2 crawl_make DIR=d cookies
 	assert_output --partial 'COOKIES is not set'
 }
+
+@test "LOGIN: the script logs in before anything is fetched, LOGIN_CHECK holds it; a login that fails stops the crawl" {
+	export SITE=http://127.0.0.1:$SC_PORT PASS=secret
+	cat >login.sh <<'SH'
+#!/bin/sh
+# The login pipeline of sc-fetch(1): the form, its fields filled, posted.
+echo "$SITE/login" | sc-fetch -q --cookies "$1" | sc-parse --forms |
+	jq -c 'select(.form.user != null) | .form.user = "me" | .form.pass = env.PASS' |
+	sc-fetch -q --cookies "$SC_COOKIES" >/dev/null
+SH
+	chmod +x login.sh
+	echo "$SITE/account" >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 LOGIN=./login.sh \
+		LOGIN_CHECK="$SITE/account" LOGIN_URL="$SITE/login"
+	assert_equal "$(jq -r '[.status, .final_url] | @tsv' c/pages.jsonl)" "$(printf '200\t%s/account' "$SITE")"
+	# A wrong password: the check fails, the crawl stops before round 0.
+	sc_server_reset
+	PASS=wrong run -2 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=d PROGRESS=0 LOGIN=./login.sh \
+		LOGIN_CHECK="$SITE/account" LOGIN_URL="$SITE/login"
+	# (its last sc-fetch exits 3: the 403 is a record not ok)
+	assert_output --partial "LOGIN=./login.sh failed (status 3; d/login.log): nothing was fetched"
+	[ ! -e d/pages.jsonl ]
+	[ -z "$(find d -name 'chunk-*.jsonl')" ]
+	# A script that succeeds without logging in: the check stops it.
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=e PROGRESS=0 LOGIN=true \
+		LOGIN_CHECK="$SITE/account" LOGIN_URL="$SITE/login"
+	assert_output --partial "LOGIN_CHECK=$SITE/account: not logged in after LOGIN=true"
+	[ -z "$(find e -name 'chunk-*.jsonl')" ]
+}

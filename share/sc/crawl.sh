@@ -59,14 +59,15 @@ options() {
 	# One origin state per crawl (per worker with WORKERS: worker_job), so
 	# that a host's spacing holds from one chunk and round to the next.
 	[[ $1 == worker ]] || fetch_opts+=(--origin-state "$dir/origins.db")
-	# COOKIES: one jar for every process of the crawl here (step_cookies).
-	[[ -z $COOKIES || $1 == worker ]] || fetch_opts+=(--cookies "$dir/cookies.txt")
+	# COOKIES (or LOGIN): one jar for every process of the crawl here
+	# (seed_cookies).
+	[[ -z $COOKIES$LOGIN || $1 == worker ]] || fetch_opts+=(--cookies "$dir/cookies.txt")
 	fetch_opts+=(--headers)
 	parse_opts=()
 	render_options "$1" "$dir"
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
-	[[ -z $COOKIES ]] || retry_opts+=(--cookies "$dir/cookies.txt")
+	[[ -z $COOKIES$LOGIN ]] || retry_opts+=(--cookies "$dir/cookies.txt")
 	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
 	# refused is fetched again only once robots.txt answers and allows it.
 	[[ $ROBOTS != 1 ]] || retry_opts+=(--robots --robots-cache "$dir/robots.cache")
@@ -377,8 +378,9 @@ step_crawl() {
 	local make=$1 n r crawled=() dirs=() started=$SECONDS
 	for ((n = 0; n <= DEPTH; n++)); do dirs+=("$DIR/round-$n"); done
 	[[ -d $DIR/round-$DEPTH ]] || mkdir -p "${dirs[@]}"
-	[[ -z $COOKIES ]] || seed_cookies
+	[[ -z $COOKIES && -z $LOGIN ]] || seed_cookies
 	options here
+	[[ -z $LOGIN ]] || step_login
 	if [[ $PROGRESS == 1 ]]; then
 		# shellcheck source=share/sc/crawl-progress.sh
 		source "$here/crawl-progress.sh"
@@ -419,16 +421,44 @@ seed_cookies() {
 	[[ ! -e $jar ]] || return 0
 	(
 		umask 077
-		if [[ -e $COOKIES ]]; then cat -- "$COOKIES"; else printf '# Netscape HTTP Cookie File\n'; fi >"$jar.tmp"
+		if [[ -n $COOKIES && -e $COOKIES ]]; then cat -- "$COOKIES"; else printf '# Netscape HTTP Cookie File\n'; fi >"$jar.tmp"
 	) || die "COOKIES=$COOKIES: cannot be read"
 	mv -f "$jar.tmp" "$jar"
+}
+
+# login: with LOGIN=SCRIPT, the crawl logs in before it fetches anything
+# (and again at each start of the crawl step, a resume included, unless
+# the session still holds): SCRIPT runs with the jar's path as $1 and in
+# SC_COOKIES, the crawl's folder as its working directory's DIR, and
+# fills the jar (a pipeline of sc-fetch --cookies, sc-parse --forms).  It
+# must succeed, and then LOGIN_CHECK (a URL) must answer 200 through the
+# jar and not end at LOGIN_URL (a login page's URL, by prefix): else the
+# crawl stops, nothing fetched.
+step_login() {
+	local jar=$DIR/cookies.txt status=0
+	[[ $jar == /* ]] || jar=$PWD/$jar
+	if [[ -n $LOGIN_CHECK ]] && login_holds "$jar"; then return 0; fi
+	SC_COOKIES=$jar "$LOGIN" "$jar" >"$DIR/login.log" 2>&1 || status=$?
+	((status == 0)) || die "LOGIN=$LOGIN failed (status $status; $DIR/login.log): nothing was fetched"
+	[[ -z $LOGIN_CHECK ]] || login_holds "$jar" ||
+		die "LOGIN_CHECK=$LOGIN_CHECK: not logged in after LOGIN=$LOGIN ($DIR/login.log): nothing was fetched"
+}
+
+# login_holds JAR: whether LOGIN_CHECK answers 200 through JAR, not at
+# LOGIN_URL.
+login_holds() {
+	local rec str='"(([^"\\]|\\.)*)"'
+	rec=$(printf '%s\n' "$LOGIN_CHECK" | sc-fetch -q --cookies "$1" 2>>"$DIR/login.log") || true
+	# A fetch record begins url, final_url, status (sc-record(5)).
+	[[ $rec =~ ^\{\"url\":$str,\"final_url\":$str,\"status\":200, ]] || return 1
+	[[ -z $LOGIN_URL || ${BASH_REMATCH[3]} != "$LOGIN_URL"* ]]
 }
 
 # cookies: the crawl's jar made (seeded, as the crawl step does) and its
 # path printed: a Netscape cookies.txt that curl -b and wget
 # --load-cookies read.
 step_cookies() {
-	[[ -n $COOKIES ]] || die "COOKIES is not set: the crawl keeps no jar of its own"
+	[[ -n $COOKIES$LOGIN ]] || die "COOKIES is not set: the crawl keeps no jar of its own"
 	mkdir -p "$DIR"
 	seed_cookies
 	printf '%s\n' "$DIR/cookies.txt"
