@@ -22,7 +22,7 @@ DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
             openssh-server openssh-client parallel rsync gnuplot-nox chromium chromium-headless-shell nodejs wget \
-            nginx openssl abigail-tools $(DEB_BUILD_TOOLS)
+            nginx openssl abigail-tools tinyproxy $(DEB_BUILD_TOOLS)
 # What `make deb` needs besides the build's own libraries (debian/control's
 # Build-Depends), and man-db for test/deb.bats' `man -w`.
 DEB_BUILD_TOOLS = build-essential debhelper dpkg-dev fakeroot lintian man-db

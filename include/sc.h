@@ -200,6 +200,9 @@ enum sc_fetcher_option {
 	                                     origins held past it end as "deferred" */
 	SC_FETCHOPT_COOKIES = 40,         /* --cookies file: the jar's Netscape cookies.txt */
 	SC_FETCHOPT_NO_COOKIES = 41,      /* --no-cookies: flag; no cookie is kept or sent */
+	SC_FETCHOPT_PROXY = 42,           /* --proxy url: every request through it */
+	SC_FETCHOPT_PROXY_LIST = 43,      /* --proxy-list file: its proxies in turn */
+	SC_FETCHOPT_PROXY_STICKY = 44,    /* --proxy-sticky: flag; one of the list per origin */
 };
 
 /* Called once per submit, when its record is made (in submission order

@@ -99,6 +99,9 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_DEFER_AFTER] = "defer-after",
 	[SC_FETCHOPT_COOKIES] = "cookies",
 	[SC_FETCHOPT_NO_COOKIES] = "no-cookies",
+	[SC_FETCHOPT_PROXY] = "proxy",
+	[SC_FETCHOPT_PROXY_LIST] = "proxy-list",
+	[SC_FETCHOPT_PROXY_STICKY] = "proxy-sticky",
 };
 
 /* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */

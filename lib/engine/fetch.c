@@ -393,7 +393,8 @@ struct fetch_engine *fetch_engine_new(const struct fetch_options *opts,
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(e->loop.multi, CURLMOPT_TIMERDATA, e);
 	if (!fetch_robots_init(e, err, errlen) || !fetch_pace_init(e, err, errlen) ||
-	    !fetch_warc_init(e, err, errlen) || !fetch_cookies_init(e, err, errlen))
+	    !fetch_warc_init(e, err, errlen) || !fetch_cookies_init(e, err, errlen) ||
+	    !fetch_proxy_init(e, err, errlen))
 		goto fail;
 	/* The engine's own wake-up (a signal, a drain): each engine has one,
 	 * so that one fetcher's drain wakes its own loop and no other. */
@@ -419,6 +420,7 @@ void fetch_engine_free(struct fetch_engine *e)
 		return;
 	fetch_xfers_free(e);
 	fetch_cookies_free(e); /* after the handles: a share in use is not freed */
+	fetch_proxy_free(e);
 	fetch_origins_free(&e->origins);
 	fetch_robots_free(e);
 	fetch_pace_free(e);

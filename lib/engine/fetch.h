@@ -93,9 +93,12 @@ struct fetch_options {
 	bool response_headers;        /* --headers: the final response's header fields */
 	bool adaptive;                /* --adaptive (the default) / --no-adaptive: each
 	                                 origin's pace learnt from its answers (web/pace.h) */
-	long defer_after_ms;          /* --defer-after: 0, off */
 	bool no_cookies;              /* --no-cookies: no cookie engine at all */
+	bool proxy_sticky;            /* --proxy-sticky: one proxy of the list per origin */
+	long defer_after_ms;          /* --defer-after: 0, off */
 	char *cookies_path;           /* --cookies FILE (owned): the default jar's file */
+	char *proxy;                  /* --proxy URL (owned), or NULL */
+	char *proxy_list;             /* --proxy-list FILE (owned), or NULL */
 	char *origin_state_path;      /* --origin-state FILE (owned), or NULL: the origins'
 	                                 next starts and learnt pace, shared by processes */
 	struct sc_retry_policy retry; /* --retries, --retry-base, --retry-max,

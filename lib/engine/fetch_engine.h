@@ -120,8 +120,9 @@ struct transfer {
 	struct fetch_engine *engine;
 	struct sc_buf body;
 	bool too_large;
-	bool set_cookie; /* a response of this attempt set a cookie */
-	curl_mime *mime; /* fetch_form.c's multipart body of this attempt, or NULL */
+	bool set_cookie;     /* a response of this attempt set a cookie */
+	curl_mime *mime;     /* fetch_form.c's multipart body of this attempt, or NULL */
+	struct proxy *proxy; /* fetch_proxy.c's: the proxy of this attempt, or NULL */
 	/* Of the response whose headers are arriving: */
 	bool has_location;      /* a Location header */
 	bool encoded;           /* a Content-Encoding: its length is not the body's */
@@ -338,6 +339,7 @@ struct fetch_engine {
 	                                no --origin-state */
 	struct fetch_warc *warc;       /* fetch_warc.c's, or NULL without --warc */
 	struct fetch_cookies *cookies; /* fetch_cookies.c's, or NULL with --no-cookies */
+	struct fetch_proxies *proxies; /* fetch_proxy.c's, or NULL: no proxy named */
 };
 
 /* fetch_origin.c */
@@ -458,6 +460,20 @@ void fetch_robots_sent(struct fetch_engine *e, struct origin *origin, double now
  * the next start waits for that, not for a Crawl-delay from a start that
  * was not made. */
 void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double until);
+
+/* fetch_proxy.c */
+bool fetch_proxy_init(struct fetch_engine *e, char *err, size_t errlen);
+void fetch_proxy_free(struct fetch_engine *e);
+/* The proxy of job's attempt on xfer set on its handle (none named: as
+ * libcurl would, from the environment). */
+void fetch_proxy_setup(struct fetch_engine *e, struct transfer *xfer, const struct job *job,
+                       double now);
+/* The attempt ended with rc: a proxy that failed as one is set aside. */
+void fetch_proxy_answered(struct transfer *xfer, CURLcode rc, double now);
+/* The attempt's proxy as the metrics name it (no credentials), or NULL. */
+const char *fetch_proxy_name(const struct transfer *xfer);
+/* The summary's "proxies". */
+void fetch_proxy_summary(const struct fetch_engine *e, json_t *summary);
 
 /* fetch_form.c */
 /* Why rec's "form" and "enctype" cannot be sent, or NULL. */

@@ -196,6 +196,7 @@ static void summary(struct fetch_engine *e, bool final)
 	fetch_robots_summary(e, obj);
 	fetch_pace_summary(e, obj, now);
 	fetch_cookies_summary(e, obj);
+	fetch_proxy_summary(e, obj);
 	if (!final)
 		json_object_set_new(
 		        obj, "queued",
@@ -334,6 +335,8 @@ void fetch_request_metrics(struct fetch_engine *e, struct job *job, struct trans
 		sc_buf_add(b, text + 1, strlen(text) - 2);
 		free(text);
 	}
+	if (fetch_proxy_name(xfer))
+		buf_string_member(b, "proxy", fetch_proxy_name(xfer));
 	if (oc->status)
 		sc_buf_printf(b, ",\"status\":%ld,\"latency_ms\":", oc->status);
 	else

@@ -13,6 +13,7 @@
 #include "core/version.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
+#include "web/url.h"
 
 void fetch_options_init(struct fetch_options *opts)
 {
@@ -40,7 +41,9 @@ void fetch_options_free(struct fetch_options *opts)
 	free(opts->robots_cache_path);
 	free(opts->origin_state_path);
 	free(opts->cookies_path);
-	opts->cookies_path = NULL;
+	free(opts->proxy);
+	free(opts->proxy_list);
+	opts->cookies_path = opts->proxy = opts->proxy_list = NULL;
 	free(opts->warc_path);
 	free(opts->warc_dedupe_path);
 	free(opts->command_line);
@@ -187,6 +190,9 @@ const struct sc_opt fetch_option_rows[] = {
 	  AT(cookies_path),
 	  .or_next = true },
 	SC_OPT_ROW_FLAG("no-cookies", 0, AT(no_cookies)),
+	SC_OPT_ROW_COPY("proxy", 0, "url", AT(proxy)),
+	SC_OPT_ROW_COPY("proxy-list", 0, "file", AT(proxy_list)),
+	SC_OPT_ROW_FLAG("proxy-sticky", 0, AT(proxy_sticky)),
 	SC_OPT_ROW_COPY("warc", 0, "file", AT(warc_path)),
 	SC_OPT_ROW_WHOLE("warc-max-size", 0, "N", AT(warc_max_size), 1, 1LL << 50),
 	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),
@@ -211,6 +217,12 @@ int fetch_options_check(const struct fetch_options *opts, char *err, size_t errl
 		return snprintf(err, errlen, "--cookies: the file name is empty"), -1;
 	if (opts->cookies_path && opts->no_cookies)
 		return snprintf(err, errlen, "--cookies and --no-cookies exclude each other"), -1;
+	if (opts->proxy && sc_url_proxy_problem(opts->proxy))
+		return snprintf(err, errlen, "--proxy: %s", sc_url_proxy_problem(opts->proxy)), -1;
+	if (opts->proxy && opts->proxy_list)
+		return snprintf(err, errlen, "--proxy and --proxy-list exclude each other"), -1;
+	if (opts->proxy_sticky && !opts->proxy_list)
+		return snprintf(err, errlen, "--proxy-sticky needs --proxy-list"), -1;
 	const struct {
 		const char *name, *path;
 	} databases[] = { { "robots-cache", opts->robots_cache_path },

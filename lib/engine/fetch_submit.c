@@ -232,6 +232,14 @@ static bool submit(struct fetch_engine *e, json_t *rec, int prior_attempts,
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, problem);
 		return true;
 	}
+	json_t *proxy = json_object_get(rec, "proxy");
+	if (proxy && !json_is_null(proxy) &&
+	    (!json_is_string(proxy) || sc_url_proxy_problem(json_string_value(proxy)))) {
+		job_fail_early(e, job, SC_ERR_BAD_INPUT,
+		               json_is_string(proxy) ? "\"proxy\" is not a proxy URL"
+		                                     : "\"proxy\" is not a string");
+		return true;
+	}
 	json_t *session = json_object_get(rec, "session");
 	if (session && (!json_is_string(session) || json_string_length(session) == 0)) {
 		job_fail_early(e, job, SC_ERR_BAD_INPUT, "\"session\" is not a non-empty string");

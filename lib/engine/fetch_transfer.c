@@ -187,6 +187,7 @@ static void xfer_setup(struct fetch_engine *e, struct transfer *xfer, struct job
 	curl_easy_setopt(c, CURLOPT_URL, job->url);
 	curl_easy_setopt(c, CURLOPT_PRIVATE, xfer);
 	fetch_cookies_setup(e, c, job);
+	fetch_proxy_setup(e, xfer, job, sc_now_ms());
 	xfer->set_cookie = false;
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, xfer);
@@ -417,6 +418,7 @@ struct job *fetch_transfer_end(struct fetch_engine *e, struct transfer *xfer, CU
 	curl_easy_getinfo(xfer->easy, CURLINFO_TOTAL_TIME_T, &total_us);
 	oc->latency_ms = total_us > 0 ? (double)total_us / 1000.0 : sc_now_ms() - xfer->started;
 	outcome_of(e, xfer, rc, oc);
+	fetch_proxy_answered(xfer, rc, sc_now_ms());
 	if (xfer->set_cookie)
 		fetch_cookies_changed(e, xfer->job);
 	return xfer->job;

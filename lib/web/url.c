@@ -697,3 +697,47 @@ char *sc_url_without_userinfo(const char *url)
 	curl_free(clean);
 	return copy;
 }
+
+/* The proxy's name without user and password, or NULL when url is not a
+ * proxy URL libcurl takes (http, https, socks4, socks4a, socks5,
+ * socks5h). */
+char *sc_url_proxy_name(const char *url)
+{
+	static const char *const schemes[] = { "http",    "https",  "socks4",
+		                               "socks4a", "socks5", "socks5h" };
+	CURLU *h = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *name = NULL;
+	bool known = false;
+
+	if (!h)
+		sc_die(1, "out of memory");
+	if (curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+		for (size_t i = 0; i < sizeof(schemes) / sizeof(*schemes); i++)
+			known = known || strcasecmp(scheme, schemes[i]) == 0;
+		if (curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) != CURLUE_OK)
+			port = NULL;
+	}
+	if (known) {
+		size_t len = strlen(scheme) + strlen(host) + (port ? strlen(port) : 4) + 8;
+		name = sc_malloc(len);
+		snprintf(name, len, "%s://%s:%s", scheme, host, port ? port : "1080");
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(h);
+	return name;
+}
+
+const char *sc_url_proxy_problem(const char *url)
+{
+	if (!*url)
+		return NULL; /* "": no proxy */
+	char *name = sc_url_proxy_name(url);
+	free(name);
+	return name ? NULL
+	            : "not a proxy URL (http, https, socks4, socks4a, socks5 or socks5h, and a "
+	              "host)";
+}

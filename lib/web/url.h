@@ -106,6 +106,15 @@ char *sc_url_origin(CURLU *h);
  * scheme curl can parse).  A new string, or NULL. */
 char *sc_url_origin_of(const char *url);
 
+/* A proxy URL's name, scheme://host:port, its user and password left out
+ * (what metrics may say), or NULL when url is no proxy libcurl takes
+ * (http, https, socks4, socks4a, socks5, socks5h, with a host; no CR or
+ * LF).  Malloced. */
+char *sc_url_proxy_name(const char *url);
+/* Why url is no proxy (sc-fetch's --proxy, a record's "proxy"), or NULL;
+ * "" is none (a direct request) and no problem. */
+const char *sc_url_proxy_problem(const char *url);
+
 /* An unreserved character of RFC 3986 (2.3): ALPHA DIGIT "-" "." "_" "~",
  * which percent-encoding normalisation decodes. */
 static inline bool sc_url_is_unreserved(unsigned char c)
