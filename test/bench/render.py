@@ -169,21 +169,24 @@ def texts(path):
 
 def auto_site(www):
     """www/auto/I.html, a 10-ary tree from 0.html to AUTO_DEPTH: page I
-    links to 10I+1 .. 10I+10; every page whose number ends in 9 is a leaf
-    whose text its script writes (its shell holds none).  Returns the
-    number of pages."""
+    links to 10I+1 .. 10I+10; every page whose number ends in 9 is a shell
+    whose text its script writes (its links are in its HTML, so that a
+    crawl without a browser finds the same pages).  Returns the number of
+    pages."""
     d = os.path.join(www, "auto")
     os.makedirs(d)
     count = sum(10 ** k for k in range(AUTO_DEPTH + 1))
     words = "crawl render page polite archive script shell browser tree leaf".split()
     for i in range(count):
         text = " ".join(words[(i + k) % len(words)] for k in range(60))
+        kids = [10 * i + k for k in range(1, 11) if 10 * i + k < count]
+        links = "".join(f'<li><a href="{k}.html">{k}</a></li>' for k in kids)
         if i % 10 == 9:
-            body = (f"<div id=\"app\"></div><script>document.getElementById('app').innerHTML = "
-                    f"'<h1>page {i}</h1><p>' + {text!r} + '</p>';</script>")
+            # Its links in the HTML (both crawls find the same pages), its
+            # text written by its script: under 200 characters as sent.
+            body = (f"<ul>{links}</ul><div id=\"app\"></div><script>document.getElementById('app')"
+                    f".innerHTML = '<h1>page {i}</h1><p>' + {text!r} + '</p>';</script>")
         else:
-            kids = [10 * i + k for k in range(1, 11) if 10 * i + k < count]
-            links = "".join(f'<li><a href="{k}.html">page {k}</a></li>' for k in kids)
             body = f"<h1>page {i}</h1><p>{text}</p><ul>{links}</ul>"
         with open(os.path.join(d, f"{i}.html"), "w") as fo:
             fo.write(f"<!DOCTYPE html><html><head><title>page {i}</title></head><body>{body}</body></html>\n")
