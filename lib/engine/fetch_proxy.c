@@ -30,9 +30,12 @@ struct proxy {
 };
 
 struct fetch_proxies {
-	struct proxy *list;    /* --proxy, then --proxy-list's, in order */
-	size_t n, next;        /* next: the turn of --proxy-list */
-	struct proxy *records; /* records' own proxies, met in the run */
+	struct proxy *list; /* --proxy, then --proxy-list's, in order */
+	size_t n, next;     /* next: the turn of --proxy-list */
+	/* Records' own proxies, met in the run: each allocated alone, since
+	 * a transfer in flight holds a pointer to its proxy while more are
+	 * added. */
+	struct proxy **records;
 	size_t nrecords;
 };
 
@@ -47,14 +50,19 @@ const char *fetch_proxy_problem(const char *url)
 	              "host)";
 }
 
-static void add(struct proxy **list, size_t *n, const char *url)
+static void set_up(struct proxy *p, const char *url)
 {
-	*list = sc_realloc(*list, (*n + 1) * sizeof(**list));
-	struct proxy *p = &(*list)[(*n)++];
 	memset(p, 0, sizeof(*p));
 	p->url = sc_strdup(url);
 	p->name = sc_url_proxy_name(url);
 	p->aside_ms = ASIDE_FIRST_MS;
+}
+
+/* The list is made once, before any transfer: it may move as it grows. */
+static void add(struct proxy **list, size_t *n, const char *url)
+{
+	*list = sc_realloc(*list, (*n + 1) * sizeof(**list));
+	set_up(&(*list)[(*n)++], url);
 }
 
 bool fetch_proxy_init(struct fetch_engine *e, char *err, size_t errlen)
@@ -102,13 +110,10 @@ bool fetch_proxy_init(struct fetch_engine *e, char *err, size_t errlen)
 	return true;
 }
 
-static void free_list(struct proxy *list, size_t n)
+static void free_proxy(struct proxy *p)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(list[i].url);
-		free(list[i].name);
-	}
-	free(list);
+	free(p->url);
+	free(p->name);
 }
 
 void fetch_proxy_free(struct fetch_engine *e)
@@ -117,8 +122,14 @@ void fetch_proxy_free(struct fetch_engine *e)
 
 	if (!fp)
 		return;
-	free_list(fp->list, fp->n);
-	free_list(fp->records, fp->nrecords);
+	for (size_t i = 0; i < fp->n; i++)
+		free_proxy(&fp->list[i]);
+	free(fp->list);
+	for (size_t i = 0; i < fp->nrecords; i++) {
+		free_proxy(fp->records[i]);
+		free(fp->records[i]);
+	}
+	free(fp->records);
 	free(fp);
 	e->proxies = NULL;
 }
@@ -130,10 +141,13 @@ static struct proxy *record_proxy(struct fetch_engine *e, const char *url)
 		e->proxies = sc_calloc(1, sizeof(*e->proxies));
 	struct fetch_proxies *fp = e->proxies;
 	for (size_t i = 0; i < fp->nrecords; i++)
-		if (strcmp(fp->records[i].url, url) == 0)
-			return &fp->records[i];
-	add(&fp->records, &fp->nrecords, url);
-	return &fp->records[fp->nrecords - 1];
+		if (strcmp(fp->records[i]->url, url) == 0)
+			return fp->records[i];
+	struct proxy *p = sc_malloc(sizeof(*p));
+	set_up(p, url);
+	fp->records = sc_realloc(fp->records, (fp->nrecords + 1) * sizeof(*fp->records));
+	fp->records[fp->nrecords++] = p;
+	return p;
 }
 
 /* The list's proxy for job: its origin's (sticky), or the next in turn;
@@ -209,13 +223,12 @@ void fetch_proxy_answered(struct transfer *xfer, CURLcode rc, double now)
 	p->aside_ms = fmin(p->aside_ms * 2, ASIDE_MAX_MS);
 }
 
-static void summarise(json_t *arr, const struct proxy *list, size_t n)
+static void summarise(json_t *arr, const struct proxy *p)
 {
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I}", "proxy", list[i].name,
-		                                     "requests", (json_int_t)list[i].requests,
-		                                     "failures", (json_int_t)list[i].failures,
-		                                     "set_aside", (json_int_t)list[i].set_aside));
+	json_array_append_new(arr, json_pack("{s:s?, s:I, s:I, s:I}", "proxy", p->name, "requests",
+	                                     (json_int_t)p->requests, "failures",
+	                                     (json_int_t)p->failures, "set_aside",
+	                                     (json_int_t)p->set_aside));
 }
 
 void fetch_proxy_summary(const struct fetch_engine *e, json_t *summary)
@@ -225,7 +238,9 @@ void fetch_proxy_summary(const struct fetch_engine *e, json_t *summary)
 	if (!fp)
 		return;
 	json_t *arr = json_array();
-	summarise(arr, fp->list, fp->n);
-	summarise(arr, fp->records, fp->nrecords);
+	for (size_t i = 0; i < fp->n; i++)
+		summarise(arr, &fp->list[i]);
+	for (size_t i = 0; i < fp->nrecords; i++)
+		summarise(arr, fp->records[i]);
 	json_object_set_new(summary, "proxies", arr);
 }
