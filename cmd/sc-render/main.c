@@ -369,7 +369,8 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 			sc_die_write("error writing standard output:");
 		r->written++;
 		r->failed++;
-	} else if (json_object_get(it.rec, "body") && !needed(r, line->text, line->len)) {
+	} else if ((json_object_get(it.rec, "body") || json_object_get(it.rec, "body_base64")) &&
+	           !needed(r, line->text, line->len)) {
 		/* --only-if-needed: a fetched page whole without a browser. */
 		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
 			sc_die_write("error writing standard output:");

@@ -39,17 +39,6 @@ struct fetch_proxies {
 	size_t nrecords;
 };
 
-const char *fetch_proxy_problem(const char *url)
-{
-	if (!*url)
-		return NULL; /* "": no proxy */
-	char *name = sc_url_proxy_name(url);
-	free(name);
-	return name ? NULL
-	            : "not a proxy URL (http, https, socks4, socks4a, socks5 or socks5h, and a "
-	              "host)";
-}
-
 static void set_up(struct proxy *p, const char *url)
 {
 	memset(p, 0, sizeof(*p));
