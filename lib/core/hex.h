@@ -1,7 +1,9 @@
-/* hex: reading hexadecimal digits, for the decoders of percent-encodings
+/* hex: hexadecimal digits, read for the decoders of percent-encodings
  * (lib/web/url, lib/web/robots, lib/warc/postkey) and of JSON's \uXXXX
- * escapes (lib/record/jsonscan, lib/warc/json, sc-report's scan).  Inline:
- * the JSON scanners call it in their loops. */
+ * escapes (lib/record/jsonscan, lib/warc/json, sc-report's scan), and
+ * written for the percent-encoders (lib/web/url, lib/web/robots,
+ * lib/engine/fetch_form).  Inline: the JSON scanners call it in their
+ * loops. */
 #ifndef SC_HEX_H
 #define SC_HEX_H
 
@@ -14,6 +16,13 @@ static inline int sc_hex_value(unsigned char c)
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -1;
+}
+
+/* The uppercase digit of v's low four bits, as percent-encoding writes
+ * it (RFC 3986 2.1: uppercase is the normal form). */
+static inline char sc_hex_digit(unsigned v)
+{
+	return "0123456789ABCDEF"[v & 15];
 }
 
 /* The four hexadecimal digits at p (which has four bytes) as a number,

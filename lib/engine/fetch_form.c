@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/hex.h"
 #include "engine/fetch_engine.h"
 
 static const char urlencoded[] = "application/x-www-form-urlencoded";
@@ -84,8 +85,6 @@ const char *fetch_form_problem(const json_t *rec)
  * every other byte %XX. */
 static void put_encoded(struct sc_buf *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -95,8 +94,8 @@ static void put_encoded(struct sc_buf *b, const char *s, size_t n)
 			sc_buf_addc(b, '+');
 		} else {
 			sc_buf_addc(b, '%');
-			sc_buf_addc(b, hex[c >> 4]);
-			sc_buf_addc(b, hex[c & 15]);
+			sc_buf_addc(b, sc_hex_digit(c >> 4));
+			sc_buf_addc(b, sc_hex_digit(c));
 		}
 	}
 }

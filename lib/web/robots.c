@@ -75,7 +75,6 @@ enum norm_mode {
 
 static char *normalize(const char *s, size_t len, enum norm_mode mode)
 {
-	static const char HEX[] = "0123456789ABCDEF";
 	char *out = sc_malloc(len * 3 + 1); /* every byte may become %XX */
 	size_t o = 0;
 
@@ -92,16 +91,16 @@ static char *normalize(const char *s, size_t len, enum norm_mode mode)
 				out[o++] = (char)decoded;
 			} else {
 				out[o++] = '%';
-				out[o++] = HEX[hi];
-				out[o++] = HEX[lo];
+				out[o++] = sc_hex_digit((unsigned)hi);
+				out[o++] = sc_hex_digit((unsigned)lo);
 			}
 			i += 2;
 		} else if (c <= 0x20 || c >= 0x7f || c == '%' || literal_special) {
 			/* A '%' that starts no escape is encoded too, so that
 			 * normalising twice changes nothing ("%%41" is "%25A"). */
 			out[o++] = '%';
-			out[o++] = HEX[c >> 4];
-			out[o++] = HEX[c & 15];
+			out[o++] = sc_hex_digit(c >> 4);
+			out[o++] = sc_hex_digit(c);
 		} else {
 			out[o++] = (char)c;
 		}

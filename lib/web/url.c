@@ -46,11 +46,9 @@ static void out_str(struct out *o, const char *s)
 	out_add(o, s, strlen(s));
 }
 
-static const char hex_upper[] = "0123456789ABCDEF";
-
 static void out_pct(struct out *o, unsigned char c)
 {
-	char e[3] = { '%', hex_upper[c >> 4], hex_upper[c & 15] };
+	char e[3] = { '%', sc_hex_digit(c >> 4), sc_hex_digit(c) };
 
 	out_add(o, e, 3);
 }
