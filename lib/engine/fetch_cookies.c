@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,11 +80,13 @@ static void load_if_changed(struct fetch_cookies *c)
 	char *line = NULL;
 	size_t cap = 0;
 
-	FILE *f = fopen(c->path, "re");
-	if (!f)
+	/* Looked at before each request: one stat while nothing changed. */
+	if (stat(c->path, &st) != 0 || (c->seen.st_ino != 0 && same_file(&st, &c->seen)))
 		return;
-	if (fstat(fileno(f), &st) != 0 || (c->seen.st_ino != 0 && same_file(&st, &c->seen))) {
-		(void)fclose(f); /* read only */
+	FILE *f = fopen(c->path, "re");
+	if (!f || fstat(fileno(f), &st) != 0) { /* the file as read, if replaced meanwhile */
+		if (f)
+			(void)fclose(f); /* read only */
 		return;
 	}
 	while (getline(&line, &cap, f) >= 0)
