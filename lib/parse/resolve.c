@@ -168,7 +168,8 @@ static char *relative_joined(const struct page *page, const char *ref, size_t n)
 		ref += 3;
 	}
 	result = sc_malloc(o + d + (size_t)(end - ref) + 1);
-	char *w = mempcpy(mempcpy(mempcpy(result, page->origin, o), page->dir, d), ref, (size_t)(end - ref));
+	char *w = mempcpy(mempcpy(mempcpy(result, page->origin, o), page->dir, d), ref,
+	                  (size_t)(end - ref));
 	*w = '\0';
 	return result;
 }
@@ -258,7 +259,8 @@ char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fr
 	 * allowed characters exclude spaces, controls and '#'). */
 	if (page->origin && parse_is_plain_root_relative(ref))
 		return origin_joined(page->origin, ref);
-	if (page->dir && is_plain_relative(ref, strip_fragment, &n) && (result = relative_joined(page, ref, n)))
+	if (page->dir && is_plain_relative(ref, strip_fragment, &n) &&
+	    (result = relative_joined(page, ref, n)))
 		return result;
 	clean = clean_reference(ref, strip_fragment);
 	if (page->origin && parse_is_plain_root_relative(clean))
