@@ -95,7 +95,8 @@ void parse_page_free(struct page *page)
 		xmlFreeDoc(page->doc);
 	curl_url_cleanup(page->base);
 	free(page->origin);
+	free(page->dir);
 	page->doc = NULL;
 	page->base = NULL;
-	page->origin = NULL;
+	page->origin = page->dir = NULL;
 }

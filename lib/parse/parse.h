@@ -72,6 +72,9 @@ struct page {
 	CURLU *base;   /* NULL: no usable base URL */
 	char *origin;  /* what libcurl makes of "/" against base, less the "/"
 	                         ("http://host:port"), for root-relative links; malloced */
+	char *dir;     /* the base's path up to its last '/', as libcurl spells it,
+	                         for relative links; malloced, or NULL (no origin, or a
+	                         path libcurl would spell otherwise once joined) */
 };
 
 /* The maximum of sc-parse's scratch buffers (lib/buf.h): 8 times the

@@ -35,6 +35,30 @@ static void rebase(struct page *page, const char *href)
 	}
 }
 
+/* The base's directory for relative links (relative_joined), when its
+ * path is printable ASCII: libcurl joins a relative reference to the base
+ * and parses the whole again with CURLU_URLENCODE, which would
+ * percent-encode a space or a non-ASCII byte that the base kept as it
+ * was given.  libcurl has already removed the path's dot segments. */
+static void set_dir(struct page *page)
+{
+	char *path = NULL;
+	size_t n = 0;
+
+	if (curl_url_get(page->base, CURLUPART_PATH, &path, 0) != CURLUE_OK || !path)
+		return;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f)
+			goto out;
+		if (*p == '/')
+			n = (size_t)(p - (const unsigned char *)path) + 1;
+	}
+	if (path[0] == '/')
+		page->dir = sc_strndup(path, n);
+out:
+	curl_free(path);
+}
+
 /* The page's origin for root-relative links, as libcurl spells it: "/"
  * resolved against the base, less that "/".  Only for http(s) bases, where
  * what follows the authority is the path as given. */
@@ -48,6 +72,7 @@ static void set_origin(struct page *page)
 	    strchr(root + 8, '/') == root + n - 1) {
 		root[n - 1] = '\0';
 		page->origin = root;
+		set_dir(page);
 		return;
 	}
 	free(root);
@@ -89,6 +114,64 @@ bool parse_is_plain_root_relative(const char *ref)
 		}
 	}
 	return true;
+}
+
+/* Whether ref, up to its fragment (strip_fragment) or its end, is a
+ * relative path that relative_joined resolves as libcurl would: not empty,
+ * nothing to trim or encode, no scheme (no ':'), no query, no authority or
+ * root ('/' first), and no dot segment but "./" and "../" at its start.
+ * Sets *n to the length of that path. */
+static bool is_plain_relative(const char *ref, bool strip_fragment, size_t *n)
+{
+	/* parse_is_plain_root_relative's characters less ':' and '?'. */
+	static const uint64_t allowed[2] = { 0x2bffffd200000000u, 0x47fffffe87ffffffu };
+	const char *p = ref, *rest;
+
+	while (p[0] == '.' && (p[1] == '/' || (p[1] == '.' && p[2] == '/')))
+		p += p[1] == '/' ? 2 : 3;
+	rest = p;
+	if (ref[0] == '/' || ref[0] == '\0' || ref[0] == '#' || rest[0] == '.' || rest[0] == '/')
+		return false;
+	for (; *p && *p != '#'; p++) {
+		if ((unsigned char)*p >= 128 || !(allowed[(unsigned char)*p >> 6] >> (*p & 63) & 1))
+			return false;
+		if (*p == '/' && p[1] == '.')
+			return false; /* a dot segment, perhaps */
+	}
+	if (*p == '#' && !strip_fragment)
+		return false;
+	*n = (size_t)(p - ref);
+	return true;
+}
+
+/* The first n bytes of ref (is_plain_relative) resolved against the
+ * page's directory: its leading "./" dropped, each "../" taking a segment
+ * off the directory, the rest appended (RFC 3986 5.2, which is what
+ * libcurl's joining and dot-segment removal come to for such a
+ * reference).  Malloced; NULL where a "../" would climb above the root
+ * (the caller asks libcurl). */
+static char *relative_joined(const struct page *page, const char *ref, size_t n)
+{
+	size_t o = strlen(page->origin), d = strlen(page->dir);
+	const char *end = ref + n;
+	char *result;
+
+	while (ref < end && ref[0] == '.') {
+		if (ref[1] == '/') {
+			ref += 2;
+			continue;
+		}
+		if (d <= 1)
+			return NULL;
+		for (d--; d > 0 && page->dir[d - 1] != '/'; d--)
+			;
+		ref += 3;
+	}
+	result = sc_malloc(o + d + (size_t)(end - ref) + 1);
+	char *w = mempcpy(mempcpy(mempcpy(result, page->origin, o), page->dir, d), ref,
+	                  (size_t)(end - ref));
+	*w = '\0';
+	return result;
 }
 
 /* origin followed by ref, malloced. */
@@ -170,11 +253,15 @@ static char *curl_resolve(const struct page *page, const char *clean, bool strip
 char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fragment)
 {
 	char *clean, *result;
+	size_t n;
 
-	/* The common case first: nothing to trim, drop or strip (the allowed
-	 * characters exclude spaces, controls and '#'). */
+	/* The common cases first: nothing to trim, drop or encode (the
+	 * allowed characters exclude spaces, controls and '#'). */
 	if (page->origin && parse_is_plain_root_relative(ref))
 		return origin_joined(page->origin, ref);
+	if (page->dir && is_plain_relative(ref, strip_fragment, &n) &&
+	    (result = relative_joined(page, ref, n)))
+		return result;
 	clean = clean_reference(ref, strip_fragment);
 	if (page->origin && parse_is_plain_root_relative(clean))
 		result = origin_joined(page->origin, clean);
