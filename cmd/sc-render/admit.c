@@ -117,7 +117,8 @@ static const char *str(const json_t *o, const char *key)
 
 bool admit_intercepts(const struct render *r)
 {
-	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms;
+	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms ||
+	       r->opts.nfrom;
 }
 
 #define MAX_CRAWL_DELAY_MS 30000.0 /* a Crawl-delay longer is taken as this */

@@ -70,6 +70,17 @@ static int add_block(void *base, const struct sc_opt *row, const char *arg, char
 	return block_parse(base, arg, err, errlen);
 }
 
+static int add_from(void *base, const struct sc_opt *row, const char *arg, char *err,
+                    size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (o->nfrom >= (int)(sizeof(o->from_warc) / sizeof(o->from_warc[0])))
+		return snprintf(err, errlen, "--from-warc: too many archives (at most 64)"), -1;
+	o->from_warc[o->nfrom++] = arg;
+	return 0;
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -92,6 +103,9 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("delay", 0, "ms", AT(delay_ms), 0, 3600000),
 	SC_OPT_ROW_FLAG("only-if-needed", 0, AT(only_needed)),
 	SC_OPT_ROW_STRING("needed-if", 0, "SELECTOR", AT(needed_if)),
+	SC_OPT_ROW_STRING("warc", 0, "FILE", AT(warc)),
+	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
+	SC_OPT_ROW_CALLS("from-warc", 0, "FILE", add_from, 0),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -197,6 +211,11 @@ static void parse_options(struct render *r, int argc, char **argv)
 		sc_usage_error("--robots-cache needs --robots");
 	if (o->needed_if)
 		o->only_needed = true;
+	if (o->warc_cdx && !o->warc)
+		sc_usage_error("--warc-cdx needs --warc");
+	if (o->nfrom && (o->robots || o->delay_ms))
+		sc_usage_error("--from-warc asks nothing of the network: not with %s",
+		               o->robots ? "--robots" : "--delay");
 	if (needed_init(r, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
 	struct stat st;
@@ -415,8 +434,10 @@ static void flush_queue(struct render *r, const char *kind, const char *why)
 }
 
 /* What a tab holds freed; the tab empty (TAB_FREE) again. */
-static void tab_clear(struct tab *t)
+static void tab_clear(struct render *r, struct tab *t)
 {
+	warc_tab_free(r, t);
+	json_decref(t->missing);
 	free(t->target);
 	free(t->session);
 	free(t->doc_request);
@@ -435,7 +456,7 @@ static int restart_browser(struct render *r)
 	char err[300];
 
 	for (int i = 0; i < r->opts.concurrency; i++)
-		tab_clear(&r->tabs[i]);
+		tab_clear(r, &r->tabs[i]);
 	browser_stop(&r->b);
 	if (start_browser(r, err, sizeof(err)) < 0) {
 		sc_warn("%s", err);
@@ -543,7 +564,8 @@ int main(int argc, char **argv)
 	the_browser = &r.b;
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
-	if (admit_init(&r, err, sizeof(err)) < 0)
+	if (admit_init(&r, err, sizeof(err)) < 0 || replay_init(&r, err, sizeof(err)) < 0 ||
+	    warc_init(&r, argc, argv, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	r.b.to = r.b.from = r.b.err = -1;
 	if (!r.opts.only_needed && start_browser(&r, err, sizeof(err)) < 0)
@@ -552,13 +574,18 @@ int main(int argc, char **argv)
 	browser_stop(&r.b);
 	the_browser = NULL; /* r goes with main's frame */
 	for (int i = 0; i < r.opts.concurrency; i++)
-		tab_clear(&r.tabs[i]);
+		tab_clear(&r, &r.tabs[i]);
 	free(r.tabs);
 	free(r.opts.js_expr);
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);
 	admit_free(&r);
 	needed_free(&r);
+	replay_free(&r);
+	if (warc_close(&r, err, sizeof(err)) < 0) {
+		sc_warn("%s", err);
+		status = SC_EXIT_FAILURE;
+	}
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

@@ -113,6 +113,9 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 			json_object_set(rd, "js", t->js_result);
 		if (t->shot_path)
 			json_object_set_new(rd, "screenshot", json_string(t->shot_path));
+		if (r->replay)
+			json_object_set_new(rd, "missing", t->missing ? json_incref(t->missing)
+			                                              : json_array());
 		if (r->opts.scroll) {
 			json_object_set_new(rd, "scroll", json_integer(r->opts.scroll));
 			json_object_set_new(rd, "scrolled", json_integer(t->scrolled));

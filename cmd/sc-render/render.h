@@ -38,6 +38,10 @@ struct render_opts {
 	int delay_ms;             /* --delay: between two requests to one origin */
 	bool only_needed;         /* --only-if-needed (or --needed-if) */
 	const char *needed_if;    /* --needed-if: a selector whose match needs it */
+	const char *warc;         /* --warc: the archive written, or NULL */
+	bool warc_cdx;            /* --warc-cdx: its CDXJ beside it */
+	const char *from_warc[64]; /* --from-warc: the archives read (argv's) */
+	int nfrom;
 };
 
 /* The wait condition, parsed. */
@@ -139,6 +143,8 @@ struct tab {
 	long stable_hash;
 	double stable_since;
 	char *waited_for;
+	struct tab_warc *warc; /* --warc's captures of the page (warc.c), or NULL */
+	json_t *missing;       /* --from-warc: the URLs not in the archive (owned), or NULL */
 };
 
 struct render;
@@ -154,6 +160,8 @@ struct render {
 	long seq;                /* pages navigated so far */
 	struct admit *admit;     /* --robots' state (admit.c), or NULL */
 	struct sc_parser *needs; /* --only-if-needed's parser (needed.c), or NULL */
+	struct render_warc *warc; /* --warc's writer (warc.c), or NULL */
+	struct replay *replay;    /* --from-warc's archives (replay.c), or NULL */
 	size_t passed;           /* fetch records written as they came (not needed) */
 	bool draining, input_done, read_error;
 };
@@ -194,6 +202,34 @@ void admit_paused(struct render *r, struct tab *t, const json_t *params);
 int admit_fd(const struct render *r);
 double admit_next(const struct render *r, double next);
 void admit_perform(struct render *r);
+
+/* ---- warc.c: --warc, the page's exchanges archived ---- */
+/* Opens the archive (argv: its warcinfo's command line); -1 with why. */
+int warc_init(struct render *r, int argc, char **argv, char *err, size_t errlen);
+/* Closes it (renamed from .open); -1 with why. */
+int warc_close(struct render *r, char *err, size_t errlen);
+/* A Fetch.requestPaused at the response stage: its body asked for, then
+ * let go; false when it is not one (the request stage: admit.c's). */
+bool warc_paused(struct render *r, struct tab *t, const json_t *params);
+/* A command's reply that is warc.c's (a body asked for): taken. */
+bool warc_reply(struct render *r, long id, const json_t *msg);
+/* A Network event of t's: what it says of a capture. */
+void warc_event(struct render *r, struct tab *t, const char *method, const json_t *params);
+/* The page's screenshot (base64 PNG), for its resource record. */
+void warc_shot(struct render *r, struct tab *t, const char *b64);
+/* The page ended with dom (or NULL): the captures left written, then the
+ * DOM's conversion record and the screenshot's resource record. */
+void warc_page_end(struct render *r, struct tab *t, const char *final_url, const char *dom);
+/* The tab's captures written as they are, its share freed. */
+void warc_tab_free(struct render *r, struct tab *t);
+
+/* ---- replay.c: --from-warc, every request answered from archives ---- */
+/* Reads the archives' index; -1 with why. */
+int replay_init(struct render *r, char *err, size_t errlen);
+void replay_free(struct render *r);
+/* A request paused in t: fulfilled from the archive, or failed and its
+ * URL added to t->missing. */
+void replay_paused(struct render *r, struct tab *t, const json_t *params);
 
 /* ---- record.c ---- */
 /* Writes p's record: body the DOM (or NULL), err NULL when ok. */

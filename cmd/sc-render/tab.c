@@ -54,6 +54,9 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	json_decref(t->js_result);
 	t->js_result = NULL;
 	set_str(&t->refused_doc, NULL);
+	warc_tab_free(r, t);
+	json_decref(t->missing);
+	t->missing = NULL;
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -104,16 +107,24 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->page_deadline = now + r->opts.timeout_ms;
 	t->seq = ++r->seq;
 	set_str(&t->refused_doc, NULL);
-	/* Every request paused when admit.c has a say; else only the
-	 * document a fetched body answers. */
+	json_decref(t->missing);
+	t->missing = NULL;
+	/* Every request paused when admit.c has a say (or --from-warc
+	 * answers them); else only the document a fetched body answers.
+	 * --warc pauses every response too, to take its body. */
+	json_t *patterns = json_array();
 	if (admit_intercepts(r))
-		send_tab(r, t, "Fetch.enable",
-		         json_pack("{s:[{s:s}]}", "patterns", "urlPattern", "*"));
+		json_array_append_new(patterns, json_pack("{s:s}", "urlPattern", "*"));
+	else if (p->body)
+		json_array_append_new(patterns, json_pack("{s:s,s:s}", "urlPattern", "*",
+		                                          "resourceType", "Document"));
+	if (r->warc)
+		json_array_append_new(patterns, json_pack("{s:s,s:s}", "urlPattern", "*",
+		                                          "requestStage", "Response"));
+	if (json_array_size(patterns))
+		send_tab(r, t, "Fetch.enable", json_pack("{s:o}", "patterns", patterns));
 	else
-		send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
-		         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
-		                             "resourceType", "Document")
-		                 : NULL);
+		send_tab(r, t, "Fetch.disable", NULL), json_decref(patterns);
 	track(r, t, send_tab(r, t, "Page.navigate", json_pack("{s:s}", "url", p->url)),
 	      t->page_deadline);
 	t->state = TAB_LOADING;
@@ -344,6 +355,7 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 
 	if (!t->mime && str(value, "type"))
 		t->mime = sc_strdup(str(value, "type"));
+	warc_page_end(r, t, final, html);
 	if (t->timed_out) {
 		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
 		         wait_name(r), r->opts.timeout_ms);
@@ -424,6 +436,11 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
 		send_tab(r, t, "Network.enable", NULL);
 		send_tab(r, t, "Runtime.enable", NULL);
+		/* --warc: each page's exchanges, all of them, in its archive;
+		 * --from-warc: each request asked of the archive. */
+		if (r->warc || r->replay)
+			send_tab(r, t, "Network.setCacheDisabled",
+			         json_pack("{s:b}", "cacheDisabled", 1));
 		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
 		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
 		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
@@ -433,9 +450,12 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		const char *e = str(res, "errorText");
 		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
 			struct page *p = t->page;
-			/* Refused by robots.txt: never requested. */
+			warc_tab_free(r, t); /* what it exchanged, no DOM */
+			/* Refused by robots.txt (or not in --from-warc's
+			 * archives): never requested. */
 			if (t->refused_doc)
-				record_emit(r, p, t, NULL, NULL, "robots", t->refused_doc);
+				record_emit(r, p, t, NULL, NULL, r->replay ? "render" : "robots",
+				            t->refused_doc);
 			else
 				record_emit(r, p, t, NULL, NULL, net_kind(e), e);
 			page_free(p);
@@ -475,8 +495,9 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		break;
 	case TAB_SHOOTING: {
 		const char *png = str(res, "data");
-		if (png)
+		if (png && r->opts.screenshot)
 			set_str(&t->shot_path, NULL), t->shot_path = shot_write(r, t->page, png);
+		warc_shot(r, t, png);
 		settled(r, t, now);
 		break;
 	}
@@ -514,7 +535,10 @@ void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 	const char *id = str(params, "requestId");
 
 	if (!tab_answers(t, params)) {
-		send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
+		if (r->replay)
+			replay_paused(r, t, params);
+		else
+			send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
 		return;
 	}
 	t->answered = true;
@@ -553,6 +577,7 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 	 * record). */
 	if (strncmp(method, "Network.", 8) == 0 && !admit_intercepts(r))
 		count_request(t, params);
+	warc_event(r, t, method, params);
 	if (strcmp(method, "Page.lifecycleEvent") == 0) {
 		/* Only the events of the document this page's navigation loads
 		 * (the tab's about:blank sends its own late). */
@@ -608,6 +633,8 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		send_tab(r, t, "Page.handleJavaScriptDialog",
 		         json_pack("{s:b}", "accept", type && strcmp(type, "beforeunload") == 0));
 	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
+		if (warc_paused(r, t, params))
+			return; /* the response stage: its body archived */
 		if (admit_intercepts(r))
 			count_request(t, params);
 		admit_paused(r, t, params);
@@ -624,6 +651,8 @@ void tab_on_message(struct render *r, json_t *msg)
 
 	if (json_is_integer(id)) {
 		long n = (long)json_integer_value(id);
+		if (warc_reply(r, n, msg))
+			return;
 		for (int i = 0; i < r->opts.concurrency; i++)
 			if (r->tabs[i].pending == n) {
 				on_reply(r, &r->tabs[i], msg);
