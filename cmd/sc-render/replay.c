@@ -254,6 +254,7 @@ void replay_paused(struct render *r, struct tab *t, const json_t *params)
 		return;
 	browser_send(&r->b, t->session, "Fetch.failRequest",
 	             json_pack("{s:s,s:s}", "requestId", id, "errorReason", "InternetDisconnected"));
+	t->failed++; /* counted now: its loadingFailed may come after the record */
 	if (!t->missing)
 		t->missing = json_array();
 	size_t i;

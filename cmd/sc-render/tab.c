@@ -616,6 +616,10 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		const char *why = str(params, "blockedReason");
 		if (why && strcmp(why, "inspector") == 0 && admit_intercepts(r))
 			return;
+		/* --from-warc's refusal of what it lacks: counted at its pause. */
+		const char *text = str(params, "errorText");
+		if (r->replay && text && strstr(text, "INTERNET_DISCONNECTED"))
+			return;
 		if (why)
 			t->blocked++;
 		else
