@@ -278,6 +278,32 @@ paths_asked() {
 	assert_equal "$(paths_asked)" "/assets.html"
 }
 
+@test "--per-host N caps the browser's requests in flight to one origin, over every tab; -A and -H reach the server on every request" {
+	local wait='js:document.getElementById("n").textContent == "6"'
+	printf '%s\n' "$SC_BASE/many.html?1" "$SC_BASE/many.html?2" >in.txt
+	# Six fetch() of 300 ms each, and two tabs: together without it...
+	run -0 --separate-stderr sc-render -c 2 --wait "$wait" <in.txt
+	jq -e -n "$(sc_server_stats .max_inflight) >= 2" || fail "max_inflight without --per-host: $(sc_server_stats .max_inflight)"
+	# ... one at a time with it, the pages whole.
+	sc_server_reset
+	run -0 --separate-stderr sc-render -c 2 --per-host 1 --wait "$wait" -A 'probe/1.0 (+https://example.org/bot)' \
+		-H 'X-Probe: yes' -H 'accept-language: de' -H 'X-Empty;' <in.txt
+	assert_equal "$(jq -sc 'map([.ok, .rendered.requests, .rendered.waited_for != "timeout"])' <<<"$output")" \
+		'[[true,7,true],[true,7,true]]'
+	assert_equal "$(sc_server_stats .max_inflight)" 1
+	assert_equal "$(sc_server_stats .requests)" 14
+	# Every request, the pages' and their fetch()es', carried them.
+	assert_equal "$(sc_server_log '[.[] | .agent] | unique')" '["probe/1.0 (+https://example.org/bot)"]'
+	assert_equal "$(sc_server_log '[.[] | (.headers | map(select(. == "X-Probe" or . == "accept-language" or . == "X-Empty")) | join(","))] | unique')" \
+		'["X-Probe,accept-language,X-Empty"]'
+	run -2 --separate-stderr sc-render -H 'no colon' </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --header: 'no colon' is not 'Name: value'"
+	run -2 --separate-stderr sc-render -A '' </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --user-agent: empty, or holds a control character but a tab"
+	run -2 --separate-stderr sc-render --from-warc x.warc.gz --per-host 2 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --from-warc asks nothing of the network: not with --per-host"
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/protocol.h"
 #include "core/signals.h"
 #include "core/util.h"
 #include "kit/cli.h"
@@ -81,6 +82,46 @@ static int add_from(void *base, const struct sc_opt *row, const char *arg, char 
 	return 0;
 }
 
+/* -H 'Name: value' (or 'Name;' for an empty value), as sc-fetch's. */
+static int add_header(void *base, const struct sc_opt *row, const char *arg, char *err,
+                      size_t errlen)
+{
+	struct render_opts *o = base;
+	const char *colon = strchr(arg, ':');
+	const char *semi = strchr(arg, ';');
+
+	(void)row;
+	if (!colon && semi && semi[1] == '\0')
+		colon = semi;
+	if (!colon || !sc_protocol_header_name_ok(arg, (size_t)(colon - arg)))
+		return snprintf(err, errlen, "--header: '%.200s' is not 'Name: value'", arg), -1;
+	const char *value = colon + 1;
+	value += strspn(value, " \t");
+	if (!sc_protocol_header_value_ok(value, strlen(value)))
+		return snprintf(err, errlen,
+		                "--header: a value may hold no control character but a tab"),
+		       -1;
+	if (!o->headers)
+		o->headers = json_object();
+	char *name = sc_strndup(arg, (size_t)(colon - arg));
+	json_object_set_new(o->headers, name, json_string(value));
+	free(name);
+	return 0;
+}
+
+static int set_agent(void *base, const struct sc_opt *row, const char *arg, char *err,
+                     size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (!*arg || !sc_protocol_header_value_ok(arg, strlen(arg)))
+		return snprintf(err, errlen,
+		                "--user-agent: empty, or holds a control character but a tab"),
+		       -1;
+	o->user_agent = arg;
+	return 0;
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -106,6 +147,10 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_STRING("warc", 0, "FILE", AT(warc)),
 	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
 	SC_OPT_ROW_CALLS("from-warc", 0, "FILE", add_from, 0),
+	SC_OPT_ROW_WHOLE("per-host", 0, "N", AT(per_host), 0, 100000),
+	SC_OPT_ROW_STRING("origin-state", 0, "FILE", AT(origin_state)),
+	SC_OPT_ROW_CALL("user-agent", 'A', "AGENT", set_agent, 0),
+	SC_OPT_ROW_CALLS("header", 'H', "'NAME: VALUE'", add_header, 0),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -213,9 +258,12 @@ static void parse_options(struct render *r, int argc, char **argv)
 		o->only_needed = true;
 	if (o->warc_cdx && !o->warc)
 		sc_usage_error("--warc-cdx needs --warc");
-	if (o->nfrom && (o->robots || o->delay_ms))
+	if (o->nfrom && (o->robots || o->delay_ms || o->per_host || o->origin_state))
 		sc_usage_error("--from-warc asks nothing of the network: not with %s",
-		               o->robots ? "--robots" : "--delay");
+		               o->robots       ? "--robots"
+		               : o->delay_ms   ? "--delay"
+		               : o->per_host   ? "--per-host"
+		                               : "--origin-state");
 	if (needed_init(r, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
 	struct stat st;
@@ -577,6 +625,7 @@ int main(int argc, char **argv)
 		tab_clear(&r, &r.tabs[i]);
 	free(r.tabs);
 	free(r.opts.js_expr);
+	json_decref(r.opts.headers);
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);
 	admit_free(&r);

@@ -42,6 +42,10 @@ struct render_opts {
 	bool warc_cdx;            /* --warc-cdx: its CDXJ beside it */
 	const char *from_warc[64]; /* --from-warc: the archives read (argv's) */
 	int nfrom;
+	int per_host;              /* --per-host: requests in flight to one origin */
+	const char *origin_state;  /* --origin-state: the crawl's pace file */
+	const char *user_agent;    /* -A */
+	json_t *headers;           /* -H: name -> value (owned), or NULL */
 };
 
 /* The wait condition, parsed. */
@@ -202,6 +206,11 @@ void admit_paused(struct render *r, struct tab *t, const json_t *params);
 int admit_fd(const struct render *r);
 double admit_next(const struct render *r, double next);
 void admit_perform(struct render *r);
+/* A request of t's finished (Network.loadingFinished or loadingFailed):
+ * its origin's slot is free (--per-host). */
+void admit_finished(struct render *r, const struct tab *t, const char *network_id);
+/* t's page ended: the slots of its requests are free. */
+void admit_page_end(struct render *r, const struct tab *t);
 
 /* ---- warc.c: --warc, the page's exchanges archived ---- */
 /* Opens the archive (argv: its warcinfo's command line); -1 with why. */

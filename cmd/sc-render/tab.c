@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base64.h"
 #include "core/util.h"
@@ -54,6 +55,7 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	json_decref(t->js_result);
 	t->js_result = NULL;
 	set_str(&t->refused_doc, NULL);
+	admit_page_end(r, t);
 	warc_tab_free(r, t);
 	json_decref(t->missing);
 	t->missing = NULL;
@@ -356,6 +358,7 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 	if (!t->mime && str(value, "type"))
 		t->mime = sc_strdup(str(value, "type"));
 	warc_page_end(r, t, final, html);
+	admit_page_end(r, t);
 	if (t->timed_out) {
 		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
 		         wait_name(r), r->opts.timeout_ms);
@@ -441,6 +444,12 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		if (r->warc || r->replay)
 			send_tab(r, t, "Network.setCacheDisabled",
 			         json_pack("{s:b}", "cacheDisabled", 1));
+		if (r->opts.user_agent)
+			send_tab(r, t, "Network.setUserAgentOverride",
+			         json_pack("{s:s}", "userAgent", r->opts.user_agent));
+		if (r->opts.headers)
+			send_tab(r, t, "Network.setExtraHTTPHeaders",
+			         json_pack("{s:O}", "headers", r->opts.headers));
 		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
 		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
 		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
@@ -451,6 +460,7 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
 			struct page *p = t->page;
 			warc_tab_free(r, t); /* what it exchanged, no DOM */
+			admit_page_end(r, t);
 			/* Refused by robots.txt (or not in --from-warc's
 			 * archives): never requested. */
 			if (t->refused_doc)
@@ -529,6 +539,41 @@ bool tab_answers(const struct tab *t, const json_t *params)
 	return p && p->body && !t->answered && url && strcmp(url, p->url) == 0;
 }
 
+/* Fetch.continueRequest's parameters: with -A or -H, the request's
+ * headers with them put in (the network stack puts its own default
+ * User-Agent on a page's fetch() otherwise, whatever the override). */
+static json_t *continued(const struct render *r, const json_t *params)
+{
+	json_t *c = json_pack("{s:s}", "requestId", str(params, "requestId"));
+	const json_t *have = json_object_get(json_object_get(params, "request"), "headers");
+	const char *k;
+	json_t *v;
+
+	if (!r->opts.user_agent && !r->opts.headers)
+		return c;
+	json_t *merged = json_object(), *list = json_array();
+	json_object_foreach ((json_t *)have, k, v)
+		if (!(r->opts.user_agent && strcasecmp(k, "User-Agent") == 0))
+			json_object_set(merged, k, v);
+	if (r->opts.user_agent)
+		json_object_set_new(merged, "User-Agent", json_string(r->opts.user_agent));
+	json_object_foreach (r->opts.headers, k, v) {
+		/* Replaces the field whatever its case. */
+		const char *old;
+		json_t *ov;
+		void *tmp;
+		json_object_foreach_safe (merged, tmp, old, ov)
+			if (strcasecmp(old, k) == 0)
+				json_object_del(merged, old);
+		json_object_set(merged, k, v);
+	}
+	json_object_foreach (merged, k, v)
+		json_array_append_new(list, json_pack("{s:s,s:O}", "name", k, "value", v));
+	json_decref(merged);
+	json_object_set_new(c, "headers", list);
+	return c;
+}
+
 void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 {
 	struct page *p = t->page;
@@ -538,7 +583,7 @@ void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 		if (r->replay)
 			replay_paused(r, t, params);
 		else
-			send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
+			send_tab(r, t, "Fetch.continueRequest", continued(r, params));
 		return;
 	}
 	t->answered = true;
@@ -610,7 +655,10 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			t->status = (long)json_integer_value(json_object_get(resp, "status"));
 			set_str(&t->mime, str(resp, "mimeType"));
 		}
+	} else if (strcmp(method, "Network.loadingFinished") == 0) {
+		admit_finished(r, t, str(params, "requestId"));
 	} else if (strcmp(method, "Network.loadingFailed") == 0) {
+		admit_finished(r, t, str(params, "requestId"));
 		/* Blocked by admit.c ("inspector": counted then), by the
 		 * browser (CSP, mixed content, ...), or failed. */
 		const char *why = str(params, "blockedReason");
