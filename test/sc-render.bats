@@ -304,6 +304,27 @@ paths_asked() {
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --from-warc asks nothing of the network: not with --per-host"
 }
 
+@test "a record's request: the document sent with its method, headers and body, as sc-fetch sends it; a bad one is bad_input" {
+	{
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"POST","headers":{"X-Rec":"1","user-agent":"rec/2"},"body":{"a":[1,2]}},"id":7}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"PUT","body":"x=1","headers":{"Content-Type":"application/x-www-form-urlencoded"}}}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"GET POST"}}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"headers":{"X-Bad":"a\u0001b"}}}'
+	} >in.jsonl
+	run -3 --separate-stderr sc-render -c 2 <in.jsonl
+	# What the server read, from the page it answered (its <pre>).
+	run jq -c 'select(.ok) | [.id, (.body | capture("<pre>(?<j>[^<]*)</pre>").j | fromjson
+		| [.method, .headers["X-Rec"], [.headers | to_entries[] | select(.key | ascii_downcase == "user-agent") | .value],
+			.headers["Content-Type"], .body])]' <<<"$output"
+	# The record's user-agent replaces Chromium's User-Agent: one field.
+	assert_line '[7,["POST","1",["rec/2"],"application/json","{\"a\":[1,2]}"]]'
+	assert_line --partial '["PUT",null,["Mozilla/5.0 '
+	assert_line --partial '"application/x-www-form-urlencoded","x=1"]]'
+	run jq -rc 'select(.ok | not) | .error.message' <<<"$(sc-render <in.jsonl 2>/dev/null)"
+	assert_output "$(printf '%s\n' 'request.method is not a method name' 'request.headers has a malformed header')"
+	assert_equal "$(sc_server_log '[.[] | .method] | join(" ")' | jq -r .)" "POST PUT POST PUT"
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

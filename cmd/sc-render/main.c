@@ -15,6 +15,7 @@
 #include "core/protocol.h"
 #include "core/signals.h"
 #include "core/util.h"
+#include "engine/fetch.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
 #include "record/input.h"
@@ -425,6 +426,13 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		                             "the record has no \"url\" string");
 		it.bad = true;
 		snprintf(it.why, sizeof(it.why), "the record has no \"url\" string");
+	}
+	const char *problem = it.bad ? NULL : fetch_request_problem(json_object_get(it.rec, "request"));
+	if (problem) {
+		json_decref(it.rec);
+		it.rec = sc_record_bad_input(line->number, line->text, line->len, problem);
+		it.bad = true;
+		snprintf(it.why, sizeof(it.why), "%s", problem);
 	}
 	if (it.bad) {
 		bad_line(r, in, &it);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base64.h"
 #include "core/hash.h"
@@ -19,7 +20,48 @@ void page_free(struct page *p)
 	free(p->url);
 	free(p->body);
 	free(p->content_type);
+	free(p->method);
+	json_decref(p->req_headers);
+	free(p->post);
 	free(p);
+}
+
+bool page_overrides(const struct page *p)
+{
+	return !p->body && (p->method || p->req_headers || p->post);
+}
+
+/* The record's "request" (checked by fetch_request_problem), as sc-fetch
+ * reads it: a body not a string is sent as its JSON, Content-Type
+ * application/json unless the headers say one. */
+static void request_of(struct page *p, const json_t *req)
+{
+	const char *method = json_string_value(json_object_get(req, "method"));
+	const json_t *headers = json_object_get(req, "headers");
+	const json_t *body = json_object_get(req, "body");
+
+	if (method)
+		p->method = sc_strdup(method);
+	if (json_is_object(headers) && json_object_size(headers))
+		p->req_headers = json_deep_copy(headers);
+	if (!body || json_is_null(body))
+		return;
+	if (json_is_string(body)) {
+		p->post_len = json_string_length(body);
+		p->post = sc_malloc(p->post_len + 1);
+		memcpy(p->post, json_string_value(body), p->post_len + 1);
+		return;
+	}
+	p->post = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+	p->post_len = strlen(p->post);
+	const char *k;
+	json_t *v;
+	if (!p->req_headers)
+		p->req_headers = json_object();
+	json_object_foreach (p->req_headers, k, v)
+		if (strcasecmp(k, "Content-Type") == 0)
+			return;
+	json_object_set_new(p->req_headers, "Content-Type", json_string("application/json"));
 }
 
 struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line)
@@ -47,6 +89,7 @@ struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t li
 			p->url = sc_strdup(final);
 		}
 		p->content_type = ct ? sc_strdup(ct) : NULL;
+		request_of(p, json_object_get(rec, "request"));
 		p->status = (long)json_integer_value(json_object_get(rec, "status"));
 	}
 	p->started = sc_now_ms();

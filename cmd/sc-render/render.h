@@ -73,6 +73,13 @@ struct page {
 	char *content_type; /* its content type, or NULL */
 	long status;        /* its status */
 	size_t line;        /* its input line's number */
+	/* Its "request" member (sc-record(5)), put on the document's request
+	 * when there is no fetched body: the method (or NULL), the headers
+	 * (owned, or NULL) and the body (or NULL). */
+	char *method;
+	json_t *req_headers;
+	char *post;
+	size_t post_len;
 	int attempts;       /* tries so far */
 	double started;     /* sc_now_ms of the first try */
 	long long fetched_at;
@@ -181,6 +188,9 @@ double tab_next_deadline(const struct render *r);
 void tab_proceed(struct render *r, struct tab *t, const json_t *params);
 /* Whether tab_proceed answers it with the page's fetched body. */
 bool tab_answers(const struct tab *t, const json_t *params);
+/* Whether the page's document request is to carry its record's method,
+ * headers or body (it is paused for it). */
+bool page_overrides(const struct page *p);
 
 /* ---- needed.c: whether a fetched page needs the browser (--only-if-needed) ---- */
 /* Compiles the check; -1 with the usage error in err (--needed-if's). */

@@ -117,7 +117,7 @@ static void navigate(struct render *r, struct tab *t, double now)
 	json_t *patterns = json_array();
 	if (admit_intercepts(r))
 		json_array_append_new(patterns, json_pack("{s:s}", "urlPattern", "*"));
-	else if (p->body)
+	else if (p->body || page_overrides(p))
 		json_array_append_new(patterns, json_pack("{s:s,s:s}", "urlPattern", "*",
 		                                          "resourceType", "Document"));
 	if (r->warc)
@@ -542,14 +542,25 @@ bool tab_answers(const struct tab *t, const json_t *params)
 /* Fetch.continueRequest's parameters: with -A or -H, the request's
  * headers with them put in (the network stack puts its own default
  * User-Agent on a page's fetch() otherwise, whatever the override). */
-static json_t *continued(const struct render *r, const json_t *params)
+static json_t *continued(const struct render *r, const json_t *params, const struct page *p)
 {
 	json_t *c = json_pack("{s:s}", "requestId", str(params, "requestId"));
 	const json_t *have = json_object_get(json_object_get(params, "request"), "headers");
 	const char *k;
 	json_t *v;
 
-	if (!r->opts.user_agent && !r->opts.headers)
+	if (p) {
+		/* The document of a record's "request": its method and body. */
+		if (p->method)
+			json_object_set_new(c, "method", json_string(p->method));
+		if (p->post) {
+			char *b64 = sc_malloc((p->post_len + 2) / 3 * 4 + 1);
+			b64[sc_base64_encode((const unsigned char *)p->post, p->post_len, b64)] = '\0';
+			json_object_set_new(c, "postData", json_string(b64));
+			free(b64);
+		}
+	}
+	if (!r->opts.user_agent && !r->opts.headers && !(p && p->req_headers))
 		return c;
 	json_t *merged = json_object(), *list = json_array();
 	json_object_foreach ((json_t *)have, k, v)
@@ -557,15 +568,19 @@ static json_t *continued(const struct render *r, const json_t *params)
 			json_object_set(merged, k, v);
 	if (r->opts.user_agent)
 		json_object_set_new(merged, "User-Agent", json_string(r->opts.user_agent));
-	json_object_foreach (r->opts.headers, k, v) {
-		/* Replaces the field whatever its case. */
-		const char *old;
-		json_t *ov;
-		void *tmp;
-		json_object_foreach_safe (merged, tmp, old, ov)
-			if (strcasecmp(old, k) == 0)
-				json_object_del(merged, old);
-		json_object_set(merged, k, v);
+	/* -H, then the record's own: each replaces a field of its name,
+	 * whatever its case. */
+	for (int i = 0; i < 2; i++) {
+		json_t *add = i == 0 ? r->opts.headers : p ? p->req_headers : NULL;
+		json_object_foreach (add, k, v) {
+			const char *old;
+			json_t *ov;
+			void *tmp;
+			json_object_foreach_safe (merged, tmp, old, ov)
+				if (strcasecmp(old, k) == 0)
+					json_object_del(merged, old);
+			json_object_set(merged, k, v);
+		}
 	}
 	json_object_foreach (merged, k, v)
 		json_array_append_new(list, json_pack("{s:s,s:O}", "name", k, "value", v));
@@ -580,10 +595,17 @@ void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 	const char *id = str(params, "requestId");
 
 	if (!tab_answers(t, params)) {
+		const char *url = str(json_object_get(params, "request"), "url");
+		if (p && page_overrides(p) && !t->answered && url && strcmp(url, p->url) == 0) {
+			/* Once: a redirect after the POST is the browser's GET. */
+			t->answered = true;
+			send_tab(r, t, "Fetch.continueRequest", continued(r, params, p));
+			return;
+		}
 		if (r->replay)
 			replay_paused(r, t, params);
 		else
-			send_tab(r, t, "Fetch.continueRequest", continued(r, params));
+			send_tab(r, t, "Fetch.continueRequest", continued(r, params, NULL));
 		return;
 	}
 	t->answered = true;
