@@ -325,6 +325,23 @@ paths_asked() {
 	assert_equal "$(sc_server_log '[.[] | .method] | join(" ")' | jq -r .)" "POST PUT POST PUT"
 }
 
+@test "--keep-order: the records in the input's order, a slow page's first, a malformed line and a passed-through record in their places" {
+	{
+		echo "$SC_BASE/delay/1200"
+		echo "$SC_BASE/js.html"
+		echo 'not a url'
+		echo '# a comment'
+		echo '{"url":"'"$SC_BASE"'/x","ok":false,"error":{"kind":"http","message":"HTTP 404"}}'
+		echo "$SC_BASE/js.html?2"
+	} >in.txt
+	run -3 --separate-stderr sc-render -c 3 <in.txt
+	# Without it, as they end: the slow page last.
+	assert_equal "$(jq -r .url <<<"${lines[4]}")" "$SC_BASE/delay/1200"
+	run -3 --separate-stderr sc-render -c 3 --keep-order <in.txt
+	assert_equal "$(jq -rc '[.url, .ok] | @json' <<<"$output" | tr '\n' ' ')" \
+		"[\"$SC_BASE/delay/1200\",true] [\"$SC_BASE/js.html\",true] [null,false] [\"$SC_BASE/x\",false] [\"$SC_BASE/js.html?2\",true] "
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

@@ -152,6 +152,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_STRING("origin-state", 0, "FILE", AT(origin_state)),
 	SC_OPT_ROW_CALL("user-agent", 'A', "AGENT", set_agent, 0),
 	SC_OPT_ROW_CALLS("header", 'H', "'NAME: VALUE'", add_header, 0),
+	SC_OPT_ROW_FLAG("keep-order", 0, AT(keep_order)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -361,9 +362,7 @@ static void bad_line(struct render *r, const struct sc_lines *in, const struct s
 	char warn[320];
 	sc_input_warning(in, it, warn);
 	sc_warn("%s", warn);
-	if (sc_record_write(stdout, it->rec) < 0)
-		sc_die_write("error writing standard output:");
-	r->written++;
+	out_json(r, r->inputs++, it->rec);
 	r->failed++;
 }
 
@@ -402,7 +401,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		return;
 	case SC_URL_LINE_URL:
 		if (is_url(url, len))
-			enqueue(r, page_from_item(NULL, url, len, line->number));
+			enqueue(r, page_from_item(NULL, url, len, line->number, r->inputs++));
 		else
 			bad_url(r, in, line);
 		return;
@@ -440,19 +439,15 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		bad_url(r, in, line);
 	} else if (sc_record_failed(it.rec)) {
 		/* A fetch that failed: nothing to render, it passes through. */
-		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
-			sc_die_write("error writing standard output:");
-		r->written++;
+		out_raw(r, r->inputs++, line->text, line->len);
 		r->failed++;
 	} else if ((json_object_get(it.rec, "body") || json_object_get(it.rec, "body_base64")) &&
 	           !needed(r, line->text, line->len)) {
 		/* --only-if-needed: a fetched page whole without a browser. */
-		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
-			sc_die_write("error writing standard output:");
-		r->written++;
+		out_raw(r, r->inputs++, line->text, line->len);
 		r->passed++;
 	} else {
-		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number));
+		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number, r->inputs++));
 	}
 	json_decref(it.rec);
 }
@@ -547,10 +542,14 @@ static int run(struct render *r, struct sc_lines *in)
 			r->draining = true;
 			flush_queue(r, "cancelled", "sc-render was interrupted");
 		}
-		bool want_input =
-		        !r->input_done && !r->draining && r->queued < (size_t)r->opts.concurrency;
+		/* --keep-order: a page slow to end holds the records after it;
+		 * past a bound, no more is read until it ends. */
+		bool want_input = !r->input_done && !r->draining &&
+		                  r->queued < (size_t)r->opts.concurrency &&
+		                  r->nheld < (size_t)r->opts.concurrency * 16;
 		while (want_input && sc_lines_buffered(in) && read_line(r, in))
-			want_input = r->queued < (size_t)r->opts.concurrency;
+			want_input = r->queued < (size_t)r->opts.concurrency &&
+			             r->nheld < (size_t)r->opts.concurrency * 16;
 		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
 			/* Past the bound: no more pages until it is restarted. */
 			r->rss_checked = r->b.pages;
@@ -627,6 +626,7 @@ int main(int argc, char **argv)
 	if (!r.opts.only_needed && start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
+	out_end(&r);
 	browser_stop(&r.b);
 	the_browser = NULL; /* r goes with main's frame */
 	for (int i = 0; i < r.opts.concurrency; i++)

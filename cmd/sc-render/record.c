@@ -64,11 +64,13 @@ static void request_of(struct page *p, const json_t *req)
 	json_object_set_new(p->req_headers, "Content-Type", json_string("application/json"));
 }
 
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line)
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line,
+                            size_t order)
 {
 	struct page *p = sc_calloc(1, sizeof(*p));
 
 	p->line = line;
+	p->order = order;
 	p->url = sc_strndup(url, ulen);
 	p->in = rec ? json_incref(rec) : json_object();
 	if (rec) {
@@ -171,8 +173,6 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 		                              error_message ? error_message : ""));
 		r->failed++;
 	}
-	if (sc_record_write(stdout, rec) < 0)
-		sc_die_write("error writing standard output:");
-	r->written++;
+	out_json(r, p->order, rec);
 	json_decref(rec);
 }

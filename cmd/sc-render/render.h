@@ -46,6 +46,7 @@ struct render_opts {
 	const char *origin_state;  /* --origin-state: the crawl's pace file */
 	const char *user_agent;    /* -A */
 	json_t *headers;           /* -H: name -> value (owned), or NULL */
+	bool keep_order;           /* --keep-order */
 };
 
 /* The wait condition, parsed. */
@@ -73,6 +74,7 @@ struct page {
 	char *content_type; /* its content type, or NULL */
 	long status;        /* its status */
 	size_t line;        /* its input line's number */
+	size_t order;       /* its record's place in the output (--keep-order) */
 	/* Its "request" member (sc-record(5)), put on the document's request
 	 * when there is no fetched body: the method (or NULL), the headers
 	 * (owned, or NULL) and the body (or NULL). */
@@ -174,6 +176,10 @@ struct render {
 	struct render_warc *warc; /* --warc's writer (warc.c), or NULL */
 	struct replay *replay;    /* --from-warc's archives (replay.c), or NULL */
 	size_t passed;           /* fetch records written as they came (not needed) */
+	size_t inputs;           /* input lines that make a record, so far */
+	size_t next_out;         /* --keep-order: the order of the next record out */
+	struct held_line *held;  /* --keep-order: records made before their turn */
+	size_t nheld;
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
@@ -250,12 +256,21 @@ void replay_free(struct render *r);
  * URL added to t->missing. */
 void replay_paused(struct render *r, struct tab *t, const json_t *params);
 
+/* ---- output.c: records out, in the input's order with --keep-order ---- */
+/* Writes rec (or the encoded line text[0..len)), the input's order-th, now
+ * or once those before it are out. */
+void out_json(struct render *r, size_t order, const json_t *rec);
+void out_raw(struct render *r, size_t order, const char *text, size_t len);
+/* The end: whatever is held written. */
+void out_end(struct render *r);
+
 /* ---- record.c ---- */
 /* Writes p's record: body the DOM (or NULL), err NULL when ok. */
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message);
 /* Makes a page of one input line, or writes its bad_input record. */
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line);
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line,
+                            size_t order);
 /* Writes a page's screenshot (base64 PNG) under --screenshot's folder;
  * returns its path (malloced).  Dies if it cannot be written. */
 char *shot_write(const struct render *r, const struct page *p, const char *b64);
