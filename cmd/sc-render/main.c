@@ -72,8 +72,7 @@ static int add_block(void *base, const struct sc_opt *row, const char *arg, char
 	return block_parse(base, arg, err, errlen);
 }
 
-static int add_from(void *base, const struct sc_opt *row, const char *arg, char *err,
-                    size_t errlen)
+static int add_from(void *base, const struct sc_opt *row, const char *arg, char *err, size_t errlen)
 {
 	struct render_opts *o = base;
 	(void)row;
@@ -262,10 +261,10 @@ static void parse_options(struct render *r, int argc, char **argv)
 		sc_usage_error("--warc-cdx needs --warc");
 	if (o->nfrom && (o->robots || o->delay_ms || o->per_host || o->origin_state))
 		sc_usage_error("--from-warc asks nothing of the network: not with %s",
-		               o->robots       ? "--robots"
-		               : o->delay_ms   ? "--delay"
-		               : o->per_host   ? "--per-host"
-		                               : "--origin-state");
+		               o->robots     ? "--robots"
+		               : o->delay_ms ? "--delay"
+		               : o->per_host ? "--per-host"
+		                             : "--origin-state");
 	if (needed_init(r, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
 	struct stat st;
@@ -426,7 +425,8 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		it.bad = true;
 		snprintf(it.why, sizeof(it.why), "the record has no \"url\" string");
 	}
-	const char *problem = it.bad ? NULL : fetch_request_problem(json_object_get(it.rec, "request"));
+	const char *problem =
+	        it.bad ? NULL : fetch_request_problem(json_object_get(it.rec, "request"));
 	if (problem) {
 		json_decref(it.rec);
 		it.rec = sc_record_bad_input(line->number, line->text, line->len, problem);

@@ -58,14 +58,11 @@ static void request_of(struct page *p, const json_t *req)
 	json_t *v;
 	if (!p->req_headers)
 		p->req_headers = json_object();
-	json_object_foreach (p->req_headers, k, v)
-		if (strcasecmp(k, "Content-Type") == 0)
-			return;
+	json_object_foreach(p->req_headers, k, v) if (strcasecmp(k, "Content-Type") == 0) return;
 	json_object_set_new(p->req_headers, "Content-Type", json_string("application/json"));
 }
 
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line,
-                            size_t order)
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line, size_t order)
 {
 	struct page *p = sc_calloc(1, sizeof(*p));
 
@@ -159,8 +156,8 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 		if (t->shot_path)
 			json_object_set_new(rd, "screenshot", json_string(t->shot_path));
 		if (r->replay)
-			json_object_set_new(rd, "missing", t->missing ? json_incref(t->missing)
-			                                              : json_array());
+			json_object_set_new(rd, "missing",
+			                    t->missing ? json_incref(t->missing) : json_array());
 		if (r->opts.scroll) {
 			json_object_set_new(rd, "scroll", json_integer(r->opts.scroll));
 			json_object_set_new(rd, "scrolled", json_integer(t->scrolled));

@@ -33,20 +33,20 @@ struct render_opts {
 	unsigned block_types;   /* --block's resource types (admit.c's table, by bit) */
 	char *block_globs[32];  /* --block's URL patterns (malloced) */
 	int nglobs;
-	bool robots;              /* --robots */
-	const char *robots_cache; /* --robots-cache */
-	int delay_ms;             /* --delay: between two requests to one origin */
-	bool only_needed;         /* --only-if-needed (or --needed-if) */
-	const char *needed_if;    /* --needed-if: a selector whose match needs it */
-	const char *warc;         /* --warc: the archive written, or NULL */
-	bool warc_cdx;            /* --warc-cdx: its CDXJ beside it */
+	bool robots;               /* --robots */
+	const char *robots_cache;  /* --robots-cache */
+	int delay_ms;              /* --delay: between two requests to one origin */
+	bool only_needed;          /* --only-if-needed (or --needed-if) */
+	const char *needed_if;     /* --needed-if: a selector whose match needs it */
+	const char *warc;          /* --warc: the archive written, or NULL */
+	bool warc_cdx;             /* --warc-cdx: its CDXJ beside it */
 	const char *from_warc[64]; /* --from-warc: the archives read (argv's) */
 	int nfrom;
-	int per_host;              /* --per-host: requests in flight to one origin */
-	const char *origin_state;  /* --origin-state: the crawl's pace file */
-	const char *user_agent;    /* -A */
-	json_t *headers;           /* -H: name -> value (owned), or NULL */
-	bool keep_order;           /* --keep-order */
+	int per_host;             /* --per-host: requests in flight to one origin */
+	const char *origin_state; /* --origin-state: the crawl's pace file */
+	const char *user_agent;   /* -A */
+	json_t *headers;          /* -H: name -> value (owned), or NULL */
+	bool keep_order;          /* --keep-order */
 };
 
 /* The wait condition, parsed. */
@@ -82,8 +82,8 @@ struct page {
 	json_t *req_headers;
 	char *post;
 	size_t post_len;
-	int attempts;       /* tries so far */
-	double started;     /* sc_now_ms of the first try */
+	int attempts;   /* tries so far */
+	double started; /* sc_now_ms of the first try */
 	long long fetched_at;
 	struct page *next; /* the queue */
 };
@@ -169,16 +169,16 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked;         /* b.pages when the RSS was last looked at */
-	long seq;                /* pages navigated so far */
-	struct admit *admit;     /* --robots' state (admit.c), or NULL */
-	struct sc_parser *needs; /* --only-if-needed's parser (needed.c), or NULL */
+	int rss_checked;          /* b.pages when the RSS was last looked at */
+	long seq;                 /* pages navigated so far */
+	struct admit *admit;      /* --robots' state (admit.c), or NULL */
+	struct sc_parser *needs;  /* --only-if-needed's parser (needed.c), or NULL */
 	struct render_warc *warc; /* --warc's writer (warc.c), or NULL */
 	struct replay *replay;    /* --from-warc's archives (replay.c), or NULL */
-	size_t passed;           /* fetch records written as they came (not needed) */
-	size_t inputs;           /* input lines that make a record, so far */
-	size_t next_out;         /* --keep-order: the order of the next record out */
-	struct held_line *held;  /* --keep-order: records made before their turn */
+	size_t passed;            /* fetch records written as they came (not needed) */
+	size_t inputs;            /* input lines that make a record, so far */
+	size_t next_out;          /* --keep-order: the order of the next record out */
+	struct held_line *held;   /* --keep-order: records made before their turn */
 	size_t nheld;
 	bool draining, input_done, read_error;
 };
@@ -269,8 +269,7 @@ void out_end(struct render *r);
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message);
 /* Makes a page of one input line, or writes its bad_input record. */
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line,
-                            size_t order);
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line, size_t order);
 /* Writes a page's screenshot (base64 PNG) under --screenshot's folder;
  * returns its path (malloced).  Dies if it cannot be written. */
 char *shot_write(const struct render *r, const struct page *p, const char *b64);

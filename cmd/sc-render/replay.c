@@ -82,7 +82,8 @@ static int index_file(struct replay *p, int file, const char *path, char *err, s
 		note(p->by_surt, surt_of(p, uri), file, rec.offset);
 		if (strcmp(type, "response") == 0) {
 			note(p->by_id, sc_warc_get(&rec, "WARC-Record-ID"), file, rec.offset);
-			note(p->by_digest, sc_warc_get(&rec, "WARC-Payload-Digest"), file, rec.offset);
+			note(p->by_digest, sc_warc_get(&rec, "WARC-Payload-Digest"), file,
+			     rec.offset);
 		}
 		free(uri);
 	}
@@ -168,8 +169,8 @@ static void add_header(const char *name, const char *value, void *ctx)
 	struct headers *h = ctx;
 
 	/* The payload is given decoded and whole. */
-	if (strcasecmp(name, "Content-Encoding") == 0 || strcasecmp(name, "Transfer-Encoding") == 0 ||
-	    strcasecmp(name, "Content-Length") == 0)
+	if (strcasecmp(name, "Content-Encoding") == 0 ||
+	    strcasecmp(name, "Transfer-Encoding") == 0 || strcasecmp(name, "Content-Length") == 0)
 		return;
 	json_array_append_new(h->list, json_pack("{s:s,s:s}", "name", name, "value", value));
 }
@@ -252,16 +253,16 @@ void replay_paused(struct render *r, struct tab *t, const json_t *params)
 		where = json_object_get(p->by_surt, p->surt.p);
 	if (where && answer(r, t, id, where))
 		return;
-	browser_send(&r->b, t->session, "Fetch.failRequest",
-	             json_pack("{s:s,s:s}", "requestId", id, "errorReason", "InternetDisconnected"));
+	browser_send(
+	        &r->b, t->session, "Fetch.failRequest",
+	        json_pack("{s:s,s:s}", "requestId", id, "errorReason", "InternetDisconnected"));
 	t->failed++; /* counted now: its loadingFailed may come after the record */
 	if (!t->missing)
 		t->missing = json_array();
 	size_t i;
 	const json_t *v;
-	json_array_foreach (t->missing, i, v)
-		if (url && strcmp(json_string_value(v), url) == 0)
-			return;
+	json_array_foreach(t->missing, i,
+	                   v) if (url && strcmp(json_string_value(v), url) == 0) return;
 	json_array_append_new(t->missing, json_string(url ? url : ""));
 	const char *type = str(params, "resourceType");
 	if (type && strcmp(type, "Document") == 0 && t->target && str(params, "frameId") &&

@@ -555,7 +555,8 @@ static json_t *continued(const struct render *r, const json_t *params, const str
 			json_object_set_new(c, "method", json_string(p->method));
 		if (p->post) {
 			char *b64 = sc_malloc((p->post_len + 2) / 3 * 4 + 1);
-			b64[sc_base64_encode((const unsigned char *)p->post, p->post_len, b64)] = '\0';
+			b64[sc_base64_encode((const unsigned char *)p->post, p->post_len, b64)] =
+			        '\0';
 			json_object_set_new(c, "postData", json_string(b64));
 			free(b64);
 		}
@@ -563,27 +564,27 @@ static json_t *continued(const struct render *r, const json_t *params, const str
 	if (!r->opts.user_agent && !r->opts.headers && !(p && p->req_headers))
 		return c;
 	json_t *merged = json_object(), *list = json_array();
-	json_object_foreach ((json_t *)have, k, v)
-		if (!(r->opts.user_agent && strcasecmp(k, "User-Agent") == 0))
-			json_object_set(merged, k, v);
+	json_object_foreach((json_t *)have, k,
+	                    v) if (!(r->opts.user_agent && strcasecmp(k, "User-Agent") == 0))
+	        json_object_set(merged, k, v);
 	if (r->opts.user_agent)
 		json_object_set_new(merged, "User-Agent", json_string(r->opts.user_agent));
 	/* -H, then the record's own: each replaces a field of its name,
 	 * whatever its case. */
 	for (int i = 0; i < 2; i++) {
 		json_t *add = i == 0 ? r->opts.headers : p ? p->req_headers : NULL;
-		json_object_foreach (add, k, v) {
+		json_object_foreach(add, k, v)
+		{
 			const char *old;
 			json_t *ov;
 			void *tmp;
-			json_object_foreach_safe (merged, tmp, old, ov)
-				if (strcasecmp(old, k) == 0)
-					json_object_del(merged, old);
+			json_object_foreach_safe(merged, tmp, old, ov) if (strcasecmp(old, k) == 0)
+			        json_object_del(merged, old);
 			json_object_set(merged, k, v);
 		}
 	}
-	json_object_foreach (merged, k, v)
-		json_array_append_new(list, json_pack("{s:s,s:O}", "name", k, "value", v));
+	json_object_foreach(merged, k, v)
+	        json_array_append_new(list, json_pack("{s:s,s:O}", "name", k, "value", v));
 	json_decref(merged);
 	json_object_set_new(c, "headers", list);
 	return c;

@@ -80,8 +80,9 @@ static void info_text(const struct render *r, int argc, char **argv, struct sc_b
 
 	sc_warc_field_add(b, "software", "sc-render/" SC_VERSION " (headless Chromium)");
 	sc_warc_field_add(b, "format", "WARC File Format 1.1");
-	sc_warc_field_add(b, "conformsTo", "https://iipc.github.io/warc-specifications/"
-	                                   "specifications/warc-format/warc-1.1/");
+	sc_warc_field_add(b, "conformsTo",
+	                  "https://iipc.github.io/warc-specifications/"
+	                  "specifications/warc-format/warc-1.1/");
 	sc_warc_field_add(b, "robots", r->opts.robots ? "obey" : "ignore");
 	sc_buf_init(&cmd, (size_t)1 << 16);
 	for (int i = 0; i < argc; i++) {
@@ -246,9 +247,8 @@ static void request_text(struct capture *c, const json_t *req, const json_t *sen
 	              path ? path : "/", query ? "?" : "", query ? query : "");
 	const char *authority = str(headers, ":authority");
 	bool has_host = false;
-	json_object_foreach ((json_t *)headers, k, v)
-		if (strcasecmp(k, "host") == 0)
-			has_host = true;
+	json_object_foreach((json_t *)headers, k, v) if (strcasecmp(k, "host") == 0) has_host =
+	        true;
 	if (authority)
 		sc_buf_printf(&c->request, "Host: %s\r\n", authority);
 	else if (!has_host && host) {
@@ -258,7 +258,8 @@ static void request_text(struct capture *c, const json_t *req, const json_t *sen
 		              port ? port : "");
 		curl_free(port);
 	}
-	json_object_foreach ((json_t *)headers, k, v) {
+	json_object_foreach((json_t *)headers, k, v)
+	{
 		if (k[0] == ':' || !json_is_string(v))
 			continue;
 		/* A field Chromium joined with newlines is one line per value. */
@@ -294,7 +295,8 @@ static void response_text(struct capture *c, const json_t *params, bool has_body
 	if (!reason || !*reason)
 		reason = sc_warc_reason_phrase(status);
 	sc_buf_printf(&c->response, "HTTP/1.1 %d%s%s\r\n", status, *reason ? " " : "", reason);
-	json_array_foreach (json_object_get(params, "responseHeaders"), i, f) {
+	json_array_foreach(json_object_get(params, "responseHeaders"), i, f)
+	{
 		const char *name = str(f, "name"), *value = str(f, "value");
 		if (!name || !value)
 			continue;
@@ -404,7 +406,8 @@ bool warc_reply(struct render *r, long id, const json_t *msg)
 					a->c->truncated = true;
 				free(d);
 			} else {
-				sc_buf_add(&a->c->body, body, json_string_length(json_object_get(res, "body")));
+				sc_buf_add(&a->c->body, body,
+				           json_string_length(json_object_get(res, "body")));
 			}
 			response_end(a->c, true);
 			browser_send(&r->b, t->session, "Fetch.continueRequest",
