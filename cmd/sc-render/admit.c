@@ -417,7 +417,9 @@ static void land(struct render *r, const struct tab *t, const char *network_id)
 	struct admit *a = r->admit;
 	int tab = (int)(t - r->tabs);
 
-	for (struct flight **pf = a ? &a->flights : NULL; pf && *pf;) {
+	if (!a)
+		return;
+	for (struct flight **pf = &a->flights; *pf;) {
 		struct flight *f = *pf;
 		if (f->tab != tab || (network_id && strcmp(f->network_id, network_id) != 0)) {
 			pf = &f->next;

@@ -3,6 +3,7 @@
  * record.  Every command it waits for has a deadline; a tab that misses
  * one, crashes or detaches is closed and its page tried once more in a
  * fresh tab, then failed as a render error record. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,6 +540,17 @@ bool tab_answers(const struct tab *t, const json_t *params)
 	return p && p->body && !t->answered && url && strcmp(url, p->url) == 0;
 }
 
+/* One header field into merged: lowercased name -> [name, value]. */
+static void merge(json_t *merged, const char *name, json_t *value)
+{
+	char *lower = sc_strdup(name);
+
+	for (char *c = lower; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	json_object_set_new(merged, lower, json_pack("[s,O]", name, value));
+	free(lower);
+}
+
 /* Fetch.continueRequest's parameters: with -A or -H, the request's
  * headers with them put in (the network stack puts its own default
  * User-Agent on a page's fetch() otherwise, whatever the override). */
@@ -563,28 +575,31 @@ static json_t *continued(const struct render *r, const json_t *params, const str
 	}
 	if (!r->opts.user_agent && !r->opts.headers && !(p && p->req_headers))
 		return c;
+	/* By lowercased name: each later one replaces a field of its name,
+	 * whatever its case (the request's, -A, -H, then the record's). */
 	json_t *merged = json_object(), *list = json_array();
-	json_object_foreach((json_t *)have, k,
-	                    v) if (!(r->opts.user_agent && strcasecmp(k, "User-Agent") == 0))
-	        json_object_set(merged, k, v);
-	if (r->opts.user_agent)
-		json_object_set_new(merged, "User-Agent", json_string(r->opts.user_agent));
-	/* -H, then the record's own: each replaces a field of its name,
-	 * whatever its case. */
-	for (int i = 0; i < 2; i++) {
-		json_t *add = i == 0 ? r->opts.headers : p ? p->req_headers : NULL;
-		json_object_foreach(add, k, v)
-		{
-			const char *old;
-			json_t *ov;
-			void *tmp;
-			json_object_foreach_safe(merged, tmp, old, ov) if (strcasecmp(old, k) == 0)
-			        json_object_del(merged, old);
-			json_object_set(merged, k, v);
-		}
+	json_object_foreach((json_t *)have, k, v)
+	{
+		merge(merged, k, v);
+	}
+	if (r->opts.user_agent) {
+		json_t *ua = json_string(r->opts.user_agent);
+		merge(merged, "User-Agent", ua);
+		json_decref(ua);
+	}
+	json_object_foreach(r->opts.headers, k, v)
+	{
+		merge(merged, k, v);
+	}
+	json_object_foreach(p ? p->req_headers : NULL, k, v)
+	{
+		merge(merged, k, v);
 	}
 	json_object_foreach(merged, k, v)
-	        json_array_append_new(list, json_pack("{s:s,s:O}", "name", k, "value", v));
+	{
+		json_array_append_new(list, json_pack("{s:O,s:O}", "name", json_array_get(v, 0),
+		                                      "value", json_array_get(v, 1)));
+	}
 	json_decref(merged);
 	json_object_set_new(c, "headers", list);
 	return c;

@@ -513,11 +513,9 @@ static void flush(struct render *r, struct tab *t)
 
 void warc_page_end(struct render *r, struct tab *t, const char *final_url, const char *dom)
 {
-	struct tab_warc *tw = t->warc;
-
 	if (!r->warc)
 		return;
-	tw = tw_of(t);
+	struct tab_warc *tw = tw_of(t);
 	flush(r, t);
 	const char *uri = final_url ? final_url : tw->doc_url ? tw->doc_url : t->page->url;
 	if (dom)
