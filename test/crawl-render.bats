@@ -73,3 +73,27 @@ pages() {
 	run -2 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=sometimes
 	assert_output --partial 'RENDER=sometimes: 0, 1 or auto'
 }
+
+@test "WARC=1 with RENDER: sc-render's archive of each chunk beside sc-fetch's, gathered in DIR/warc with the browser's exchanges in its index" {
+	load 'lib/warc'
+	warc_readers_present
+	printf '%s\n' "$SC_BASE/fetch-json.html" "$SC_BASE/static.html" >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=auto WARC=1 PARSE_ARGS=--keep-body \
+		RENDER_ARGS='--wait selector:#done'
+	run -0 jq -r 'select(.url | endswith("fetch-json.html")) | .body | contains("RENDERED-FETCH-JSON")' c/pages.jsonl
+	assert_output true
+	local files=(c/warc/*.warc.gz)
+	assert_equal "${#files[@]}" 2
+	assert_equal "${files[1]%.warc.gz}-render.warc.gz" "${files[0]}"
+	warc_checked "${files[@]}" >warcio.sorted
+	diff -u warcio.sorted c/warc/index.cdxj || fail "index.cdxj is not warcio's CDXJ, sorted"
+	# The document twice (sc-fetch's response, sc-render's DOM), the
+	# browser's fetch() once, from sc-render's archive; the static page
+	# (not rendered) and robots.txt (sc-fetch's; sc-render's answer came
+	# from the crawl's cache) once.
+	run -0 jq -rs '[.[] | (.url | sub("^[^/]*//[^/]*"; "")) + " " + .filename
+		| sub("chunk-[0-9]+(-[0-9]+)*"; "chunk-ID")] | sort[]' <(cut -d' ' -f3- c/warc/index.cdxj)
+	assert_output "$(printf '%s\n' '/data/items.json round-0-chunk-ID-render.warc.gz' \
+		'/fetch-json.html round-0-chunk-ID-render.warc.gz' '/fetch-json.html round-0-chunk-ID.warc.gz' \
+		'/robots.txt round-0-chunk-ID.warc.gz' '/static.html round-0-chunk-ID.warc.gz')"
+}

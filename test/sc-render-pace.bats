@@ -55,3 +55,25 @@ smallest_gap() {
 	assert_equal "$(sc_server_log 'length')" 9
 	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap under Crawl-delay 0.4: $(smallest_gap) ms"
 }
+
+@test "--origin-state: sc-render's starts and sc-fetch's, at once on one origin, claimed in the file they share, keep the gap" {
+	printf '%s\n' "$SC_BASE/assets.html?1" "$SC_BASE/assets.html?2" >in.txt
+	sc-render -c 2 --delay 400 --origin-state st.db <in.txt >render.jsonl 2>render.err &
+	local pid=$!
+	# sc-fetch starts once the browser's first request came.
+	for _ in $(seq 100); do
+		(($(sc_server_log 'length') > 0)) && break
+		sleep 0.05
+	done
+	printf '%s\n' "$SC_BASE/js.html?1" "$SC_BASE/js.html?2" "$SC_BASE/js.html?3" |
+		sc-fetch -q --delay 400 --origin-state st.db >fetch.jsonl 2>fetch.err
+	wait "$pid" || fail "sc-render exited $?: $(cat render.err)"
+	assert_equal "$(jq -s 'map(select(.ok)) | length' render.jsonl fetch.jsonl)" 5
+	assert_equal "$(sc_server_log 'length')" 11
+	# Interleaved, not one after the other...
+	assert_equal "$(sc_server_log '[.[] | .path | test("^/js")] | . as $a | [range(1; length) | select($a[.] != $a[. - 1])] | length > 1')" true
+	# ... and never closer than the gap, by the server's clock.
+	jq -e -n "$(smallest_gap) >= 340" || fail "smallest gap over sc-render and sc-fetch sharing st.db: $(smallest_gap) ms"
+	run -0 sc-fetch --origin-state st.db --show
+	assert_equal "$(jq -r '.origin' <<<"$output")" "$SC_BASE"
+}

@@ -278,6 +278,70 @@ paths_asked() {
 	assert_equal "$(paths_asked)" "/assets.html"
 }
 
+@test "--per-host N caps the browser's requests in flight to one origin, over every tab; -A and -H reach the server on every request" {
+	local wait='js:document.getElementById("n").textContent == "6"'
+	printf '%s\n' "$SC_BASE/many.html?1" "$SC_BASE/many.html?2" >in.txt
+	# Six fetch() of 300 ms each, and two tabs: together without it...
+	run -0 --separate-stderr sc-render -c 2 --wait "$wait" <in.txt
+	jq -e -n "$(sc_server_stats .max_inflight) >= 2" || fail "max_inflight without --per-host: $(sc_server_stats .max_inflight)"
+	# ... one at a time with it, the pages whole.
+	sc_server_reset
+	run -0 --separate-stderr sc-render -c 2 --per-host 1 --wait "$wait" -A 'probe/1.0 (+https://example.org/bot)' \
+		-H 'X-Probe: yes' -H 'accept-language: de' -H 'X-Empty;' <in.txt
+	assert_equal "$(jq -sc 'map([.ok, .rendered.requests, .rendered.waited_for != "timeout"])' <<<"$output")" \
+		'[[true,7,true],[true,7,true]]'
+	assert_equal "$(sc_server_stats .max_inflight)" 1
+	assert_equal "$(sc_server_stats .requests)" 14
+	# Every request, the pages' and their fetch()es', carried them.
+	assert_equal "$(sc_server_log '[.[] | .agent] | unique')" '["probe/1.0 (+https://example.org/bot)"]'
+	assert_equal "$(sc_server_log '[.[] | (.headers | map(select(. == "X-Probe" or . == "accept-language" or . == "X-Empty")) | join(","))] | unique')" \
+		'["X-Probe,accept-language,X-Empty"]'
+	run -2 --separate-stderr sc-render -H 'no colon' </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --header: 'no colon' is not 'Name: value'"
+	run -2 --separate-stderr sc-render -A '' </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --user-agent: empty, or holds a control character but a tab"
+	run -2 --separate-stderr sc-render --from-warc x.warc.gz --per-host 2 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --from-warc asks nothing of the network: not with --per-host"
+}
+
+@test "a record's request: the document sent with its method, headers and body, as sc-fetch sends it; a bad one is bad_input" {
+	{
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"POST","headers":{"X-Rec":"1","user-agent":"rec/2"},"body":{"a":[1,2]}},"id":7}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"PUT","body":"x=1","headers":{"Content-Type":"application/x-www-form-urlencoded"}}}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"GET POST"}}'
+		echo '{"url":"'"$SC_BASE"'/echo","request":{"headers":{"X-Bad":"a\u0001b"}}}'
+	} >in.jsonl
+	run -3 --separate-stderr sc-render -c 2 <in.jsonl
+	# What the server read, from the page it answered (its <pre>).
+	run jq -c 'select(.ok) | [.id, (.body | capture("<pre>(?<j>[^<]*)</pre>").j | fromjson
+		| [.method, .headers["X-Rec"], [.headers | to_entries[] | select(.key | ascii_downcase == "user-agent") | .value],
+			.headers["Content-Type"], .body])]' <<<"$output"
+	# The record's user-agent replaces Chromium's User-Agent: one field.
+	assert_line '[7,["POST","1",["rec/2"],"application/json","{\"a\":[1,2]}"]]'
+	assert_line --partial '["PUT",null,["Mozilla/5.0 '
+	assert_line --partial '"application/x-www-form-urlencoded","x=1"]]'
+	run jq -rc 'select(.ok | not) | .error.message' <<<"$(sc-render <in.jsonl 2>/dev/null)"
+	assert_output "$(printf '%s\n' 'request.method is not a method name' 'request.headers has a malformed header')"
+	assert_equal "$(sc_server_log '[.[] | .method] | join(" ")' | jq -r .)" "POST PUT POST PUT"
+}
+
+@test "--keep-order: the records in the input's order, a slow page's first, a malformed line and a passed-through record in their places" {
+	{
+		echo "$SC_BASE/delay/1200"
+		echo "$SC_BASE/js.html"
+		echo 'not a url'
+		echo '# a comment'
+		echo '{"url":"'"$SC_BASE"'/x","ok":false,"error":{"kind":"http","message":"HTTP 404"}}'
+		echo "$SC_BASE/js.html?2"
+	} >in.txt
+	run -3 --separate-stderr sc-render -c 3 <in.txt
+	# Without it, as they end: the slow page last.
+	assert_equal "$(jq -r .url <<<"${lines[4]}")" "$SC_BASE/delay/1200"
+	run -3 --separate-stderr sc-render -c 3 --keep-order <in.txt
+	assert_equal "$(jq -rc '[.url, .ok] | @json' <<<"$output" | tr '\n' ' ')" \
+		"[\"$SC_BASE/delay/1200\",true] [\"$SC_BASE/js.html\",true] [null,false] [\"$SC_BASE/x\",false] [\"$SC_BASE/js.html?2\",true] "
+}
+
 @test "a tab that misses a deadline, and one that crashes: tried once more, then a render error" {
 	printf '%s\n' "$SC_BASE/spin.html" chrome://crash "$SC_BASE/js.html" >in.txt
 	run -3 --separate-stderr sc-render -c 2 --command-timeout 1 -m 2 --wait 'js:false' <in.txt

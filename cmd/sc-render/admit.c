@@ -2,8 +2,13 @@
  * admitted here before it leaves: --block's resource types and URL
  * patterns refuse it, --robots asks its origin's robots.txt (fetched once
  * per origin by libsc's fetcher, kept in --robots-cache), --delay (or
- * robots.txt's Crawl-delay) spaces the requests to one origin, and what is admitted goes on (or is answered
- * with the page's fetched body).  A request whose origin's robots.txt is
+ * robots.txt's Crawl-delay) spaces the requests to one origin, --per-host
+ * caps those in flight to it (over every tab: one counts from its going on
+ * to its Network.loadingFinished or loadingFailed, or its page's end),
+ * --origin-state claims each start in the file sc-fetch's of the crawl
+ * share (and takes the pace they learnt as a floor of the spacing), and
+ * what is admitted goes on (or is answered with the page's fetched
+ * body).  A request whose origin's robots.txt is
  * not known yet is held until it is; one that would come too soon after
  * the origin's last is held until its time.  A refused request fails as
  * BlockedByClient: nothing reaches the server. */
@@ -17,6 +22,7 @@
 #include "core/version.h"
 #include "render.h"
 #include "sc.h"
+#include "web/origin_state.h"
 #include "web/robots.h"
 
 /* --block's words for resource types, and DevTools' names of them. */
@@ -100,6 +106,16 @@ struct origin {
 	struct queue spaced;     /* admitted, waiting for next_start */
 	double next_start;       /* --delay: no request before (sc_now_ms) */
 	double crawl_delay_ms;   /* robots.txt's Crawl-delay (capped), or 0 */
+	double saved_ms;         /* --origin-state: the spacing the crawl learnt, or 0 */
+	int inflight;            /* requests gone on and not finished */
+};
+
+/* A request gone on, until it finishes (--per-host). */
+struct flight {
+	struct flight *next;
+	int tab;
+	char *network_id;
+	struct origin *o;
 };
 struct admit {
 	struct sc_strtab table;
@@ -108,6 +124,9 @@ struct admit {
 	char *agent;
 	struct render *r;
 	size_t spaced; /* requests waiting for their turn, over every origin */
+	struct flight *flights;
+	struct sc_origin_state *state; /* --origin-state's file, or NULL */
+	bool state_warned;
 };
 
 static const char *str(const json_t *o, const char *key)
@@ -117,7 +136,9 @@ static const char *str(const json_t *o, const char *key)
 
 bool admit_intercepts(const struct render *r)
 {
-	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms;
+	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms ||
+	       r->opts.nfrom || r->opts.per_host || r->opts.origin_state || r->opts.user_agent ||
+	       r->opts.headers;
 }
 
 #define MAX_CRAWL_DELAY_MS 30000.0 /* a Crawl-delay longer is taken as this */
@@ -131,10 +152,12 @@ static void know(struct admit *a, struct origin *o, long status, const char *bod
 	o->crawl_delay_ms = d > MAX_CRAWL_DELAY_MS ? MAX_CRAWL_DELAY_MS : d > 0 ? d : 0;
 }
 
-/* The gap the origin's requests keep: --delay, or its Crawl-delay. */
+/* The gap the origin's requests keep: --delay, its Crawl-delay, or the
+ * pace the crawl learnt (--origin-state), the longest. */
 static double gap_ms(const struct render *r, const struct origin *o)
 {
-	return o->crawl_delay_ms > r->opts.delay_ms ? o->crawl_delay_ms : r->opts.delay_ms;
+	double gap = o->crawl_delay_ms > r->opts.delay_ms ? o->crawl_delay_ms : r->opts.delay_ms;
+	return o->saved_ms > gap ? o->saved_ms : gap;
 }
 
 int admit_init(struct render *r, char *err, size_t errlen)
@@ -144,7 +167,16 @@ int admit_init(struct render *r, char *err, size_t errlen)
 	struct admit *a = sc_calloc(1, sizeof(*a));
 	r->admit = a;
 	a->r = r;
-	a->agent = sc_robots_product_token("sc-render/" SC_VERSION);
+	a->agent = sc_robots_product_token(r->opts.user_agent ? r->opts.user_agent
+	                                                      : "sc-render/" SC_VERSION);
+	if (r->opts.origin_state) {
+		char why[300];
+		a->state = sc_origin_state_open(r->opts.origin_state, why, sizeof(why));
+		if (!a->state)
+			return snprintf(err, errlen, "--origin-state: %.250s", why), -1;
+		/* The starts claimed here are spaced here too. */
+		sc_origin_state_own_spacing(a->state, true);
+	}
 	if (r->opts.robots_cache) {
 		char why[200];
 		a->cache = sc_robots_cache_open(r->opts.robots_cache, why, sizeof(why));
@@ -190,6 +222,13 @@ void admit_free(struct render *r)
 	if (!a)
 		return;
 	sc_fetcher_free(a->fetcher);
+	while (a->flights) {
+		struct flight *f = a->flights;
+		a->flights = f->next;
+		free(f->network_id);
+		free(f);
+	}
+	sc_origin_state_close(a->state);
 	for (struct sc_strtab_link *l = a->table.head, *next; l; l = next) {
 		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
 		struct held *h;
@@ -245,7 +284,6 @@ static void fetch_robots(struct admit *a, struct origin *o)
 		const char *value;
 	} set[] = {
 		{ SC_FETCHOPT_QUIET, NULL },
-		{ SC_FETCHOPT_USER_AGENT, "sc-render/" SC_VERSION },
 		{ SC_FETCHOPT_RETRIES, "1" },
 	};
 
@@ -254,6 +292,10 @@ static void fetch_robots(struct admit *a, struct origin *o)
 		a->fetcher = sc_fetcher_new(fetched, a);
 		for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
 			(void)sc_fetcher_setopt(a->fetcher, set[i].opt, set[i].value, NULL);
+		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_USER_AGENT,
+		                        a->r->opts.user_agent ? a->r->opts.user_agent
+		                                              : "sc-render/" SC_VERSION,
+		                        NULL);
 		/* A deadline on it: the command deadline. */
 		snprintf(secs, sizeof(secs), "%.3f", a->r->opts.command_ms / 1000.0);
 		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_TIMEOUT, secs, NULL);
@@ -283,6 +325,13 @@ static struct origin *origin_for(struct admit *a, const char *key)
 	o->robots.tail = &o->robots.head;
 	o->spaced.tail = &o->spaced.head;
 	sc_strtab_add(&a->table, &o->link, o->key);
+	if (a->state) {
+		struct sc_origin_pace pace;
+		int64_t last;
+		bool found = false;
+		if (sc_origin_state_get(a->state, key, &last, &pace, &found, NULL, 0) == 0 && found)
+			o->saved_ms = pace.interval_ms > 0 ? pace.interval_ms : 0;
+	}
 	if (!a->r->opts.robots)
 		return o;
 	long status = 0;
@@ -298,22 +347,100 @@ static struct origin *origin_for(struct admit *a, const char *key)
 	return o;
 }
 
-/* An admitted request goes now, or waits for its turn (--delay, or the
- * origin's Crawl-delay); one the
- * page's fetched body answers never reaches the origin. */
+/* Whether the origin may take one more request now: its turn has come
+ * (--delay, Crawl-delay, a start of another process in --origin-state's
+ * file, which may move next_start) and it has a slot (--per-host). */
+static bool may_start(struct render *r, struct origin *o, double now)
+{
+	struct admit *a = r->admit;
+
+	if (now < o->next_start || (r->opts.per_host && o->inflight >= r->opts.per_host))
+		return false;
+	if (!a->state)
+		return true;
+	int64_t wall = sc_wall_ms(), not_before = 0;
+	char why[200];
+	int rc = sc_origin_state_claim(a->state, o->key, wall, gap_ms(r, o), &not_before, why,
+	                               sizeof(why));
+	if (rc == 0) {
+		o->next_start = now + (double)(not_before - wall);
+		return false;
+	}
+	if (rc < 0 && !a->state_warned) {
+		/* The file is a help, not a gate: the request goes on. */
+		sc_warn("--origin-state: %s", why);
+		a->state_warned = true;
+	}
+	return true;
+}
+
+/* The request goes on: the origin's next turn and slot taken. */
+static void start(struct render *r, struct tab *t, struct origin *o, const json_t *params,
+                  double now)
+{
+	const char *nid = str(params, "networkId");
+
+	o->next_start = now + gap_ms(r, o);
+	if (r->opts.per_host && nid) {
+		struct flight *f = sc_calloc(1, sizeof(*f));
+		f->tab = (int)(t - r->tabs);
+		f->network_id = sc_strdup(nid);
+		f->o = o;
+		f->next = r->admit->flights;
+		r->admit->flights = f;
+		o->inflight++;
+	}
+	tab_proceed(r, t, params);
+}
+
+/* An admitted request goes now, or waits for its turn and its slot; one
+ * the page's fetched body answers never reaches the origin. */
 static void go(struct render *r, struct tab *t, struct origin *o, const json_t *params)
 {
 	double now = sc_now_ms();
 
-	if (o && gap_ms(r, o) > 0 && !tab_answers(t, params)) {
-		if (o->spaced.head || now < o->next_start) {
-			push(&o->spaced, r, t, params);
-			r->admit->spaced++;
-			return;
-		}
-		o->next_start = now + gap_ms(r, o);
+	if (!o || tab_answers(t, params)) {
+		tab_proceed(r, t, params);
+		return;
 	}
-	tab_proceed(r, t, params);
+	if (o->spaced.head || !may_start(r, o, now)) {
+		push(&o->spaced, r, t, params);
+		r->admit->spaced++;
+		return;
+	}
+	start(r, t, o, params, now);
+}
+
+/* Frees the slots of t's requests that match (network_id NULL: all). */
+static void land(struct render *r, const struct tab *t, const char *network_id)
+{
+	struct admit *a = r->admit;
+	int tab = (int)(t - r->tabs);
+
+	if (!a)
+		return;
+	for (struct flight **pf = &a->flights; *pf;) {
+		struct flight *f = *pf;
+		if (f->tab != tab || (network_id && strcmp(f->network_id, network_id) != 0)) {
+			pf = &f->next;
+			continue;
+		}
+		*pf = f->next;
+		f->o->inflight--;
+		free(f->network_id);
+		free(f);
+	}
+}
+
+void admit_finished(struct render *r, const struct tab *t, const char *network_id)
+{
+	if (network_id)
+		land(r, t, network_id);
+}
+
+void admit_page_end(struct render *r, const struct tab *t)
+{
+	land(r, t, NULL);
 }
 
 static void decide(struct render *r, struct tab *t, const json_t *params)
@@ -326,6 +453,8 @@ static void decide(struct render *r, struct tab *t, const json_t *params)
 	char *key = NULL, *pq = NULL, why[512];
 	struct origin *o = NULL;
 
+	/* A redirect's next request: the hop before it has finished. */
+	admit_finished(r, t, str(params, "networkId"));
 	if (!doc && blocked(r, type, url)) {
 		refuse(r, t, params, false, "--block");
 		return;
@@ -410,7 +539,9 @@ double admit_next(const struct render *r, double next)
 	}
 	for (const struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
 		const struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
-		if (o->spaced.head && o->next_start < next)
+		/* A full origin waits for a request to finish: a message. */
+		bool full = r->opts.per_host && o->inflight >= r->opts.per_host;
+		if (o->spaced.head && !full && o->next_start < next)
 			next = o->next_start;
 	}
 	return next;
@@ -424,18 +555,19 @@ void admit_perform(struct render *r)
 		return;
 	if (a->fetcher && sc_fetcher_pending(a->fetcher))
 		sc_fetcher_perform(a->fetcher);
-	/* The spaced requests whose turn came: one per origin each time. */
+	/* The held requests whose turn and slot came, in their order. */
 	for (struct sc_strtab_link *l = a->spaced ? a->table.head : NULL; l; l = l->next) {
 		struct origin *o = SC_STRTAB_ENTRY(l, struct origin, link);
 		double now = sc_now_ms();
-		while (o->spaced.head && now >= o->next_start) {
-			struct held *h = pop(&o->spaced);
+		while (o->spaced.head) {
+			struct held *h = o->spaced.head;
 			struct tab *t = tab_of(r, h);
+			if (t && !may_start(r, o, now))
+				break;
+			pop(&o->spaced);
 			a->spaced--;
-			if (t) {
-				o->next_start = now + gap_ms(r, o);
-				tab_proceed(r, t, h->params);
-			}
+			if (t)
+				start(r, t, o, h->params, now);
 			held_free(h);
 		}
 	}

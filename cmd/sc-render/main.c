@@ -12,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/protocol.h"
 #include "core/signals.h"
 #include "core/util.h"
+#include "engine/fetch.h"
 #include "kit/cli.h"
 #include "kit/opt.h"
 #include "record/input.h"
@@ -70,6 +72,56 @@ static int add_block(void *base, const struct sc_opt *row, const char *arg, char
 	return block_parse(base, arg, err, errlen);
 }
 
+static int add_from(void *base, const struct sc_opt *row, const char *arg, char *err, size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (o->nfrom >= (int)(sizeof(o->from_warc) / sizeof(o->from_warc[0])))
+		return snprintf(err, errlen, "--from-warc: too many archives (at most 64)"), -1;
+	o->from_warc[o->nfrom++] = arg;
+	return 0;
+}
+
+/* -H 'Name: value' (or 'Name;' for an empty value), as sc-fetch's. */
+static int add_header(void *base, const struct sc_opt *row, const char *arg, char *err,
+                      size_t errlen)
+{
+	struct render_opts *o = base;
+	const char *colon = strchr(arg, ':');
+	const char *semi = strchr(arg, ';');
+
+	(void)row;
+	if (!colon && semi && semi[1] == '\0')
+		colon = semi;
+	if (!colon || !sc_protocol_header_name_ok(arg, (size_t)(colon - arg)))
+		return snprintf(err, errlen, "--header: '%.200s' is not 'Name: value'", arg), -1;
+	const char *value = colon + 1;
+	value += strspn(value, " \t");
+	if (!sc_protocol_header_value_ok(value, strlen(value)))
+		return snprintf(err, errlen,
+		                "--header: a value may hold no control character but a tab"),
+		       -1;
+	if (!o->headers)
+		o->headers = json_object();
+	char *name = sc_strndup(arg, (size_t)(colon - arg));
+	json_object_set_new(o->headers, name, json_string(value));
+	free(name);
+	return 0;
+}
+
+static int set_agent(void *base, const struct sc_opt *row, const char *arg, char *err,
+                     size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (!*arg || !sc_protocol_header_value_ok(arg, strlen(arg)))
+		return snprintf(err, errlen,
+		                "--user-agent: empty, or holds a control character but a tab"),
+		       -1;
+	o->user_agent = arg;
+	return 0;
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -92,6 +144,14 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("delay", 0, "ms", AT(delay_ms), 0, 3600000),
 	SC_OPT_ROW_FLAG("only-if-needed", 0, AT(only_needed)),
 	SC_OPT_ROW_STRING("needed-if", 0, "SELECTOR", AT(needed_if)),
+	SC_OPT_ROW_STRING("warc", 0, "FILE", AT(warc)),
+	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
+	SC_OPT_ROW_CALLS("from-warc", 0, "FILE", add_from, 0),
+	SC_OPT_ROW_WHOLE("per-host", 0, "N", AT(per_host), 0, 100000),
+	SC_OPT_ROW_STRING("origin-state", 0, "FILE", AT(origin_state)),
+	SC_OPT_ROW_CALL("user-agent", 'A', "AGENT", set_agent, 0),
+	SC_OPT_ROW_CALLS("header", 'H', "'NAME: VALUE'", add_header, 0),
+	SC_OPT_ROW_FLAG("keep-order", 0, AT(keep_order)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
 	{ 0 },
@@ -197,6 +257,14 @@ static void parse_options(struct render *r, int argc, char **argv)
 		sc_usage_error("--robots-cache needs --robots");
 	if (o->needed_if)
 		o->only_needed = true;
+	if (o->warc_cdx && !o->warc)
+		sc_usage_error("--warc-cdx needs --warc");
+	if (o->nfrom && (o->robots || o->delay_ms || o->per_host || o->origin_state))
+		sc_usage_error("--from-warc asks nothing of the network: not with %s",
+		               o->robots     ? "--robots"
+		               : o->delay_ms ? "--delay"
+		               : o->per_host ? "--per-host"
+		                             : "--origin-state");
 	if (needed_init(r, err, sizeof(err)) < 0)
 		sc_usage_error("%s", err);
 	struct stat st;
@@ -293,9 +361,7 @@ static void bad_line(struct render *r, const struct sc_lines *in, const struct s
 	char warn[320];
 	sc_input_warning(in, it, warn);
 	sc_warn("%s", warn);
-	if (sc_record_write(stdout, it->rec) < 0)
-		sc_die_write("error writing standard output:");
-	r->written++;
+	out_json(r, r->inputs++, it->rec);
 	r->failed++;
 }
 
@@ -334,7 +400,7 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		return;
 	case SC_URL_LINE_URL:
 		if (is_url(url, len))
-			enqueue(r, page_from_item(NULL, url, len, line->number));
+			enqueue(r, page_from_item(NULL, url, len, line->number, r->inputs++));
 		else
 			bad_url(r, in, line);
 		return;
@@ -359,25 +425,29 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 		it.bad = true;
 		snprintf(it.why, sizeof(it.why), "the record has no \"url\" string");
 	}
+	const char *problem =
+	        it.bad ? NULL : fetch_request_problem(json_object_get(it.rec, "request"));
+	if (problem) {
+		json_decref(it.rec);
+		it.rec = sc_record_bad_input(line->number, line->text, line->len, problem);
+		it.bad = true;
+		snprintf(it.why, sizeof(it.why), "%s", problem);
+	}
 	if (it.bad) {
 		bad_line(r, in, &it);
 	} else if (!sc_record_failed(it.rec) && !is_url(u, strlen(u))) {
 		bad_url(r, in, line);
 	} else if (sc_record_failed(it.rec)) {
 		/* A fetch that failed: nothing to render, it passes through. */
-		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
-			sc_die_write("error writing standard output:");
-		r->written++;
+		out_raw(r, r->inputs++, line->text, line->len);
 		r->failed++;
 	} else if ((json_object_get(it.rec, "body") || json_object_get(it.rec, "body_base64")) &&
 	           !needed(r, line->text, line->len)) {
 		/* --only-if-needed: a fetched page whole without a browser. */
-		if (sc_record_write_raw(stdout, line->text, line->len) < 0)
-			sc_die_write("error writing standard output:");
-		r->written++;
+		out_raw(r, r->inputs++, line->text, line->len);
 		r->passed++;
 	} else {
-		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number));
+		enqueue(r, page_from_item(it.rec, u, strlen(u), line->number, r->inputs++));
 	}
 	json_decref(it.rec);
 }
@@ -415,8 +485,10 @@ static void flush_queue(struct render *r, const char *kind, const char *why)
 }
 
 /* What a tab holds freed; the tab empty (TAB_FREE) again. */
-static void tab_clear(struct tab *t)
+static void tab_clear(struct render *r, struct tab *t)
 {
+	warc_tab_free(r, t);
+	json_decref(t->missing);
 	free(t->target);
 	free(t->session);
 	free(t->doc_request);
@@ -435,7 +507,7 @@ static int restart_browser(struct render *r)
 	char err[300];
 
 	for (int i = 0; i < r->opts.concurrency; i++)
-		tab_clear(&r->tabs[i]);
+		tab_clear(r, &r->tabs[i]);
 	browser_stop(&r->b);
 	if (start_browser(r, err, sizeof(err)) < 0) {
 		sc_warn("%s", err);
@@ -470,10 +542,14 @@ static int run(struct render *r, struct sc_lines *in)
 			r->draining = true;
 			flush_queue(r, "cancelled", "sc-render was interrupted");
 		}
-		bool want_input =
-		        !r->input_done && !r->draining && r->queued < (size_t)r->opts.concurrency;
+		/* --keep-order: a page slow to end holds the records after it;
+		 * past a bound, no more is read until it ends. */
+		bool want_input = !r->input_done && !r->draining &&
+		                  r->queued < (size_t)r->opts.concurrency &&
+		                  r->nheld < (size_t)r->opts.concurrency * 16;
 		while (want_input && sc_lines_buffered(in) && read_line(r, in))
-			want_input = r->queued < (size_t)r->opts.concurrency;
+			want_input = r->queued < (size_t)r->opts.concurrency &&
+			             r->nheld < (size_t)r->opts.concurrency * 16;
 		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
 			/* Past the bound: no more pages until it is restarted. */
 			r->rss_checked = r->b.pages;
@@ -543,22 +619,30 @@ int main(int argc, char **argv)
 	the_browser = &r.b;
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
-	if (admit_init(&r, err, sizeof(err)) < 0)
+	if (admit_init(&r, err, sizeof(err)) < 0 || replay_init(&r, err, sizeof(err)) < 0 ||
+	    warc_init(&r, argc, argv, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	r.b.to = r.b.from = r.b.err = -1;
 	if (!r.opts.only_needed && start_browser(&r, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	int status = run(&r, in);
+	out_end(&r);
 	browser_stop(&r.b);
 	the_browser = NULL; /* r goes with main's frame */
 	for (int i = 0; i < r.opts.concurrency; i++)
-		tab_clear(&r.tabs[i]);
+		tab_clear(&r, &r.tabs[i]);
 	free(r.tabs);
 	free(r.opts.js_expr);
+	json_decref(r.opts.headers);
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);
 	admit_free(&r);
 	needed_free(&r);
+	replay_free(&r);
+	if (warc_close(&r, err, sizeof(err)) < 0) {
+		sc_warn("%s", err);
+		status = SC_EXIT_FAILURE;
+	}
 	sc_lines_close(in);
 	if (status == 0 && r.failed)
 		status = SC_EXIT_PARTIAL;

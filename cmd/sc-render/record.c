@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base64.h"
 #include "core/hash.h"
@@ -19,14 +20,54 @@ void page_free(struct page *p)
 	free(p->url);
 	free(p->body);
 	free(p->content_type);
+	free(p->method);
+	json_decref(p->req_headers);
+	free(p->post);
 	free(p);
 }
 
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line)
+bool page_overrides(const struct page *p)
+{
+	return !p->body && (p->method || p->req_headers || p->post);
+}
+
+/* The record's "request" (checked by fetch_request_problem), as sc-fetch
+ * reads it: a body not a string is sent as its JSON, Content-Type
+ * application/json unless the headers say one. */
+static void request_of(struct page *p, const json_t *req)
+{
+	const char *method = json_string_value(json_object_get(req, "method"));
+	const json_t *headers = json_object_get(req, "headers");
+	const json_t *body = json_object_get(req, "body");
+
+	if (method)
+		p->method = sc_strdup(method);
+	if (json_is_object(headers) && json_object_size(headers))
+		p->req_headers = json_deep_copy(headers);
+	if (!body || json_is_null(body))
+		return;
+	if (json_is_string(body)) {
+		p->post_len = json_string_length(body);
+		p->post = sc_malloc(p->post_len + 1);
+		memcpy(p->post, json_string_value(body), p->post_len + 1);
+		return;
+	}
+	p->post = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY);
+	p->post_len = strlen(p->post);
+	const char *k;
+	json_t *v;
+	if (!p->req_headers)
+		p->req_headers = json_object();
+	json_object_foreach(p->req_headers, k, v) if (strcasecmp(k, "Content-Type") == 0) return;
+	json_object_set_new(p->req_headers, "Content-Type", json_string("application/json"));
+}
+
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line, size_t order)
 {
 	struct page *p = sc_calloc(1, sizeof(*p));
 
 	p->line = line;
+	p->order = order;
 	p->url = sc_strndup(url, ulen);
 	p->in = rec ? json_incref(rec) : json_object();
 	if (rec) {
@@ -47,6 +88,7 @@ struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t li
 			p->url = sc_strdup(final);
 		}
 		p->content_type = ct ? sc_strdup(ct) : NULL;
+		request_of(p, json_object_get(rec, "request"));
 		p->status = (long)json_integer_value(json_object_get(rec, "status"));
 	}
 	p->started = sc_now_ms();
@@ -113,6 +155,9 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 			json_object_set(rd, "js", t->js_result);
 		if (t->shot_path)
 			json_object_set_new(rd, "screenshot", json_string(t->shot_path));
+		if (r->replay)
+			json_object_set_new(rd, "missing",
+			                    t->missing ? json_incref(t->missing) : json_array());
 		if (r->opts.scroll) {
 			json_object_set_new(rd, "scroll", json_integer(r->opts.scroll));
 			json_object_set_new(rd, "scrolled", json_integer(t->scrolled));
@@ -125,8 +170,6 @@ void record_emit(struct render *r, struct page *p, const struct tab *t, const ch
 		                              error_message ? error_message : ""));
 		r->failed++;
 	}
-	if (sc_record_write(stdout, rec) < 0)
-		sc_die_write("error writing standard output:");
-	r->written++;
+	out_json(r, p->order, rec);
 	json_decref(rec);
 }

@@ -33,11 +33,20 @@ struct render_opts {
 	unsigned block_types;   /* --block's resource types (admit.c's table, by bit) */
 	char *block_globs[32];  /* --block's URL patterns (malloced) */
 	int nglobs;
-	bool robots;              /* --robots */
-	const char *robots_cache; /* --robots-cache */
-	int delay_ms;             /* --delay: between two requests to one origin */
-	bool only_needed;         /* --only-if-needed (or --needed-if) */
-	const char *needed_if;    /* --needed-if: a selector whose match needs it */
+	bool robots;               /* --robots */
+	const char *robots_cache;  /* --robots-cache */
+	int delay_ms;              /* --delay: between two requests to one origin */
+	bool only_needed;          /* --only-if-needed (or --needed-if) */
+	const char *needed_if;     /* --needed-if: a selector whose match needs it */
+	const char *warc;          /* --warc: the archive written, or NULL */
+	bool warc_cdx;             /* --warc-cdx: its CDXJ beside it */
+	const char *from_warc[64]; /* --from-warc: the archives read (argv's) */
+	int nfrom;
+	int per_host;             /* --per-host: requests in flight to one origin */
+	const char *origin_state; /* --origin-state: the crawl's pace file */
+	const char *user_agent;   /* -A */
+	json_t *headers;          /* -H: name -> value (owned), or NULL */
+	bool keep_order;          /* --keep-order */
 };
 
 /* The wait condition, parsed. */
@@ -65,8 +74,16 @@ struct page {
 	char *content_type; /* its content type, or NULL */
 	long status;        /* its status */
 	size_t line;        /* its input line's number */
-	int attempts;       /* tries so far */
-	double started;     /* sc_now_ms of the first try */
+	size_t order;       /* its record's place in the output (--keep-order) */
+	/* Its "request" member (sc-record(5)), put on the document's request
+	 * when there is no fetched body: the method (or NULL), the headers
+	 * (owned, or NULL) and the body (or NULL). */
+	char *method;
+	json_t *req_headers;
+	char *post;
+	size_t post_len;
+	int attempts;   /* tries so far */
+	double started; /* sc_now_ms of the first try */
 	long long fetched_at;
 	struct page *next; /* the queue */
 };
@@ -139,6 +156,8 @@ struct tab {
 	long stable_hash;
 	double stable_since;
 	char *waited_for;
+	struct tab_warc *warc; /* --warc's captures of the page (warc.c), or NULL */
+	json_t *missing;       /* --from-warc: the URLs not in the archive (owned), or NULL */
 };
 
 struct render;
@@ -150,11 +169,17 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked;         /* b.pages when the RSS was last looked at */
-	long seq;                /* pages navigated so far */
-	struct admit *admit;     /* --robots' state (admit.c), or NULL */
-	struct sc_parser *needs; /* --only-if-needed's parser (needed.c), or NULL */
-	size_t passed;           /* fetch records written as they came (not needed) */
+	int rss_checked;          /* b.pages when the RSS was last looked at */
+	long seq;                 /* pages navigated so far */
+	struct admit *admit;      /* --robots' state (admit.c), or NULL */
+	struct sc_parser *needs;  /* --only-if-needed's parser (needed.c), or NULL */
+	struct render_warc *warc; /* --warc's writer (warc.c), or NULL */
+	struct replay *replay;    /* --from-warc's archives (replay.c), or NULL */
+	size_t passed;            /* fetch records written as they came (not needed) */
+	size_t inputs;            /* input lines that make a record, so far */
+	size_t next_out;          /* --keep-order: the order of the next record out */
+	struct held_line *held;   /* --keep-order: records made before their turn */
+	size_t nheld;
 	bool draining, input_done, read_error;
 };
 void tab_start_page(struct render *r, struct tab *t, struct page *p);
@@ -169,6 +194,9 @@ double tab_next_deadline(const struct render *r);
 void tab_proceed(struct render *r, struct tab *t, const json_t *params);
 /* Whether tab_proceed answers it with the page's fetched body. */
 bool tab_answers(const struct tab *t, const json_t *params);
+/* Whether the page's document request is to carry its record's method,
+ * headers or body (it is paused for it). */
+bool page_overrides(const struct page *p);
 
 /* ---- needed.c: whether a fetched page needs the browser (--only-if-needed) ---- */
 /* Compiles the check; -1 with the usage error in err (--needed-if's). */
@@ -194,13 +222,54 @@ void admit_paused(struct render *r, struct tab *t, const json_t *params);
 int admit_fd(const struct render *r);
 double admit_next(const struct render *r, double next);
 void admit_perform(struct render *r);
+/* A request of t's finished (Network.loadingFinished or loadingFailed):
+ * its origin's slot is free (--per-host). */
+void admit_finished(struct render *r, const struct tab *t, const char *network_id);
+/* t's page ended: the slots of its requests are free. */
+void admit_page_end(struct render *r, const struct tab *t);
+
+/* ---- warc.c: --warc, the page's exchanges archived ---- */
+/* Opens the archive (argv: its warcinfo's command line); -1 with why. */
+int warc_init(struct render *r, int argc, char **argv, char *err, size_t errlen);
+/* Closes it (renamed from .open); -1 with why. */
+int warc_close(struct render *r, char *err, size_t errlen);
+/* A Fetch.requestPaused at the response stage: its body asked for, then
+ * let go; false when it is not one (the request stage: admit.c's). */
+bool warc_paused(struct render *r, struct tab *t, const json_t *params);
+/* A command's reply that is warc.c's (a body asked for): taken. */
+bool warc_reply(struct render *r, long id, const json_t *msg);
+/* A Network event of t's: what it says of a capture. */
+void warc_event(struct render *r, struct tab *t, const char *method, const json_t *params);
+/* The page's screenshot (base64 PNG), for its resource record. */
+void warc_shot(struct render *r, struct tab *t, const char *b64);
+/* The page ended with dom (or NULL): the captures left written, then the
+ * DOM's conversion record and the screenshot's resource record. */
+void warc_page_end(struct render *r, struct tab *t, const char *final_url, const char *dom);
+/* The tab's captures written as they are, its share freed. */
+void warc_tab_free(struct render *r, struct tab *t);
+
+/* ---- replay.c: --from-warc, every request answered from archives ---- */
+/* Reads the archives' index; -1 with why. */
+int replay_init(struct render *r, char *err, size_t errlen);
+void replay_free(struct render *r);
+/* A request paused in t: fulfilled from the archive, or failed and its
+ * URL added to t->missing. */
+void replay_paused(struct render *r, struct tab *t, const json_t *params);
+
+/* ---- output.c: records out, in the input's order with --keep-order ---- */
+/* Writes rec (or the encoded line text[0..len)), the input's order-th, now
+ * or once those before it are out. */
+void out_json(struct render *r, size_t order, const json_t *rec);
+void out_raw(struct render *r, size_t order, const char *text, size_t len);
+/* The end: whatever is held written. */
+void out_end(struct render *r);
 
 /* ---- record.c ---- */
 /* Writes p's record: body the DOM (or NULL), err NULL when ok. */
 void record_emit(struct render *r, struct page *p, const struct tab *t, const char *final_url,
                  const char *dom, const char *error_kind, const char *error_message);
 /* Makes a page of one input line, or writes its bad_input record. */
-struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line);
+struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t line, size_t order);
 /* Writes a page's screenshot (base64 PNG) under --screenshot's folder;
  * returns its path (malloced).  Dies if it cannot be written. */
 char *shot_write(const struct render *r, const struct page *p, const char *b64);

@@ -3,9 +3,11 @@
  * record.  Every command it waits for has a deadline; a tab that misses
  * one, crashes or detaches is closed and its page tried once more in a
  * fresh tab, then failed as a render error record. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base64.h"
 #include "core/util.h"
@@ -54,6 +56,10 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	json_decref(t->js_result);
 	t->js_result = NULL;
 	set_str(&t->refused_doc, NULL);
+	admit_page_end(r, t);
+	warc_tab_free(r, t);
+	json_decref(t->missing);
+	t->missing = NULL;
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -104,16 +110,24 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->page_deadline = now + r->opts.timeout_ms;
 	t->seq = ++r->seq;
 	set_str(&t->refused_doc, NULL);
-	/* Every request paused when admit.c has a say; else only the
-	 * document a fetched body answers. */
+	json_decref(t->missing);
+	t->missing = NULL;
+	/* Every request paused when admit.c has a say (or --from-warc
+	 * answers them); else only the document a fetched body answers.
+	 * --warc pauses every response too, to take its body. */
+	json_t *patterns = json_array();
 	if (admit_intercepts(r))
-		send_tab(r, t, "Fetch.enable",
-		         json_pack("{s:[{s:s}]}", "patterns", "urlPattern", "*"));
+		json_array_append_new(patterns, json_pack("{s:s}", "urlPattern", "*"));
+	else if (p->body || page_overrides(p))
+		json_array_append_new(patterns, json_pack("{s:s,s:s}", "urlPattern", "*",
+		                                          "resourceType", "Document"));
+	if (r->warc)
+		json_array_append_new(patterns, json_pack("{s:s,s:s}", "urlPattern", "*",
+		                                          "requestStage", "Response"));
+	if (json_array_size(patterns))
+		send_tab(r, t, "Fetch.enable", json_pack("{s:o}", "patterns", patterns));
 	else
-		send_tab(r, t, p->body ? "Fetch.enable" : "Fetch.disable",
-		         p->body ? json_pack("{s:[{s:s,s:s}]}", "patterns", "urlPattern", "*",
-		                             "resourceType", "Document")
-		                 : NULL);
+		send_tab(r, t, "Fetch.disable", NULL), json_decref(patterns);
 	track(r, t, send_tab(r, t, "Page.navigate", json_pack("{s:s}", "url", p->url)),
 	      t->page_deadline);
 	t->state = TAB_LOADING;
@@ -344,6 +358,8 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 
 	if (!t->mime && str(value, "type"))
 		t->mime = sc_strdup(str(value, "type"));
+	warc_page_end(r, t, final, html);
+	admit_page_end(r, t);
 	if (t->timed_out) {
 		snprintf(msg, sizeof(msg), "the page did not settle (%s) within %d ms",
 		         wait_name(r), r->opts.timeout_ms);
@@ -424,6 +440,17 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
 		send_tab(r, t, "Network.enable", NULL);
 		send_tab(r, t, "Runtime.enable", NULL);
+		/* --warc: each page's exchanges, all of them, in its archive;
+		 * --from-warc: each request asked of the archive. */
+		if (r->warc || r->replay)
+			send_tab(r, t, "Network.setCacheDisabled",
+			         json_pack("{s:b}", "cacheDisabled", 1));
+		if (r->opts.user_agent)
+			send_tab(r, t, "Network.setUserAgentOverride",
+			         json_pack("{s:s}", "userAgent", r->opts.user_agent));
+		if (r->opts.headers)
+			send_tab(r, t, "Network.setExtraHTTPHeaders",
+			         json_pack("{s:O}", "headers", r->opts.headers));
 		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
 		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
 		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
@@ -433,9 +460,13 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		const char *e = str(res, "errorText");
 		if (e && *e && strcmp(e, "net::ERR_ABORTED") != 0) {
 			struct page *p = t->page;
-			/* Refused by robots.txt: never requested. */
+			warc_tab_free(r, t); /* what it exchanged, no DOM */
+			admit_page_end(r, t);
+			/* Refused by robots.txt (or not in --from-warc's
+			 * archives): never requested. */
 			if (t->refused_doc)
-				record_emit(r, p, t, NULL, NULL, "robots", t->refused_doc);
+				record_emit(r, p, t, NULL, NULL, r->replay ? "render" : "robots",
+				            t->refused_doc);
 			else
 				record_emit(r, p, t, NULL, NULL, net_kind(e), e);
 			page_free(p);
@@ -475,8 +506,9 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		break;
 	case TAB_SHOOTING: {
 		const char *png = str(res, "data");
-		if (png)
+		if (png && r->opts.screenshot)
 			set_str(&t->shot_path, NULL), t->shot_path = shot_write(r, t->page, png);
+		warc_shot(r, t, png);
 		settled(r, t, now);
 		break;
 	}
@@ -508,13 +540,88 @@ bool tab_answers(const struct tab *t, const json_t *params)
 	return p && p->body && !t->answered && url && strcmp(url, p->url) == 0;
 }
 
+/* One header field into merged: lowercased name -> [name, value]. */
+static void merge(json_t *merged, const char *name, json_t *value)
+{
+	char *lower = sc_strdup(name);
+
+	for (char *c = lower; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	json_object_set_new(merged, lower, json_pack("[s,O]", name, value));
+	free(lower);
+}
+
+/* Fetch.continueRequest's parameters: with -A or -H, the request's
+ * headers with them put in (the network stack puts its own default
+ * User-Agent on a page's fetch() otherwise, whatever the override). */
+static json_t *continued(const struct render *r, const json_t *params, const struct page *p)
+{
+	json_t *c = json_pack("{s:s}", "requestId", str(params, "requestId"));
+	const json_t *have = json_object_get(json_object_get(params, "request"), "headers");
+	const char *k;
+	json_t *v;
+
+	if (p) {
+		/* The document of a record's "request": its method and body. */
+		if (p->method)
+			json_object_set_new(c, "method", json_string(p->method));
+		if (p->post) {
+			char *b64 = sc_malloc((p->post_len + 2) / 3 * 4 + 1);
+			b64[sc_base64_encode((const unsigned char *)p->post, p->post_len, b64)] =
+			        '\0';
+			json_object_set_new(c, "postData", json_string(b64));
+			free(b64);
+		}
+	}
+	if (!r->opts.user_agent && !r->opts.headers && !(p && p->req_headers))
+		return c;
+	/* By lowercased name: each later one replaces a field of its name,
+	 * whatever its case (the request's, -A, -H, then the record's). */
+	json_t *merged = json_object(), *list = json_array();
+	json_object_foreach((json_t *)have, k, v)
+	{
+		merge(merged, k, v);
+	}
+	if (r->opts.user_agent) {
+		json_t *ua = json_string(r->opts.user_agent);
+		merge(merged, "User-Agent", ua);
+		json_decref(ua);
+	}
+	json_object_foreach(r->opts.headers, k, v)
+	{
+		merge(merged, k, v);
+	}
+	json_object_foreach(p ? p->req_headers : NULL, k, v)
+	{
+		merge(merged, k, v);
+	}
+	json_object_foreach(merged, k, v)
+	{
+		json_array_append_new(list, json_pack("{s:O,s:O}", "name", json_array_get(v, 0),
+		                                      "value", json_array_get(v, 1)));
+	}
+	json_decref(merged);
+	json_object_set_new(c, "headers", list);
+	return c;
+}
+
 void tab_proceed(struct render *r, struct tab *t, const json_t *params)
 {
 	struct page *p = t->page;
 	const char *id = str(params, "requestId");
 
 	if (!tab_answers(t, params)) {
-		send_tab(r, t, "Fetch.continueRequest", json_pack("{s:s}", "requestId", id));
+		const char *url = str(json_object_get(params, "request"), "url");
+		if (p && page_overrides(p) && !t->answered && url && strcmp(url, p->url) == 0) {
+			/* Once: a redirect after the POST is the browser's GET. */
+			t->answered = true;
+			send_tab(r, t, "Fetch.continueRequest", continued(r, params, p));
+			return;
+		}
+		if (r->replay)
+			replay_paused(r, t, params);
+		else
+			send_tab(r, t, "Fetch.continueRequest", continued(r, params, NULL));
 		return;
 	}
 	t->answered = true;
@@ -553,6 +660,7 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 	 * record). */
 	if (strncmp(method, "Network.", 8) == 0 && !admit_intercepts(r))
 		count_request(t, params);
+	warc_event(r, t, method, params);
 	if (strcmp(method, "Page.lifecycleEvent") == 0) {
 		/* Only the events of the document this page's navigation loads
 		 * (the tab's about:blank sends its own late). */
@@ -585,11 +693,18 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			t->status = (long)json_integer_value(json_object_get(resp, "status"));
 			set_str(&t->mime, str(resp, "mimeType"));
 		}
+	} else if (strcmp(method, "Network.loadingFinished") == 0) {
+		admit_finished(r, t, str(params, "requestId"));
 	} else if (strcmp(method, "Network.loadingFailed") == 0) {
+		admit_finished(r, t, str(params, "requestId"));
 		/* Blocked by admit.c ("inspector": counted then), by the
 		 * browser (CSP, mixed content, ...), or failed. */
 		const char *why = str(params, "blockedReason");
 		if (why && strcmp(why, "inspector") == 0 && admit_intercepts(r))
+			return;
+		/* --from-warc's refusal of what it lacks: counted at its pause. */
+		const char *text = str(params, "errorText");
+		if (r->replay && text && strstr(text, "INTERNET_DISCONNECTED"))
 			return;
 		if (why)
 			t->blocked++;
@@ -608,6 +723,8 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 		send_tab(r, t, "Page.handleJavaScriptDialog",
 		         json_pack("{s:b}", "accept", type && strcmp(type, "beforeunload") == 0));
 	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
+		if (warc_paused(r, t, params))
+			return; /* the response stage: its body archived */
 		if (admit_intercepts(r))
 			count_request(t, params);
 		admit_paused(r, t, params);
@@ -624,6 +741,8 @@ void tab_on_message(struct render *r, json_t *msg)
 
 	if (json_is_integer(id)) {
 		long n = (long)json_integer_value(id);
+		if (warc_reply(r, n, msg))
+			return;
 		for (int i = 0; i < r->opts.concurrency; i++)
 			if (r->tabs[i].pending == n) {
 				on_reply(r, &r->tabs[i], msg);

@@ -24,7 +24,9 @@ die() {
 
 # A chunk's WARC options and files (warc_for); none without WARC=1.
 # Every archive's name begins with WARC_PREFIX and a '-' (when set).
-warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
+# With RENDER, sc-render's archive (render_warc) is NAME-render.warc.gz
+# beside sc-fetch's NAME.warc.gz: the exchanges of the browser.
+warc=() render_warc=() made=() warc_name='' warc_pfx=${WARC_PREFIX:+$WARC_PREFIX-}
 
 # user_words ARRAY STRING: appends to ARRAY the shell words of STRING (the
 # users' FIELDS and *_ARGS: split, unquoted and expanded as a command's
@@ -104,7 +106,7 @@ render_stage() {
 	if [[ $RENDER == 0 ]]; then
 		cat
 	else
-		sc-render "${render_opts[@]}" "${render_args[@]}"
+		sc-render "${render_opts[@]}" "${render_warc[@]}" "${render_args[@]}"
 	fi
 }
 
@@ -153,7 +155,7 @@ fetch_parse_sink() {
 				sc-sink --jsonl "$4" 2>"$5"
 		else
 			sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" <"$2" 2>"$3" |
-				sc-render "${render_opts[@]}" "${render_args[@]}" 2>>"$3" |
+				sc-render "${render_opts[@]}" "${render_warc[@]}" "${render_args[@]}" 2>>"$3" |
 				sc-parse "${parse_opts[@]}" "${parse_args[@]}" 2>>"$3" |
 				sc-sink --jsonl "$4" 2>"$5"
 		fi
@@ -198,13 +200,20 @@ commit_or_remove() {
 # (sc-fetch's options), made (its files, which go with a failed chunk) and
 # adds to the caller's STALE what a killed run left (its .open, which
 # sc-fetch would mend): an archive is kept only with its chunk's records.
+# With RENDER, the same for sc-render's DIR/NAME-render.warc.gz
+# (render_warc, its options).
 warc_for() {
 	[[ $WARC == 1 ]] || return 0
 	made=("$1/$2.warc.gz" "$1/$2.warc.gz.open" "$1/$2.cdxj")
 	warc_name=$1/$2
+	render_warc=()
+	if [[ $RENDER != 0 ]]; then
+		made+=("$1/$2-render.warc.gz" "$1/$2-render.warc.gz.open" "$1/$2-render.cdxj")
+		render_warc=(--warc "$1/$2-render.warc.gz" --warc-cdx)
+	fi
 	if [[ -n ${3:-} ]]; then
 		local -n leftovers=$3
-		leftovers+=("$1/$2".warc.gz* "$1/$2".cdx[j])
+		leftovers+=("$1/$2".warc.gz* "$1/$2".cdx[j] "$1/$2"-render.warc.gz* "$1/$2"-render.cdx[j])
 	fi
 	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
@@ -240,11 +249,15 @@ fi
 
 # warc_returned: with WARC=1, fails unless the worker's archive came back
 # whole: the WARC (every gzip member whole) and its CDXJ (rsync renames a
-# file only once it is whole, but a job that ended early leaves none).
+# file only once it is whole, but a job that ended early leaves none);
+# with RENDER, sc-render's too.
 warc_returned() {
 	[[ $WARC == 1 ]] || return 0
-	[[ -s $warc_name.warc.gz && -e $warc_name.cdxj ]] || return 2
-	gzip -t "$warc_name.warc.gz" 2>/dev/null || return 2
+	local w
+	for w in "$warc_name" ${render_warc[@]:+"$warc_name-render"}; do
+		[[ -s $w.warc.gz && -e $w.cdxj ]] || return 2
+		gzip -t "$w.warc.gz" 2>/dev/null || return 2
+	done
 }
 
 # on_worker JOB ID: sets the caller's array JOB to the command that runs
@@ -273,6 +286,7 @@ on_worker() {
 		[[ $at == /* ]] || at=$PWD/$at
 		at=${at%/*}/./${at##*/}
 		back=(--wd ... --cleanup --return "$at.warc.gz" --return "$at.cdxj")
+		[[ $RENDER == 0 ]] || back+=(--return "$at-render.warc.gz" --return "$at-render.cdxj")
 	fi
 	job_into=(flock "$DIR/.worker-$w.slot-$((10#$k % slots))"
 		parallel --will-cite --halt "now,fail=1" -j1 -k --pipe --block 16M -S "${workers[w]}" "${back[@]}" "$text")
@@ -315,7 +329,8 @@ worker_job() {
 	# RENDER_ARGS as the worker's shell words, like FETCH_ARGS.
 	local render=''
 	if ((${#render_opts[@]} > 0)); then
-		printf -v render '| %q ' sc-render "${render_opts[@]}"
+		[[ $WARC != 1 ]] || archive=(--warc "${warc_name##*/}-render.warc.gz" --warc-cdx)
+		printf -v render '| %q ' sc-render "${render_opts[@]}" "${archive[@]}"
 		render+="$RENDER_ARGS "
 	fi
 	# shellcheck disable=SC2016 # expanded by the worker's shell
@@ -668,17 +683,23 @@ step_pages() {
 # step's, and index.cdxj, their CDXJs merged (each is sorted).
 # Written as DEST/.warc.tmp and renamed last.
 warc_gather() {
-	local dest=$1/warc tmp=$1/.warc.tmp pfx=$2 d c f w files=() cdx=()
+	local dest=$1/warc tmp=$1/.warc.tmp pfx=$2 d c f w files=() cdx=() mine
 	[[ ! -e $dest ]] || return 0
 	shift 2
 	for d in "$@"; do
 		for c in "$d"/chunk-*.jsonl; do
 			w=$d/$warc_pfx$pfx${d##*/}-${c##*/} w=${w%.jsonl}
 			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
-			files+=("$w.warc.gz") cdx+=("$w.cdxj")
+			mine=("$w.warc.gz")
 			for f in "$w"-retry-*.warc.gz; do
+				[[ $f != *-render.warc.gz ]] || continue
 				grep -qF "\"filename\":\"${f##*/}\"" "$c" || continue
-				files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
+				mine+=("$f")
+			done
+			# Each with sc-render's archive beside it (RENDER).
+			for f in "${mine[@]}"; do
+				files+=("$f") cdx+=("${f%.warc.gz}.cdxj") f=${f%.warc.gz}-render.warc.gz
+				[[ ! -e $f ]] || files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
 			done
 		done
 	done
@@ -789,7 +810,12 @@ step_retry_chunk() {
 retry_warc() {
 	local f k=1 stale=()
 	for f in "$1/$2"-retry-*.warc.gz "$1/$2"-retry-*.open; do
+		# sc-render's archive goes with its retry's (NAME-retry-K-render).
+		[[ $f != *-render.warc.gz ]] || continue
 		grep -qF "\"filename\":\"${f##*/}\"" "$3" || stale+=("$f" "${f%.warc.gz*}.cdxj")
+		[[ $f != *.open ]] || continue
+		grep -qF "\"filename\":\"${f##*/}\"" "$3" ||
+			stale+=("${f%.warc.gz}"-render.warc.gz* "${f%.warc.gz}-render.cdxj")
 	done
 	((${#stale[@]} == 0)) || remove "${stale[@]}"
 	while [[ -e $1/$2-retry-$k.warc.gz ]]; do k=$((k + 1)); done
