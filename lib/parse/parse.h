@@ -62,6 +62,7 @@ struct config {
 	size_t nrequire;
 	bool keep_body;
 	bool forms;     /* --forms: a record per form (forms.c) */
+	bool requisites; /* --requisites: what the page needs to display (requisites.h) */
 	bool tree_only; /* default fields from the tree too (SC_PARSEROPT_TREE) */
 	size_t max_line;
 };
