@@ -107,8 +107,6 @@ static sc_parser *make_parser(const struct cli *cli)
 	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body))
 		sc_usage_error(
 		        "--forms cannot be combined with -f, --each, --require or --keep-body");
-	if (cli->forms && cli->requisites)
-		sc_usage_error("--forms cannot be combined with --requisites");
 	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |
 	                 (cli->forms ? SC_PARSER_FORMS : 0) |
 	                 (cli->requisites ? SC_PARSER_REQUISITES : 0);

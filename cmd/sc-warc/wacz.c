@@ -247,12 +247,14 @@ int warc_wacz(char **files, int nfiles, const struct warc_options *o)
 		unlink(tmp);
 		status = SC_EXIT_FAILURE;
 	} else if (!o->quiet) {
-		fprintf(stderr, "sc-warc: %s: %d files, %zu records, %zu pages", out, nfiles,
-		        z.records, z.npages);
+		json_t *sum = json_pack("{s:s,s:i,s:I,s:I}", "wacz", out, "files", nfiles, "records",
+		                        (json_int_t)z.records, "pages", (json_int_t)z.npages);
 		if (o->pages)
-			fprintf(stderr, " (%zu records of %s not archived, failed or repeated)",
-			        z.unlisted, o->pages);
-		fputc('\n', stderr);
+			json_object_set_new(sum, "unlisted", json_integer((json_int_t)z.unlisted));
+		char *text = json_dumps(sum, JSON_COMPACT);
+		fprintf(stderr, "%s\n", text);
+		free(text);
+		json_decref(sum);
 	}
 	free(tmp);
 	wacz_free(&z);

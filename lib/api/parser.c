@@ -127,6 +127,8 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 	for (size_t i = 0; i < p->nfields; i++)
 		if ((err = add_field(cfg, p->fields[i])))
 			return err;
+	if (cfg->requisites && cfg->forms)
+		return sc_api_error("--forms cannot be combined with --requisites");
 	if (cfg->requisites && field_exists_in(cfg, "requisites"))
 		return sc_api_error("-f requisites: --requisites writes that member; choose another name");
 	if (p->each && cfg->nfields == 0)
