@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 struct warc_options {
-	bool headers; /* records: http_version and headers members */
-	bool quiet;   /* no summary on stderr */
+	bool headers;      /* records: http_version and headers members */
+	bool quiet;        /* no summary on stderr */
 	const char *pages; /* wacz --pages FILE, or NULL */
 };
 

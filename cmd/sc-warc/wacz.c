@@ -92,14 +92,13 @@ static int add_member(zip_t *za, const struct member *m, json_t *resources, char
 		zip_source_free(src);
 		return -1;
 	}
-	zip_set_file_compression(za, (zip_uint64_t)idx, m->path ? ZIP_CM_STORE : ZIP_CM_DEFLATE,
-	                         0);
+	zip_set_file_compression(za, (zip_uint64_t)idx, m->path ? ZIP_CM_STORE : ZIP_CM_DEFLATE, 0);
 	if (resources) {
 		const char *slash = strrchr(m->name, '/');
 		json_array_append_new(resources,
-		                      json_pack("{s:s,s:s,s:s,s:I}", "name", slash ? slash + 1 : m->name,
-		                                "path", m->name, "hash", hash, "bytes",
-		                                (json_int_t)bytes));
+		                      json_pack("{s:s,s:s,s:s,s:I}", "name",
+		                                slash ? slash + 1 : m->name, "path", m->name,
+		                                "hash", hash, "bytes", (json_int_t)bytes));
 	}
 	return 0;
 }
@@ -247,8 +246,9 @@ int warc_wacz(char **files, int nfiles, const struct warc_options *o)
 		unlink(tmp);
 		status = SC_EXIT_FAILURE;
 	} else if (!o->quiet) {
-		json_t *sum = json_pack("{s:s,s:i,s:I,s:I}", "wacz", out, "files", nfiles, "records",
-		                        (json_int_t)z.records, "pages", (json_int_t)z.npages);
+		json_t *sum =
+		        json_pack("{s:s,s:i,s:I,s:I}", "wacz", out, "files", nfiles, "records",
+		                  (json_int_t)z.records, "pages", (json_int_t)z.npages);
 		if (o->pages)
 			json_object_set_new(sum, "unlisted", json_integer((json_int_t)z.unlisted));
 		char *text = json_dumps(sum, JSON_COMPACT);

@@ -6,11 +6,11 @@
 
 #include <fcntl.h>
 #include <jansson.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "core/signals.h"
 #include "core/strtab.h"
@@ -31,8 +31,7 @@ struct capture {
 /* "YYYYMMDDhhmmss" as ISO 8601 ("YYYY-MM-DDThh:mm:ssZ"). */
 static void iso_of(const char *t, char out[24])
 {
-	snprintf(out, 24, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", t, t + 4, t + 6, t + 8, t + 10,
-	         t + 12);
+	snprintf(out, 24, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", t, t + 4, t + 6, t + 8, t + 10, t + 12);
 }
 
 static struct capture *capture_of(struct sc_strtab *t, const char *url)
@@ -152,7 +151,8 @@ static void add_page(struct wacz *z, const char *url, const char *ts, const char
 static void pages_begin(struct wacz *z)
 {
 	sc_buf_init(&z->pages, (size_t)-1 / 2);
-	sc_buf_adds(&z->pages, "{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n");
+	sc_buf_adds(&z->pages,
+	            "{\"format\":\"json-pages-1.0\",\"id\":\"pages\",\"title\":\"All Pages\"}\n");
 }
 
 void wacz_pages_from_archives(struct wacz *z)

@@ -130,7 +130,8 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 	if (cfg->requisites && cfg->forms)
 		return sc_api_error("--forms cannot be combined with --requisites");
 	if (cfg->requisites && field_exists_in(cfg, "requisites"))
-		return sc_api_error("-f requisites: --requisites writes that member; choose another name");
+		return sc_api_error(
+		        "-f requisites: --requisites writes that member; choose another name");
 	if (p->each && cfg->nfields == 0)
 		return sc_api_error("--each needs at least one -f to say what to extract per item");
 	for (size_t i = 0; i < nrequire; i++) {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "core/utf8.h"
-#include "parse/requisites.h"
 #include "core/util.h"
+#include "parse/requisites.h"
 #include "record/input.h"
 #include "record/jsonscan.h"
 #include "record/jsonstr.h"
@@ -367,8 +367,7 @@ static void set_requisites(struct worker *w, json_t *rec, struct output *out)
 	json_t *urls = NULL;
 	char why[256];
 
-	if (out->not_ok == 0 &&
-	    parse_record_requisites(w->pp, rec, &urls, why, sizeof(why)) != 0)
+	if (out->not_ok == 0 && parse_record_requisites(w->pp, rec, &urls, why, sizeof(why)) != 0)
 		reject_body(rec, why, out);
 	json_object_set_new(rec, "requisites", urls ? urls : json_null());
 }

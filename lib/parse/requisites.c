@@ -108,9 +108,12 @@ static bool prop_is(const xmlNode *node, const char *name, const char *const *li
 /* <link>: a stylesheet, an icon, or what a preload fetches for display. */
 static void add_link(struct requisites *r, const xmlNode *node)
 {
-	static const char *const shown[] = { "stylesheet",       "icon",
-		                             "apple-touch-icon", "apple-touch-icon-precomposed",
-		                             "mask-icon",        "modulepreload",
+	static const char *const shown[] = { "stylesheet",
+		                             "icon",
+		                             "apple-touch-icon",
+		                             "apple-touch-icon-precomposed",
+		                             "mask-icon",
+		                             "modulepreload",
 		                             NULL };
 	static const char *const preload[] = { "preload", NULL };
 	static const char *const as[] = { "style", "font", "script", "image", NULL };
@@ -210,8 +213,7 @@ static bool is_stylesheet(const json_t *rec)
 
 /* A stylesheet's requisites, from its body or body_base64 (CSS's syntax is
  * ASCII: its URLs are found whatever the encoding but UTF-16's). */
-static int stylesheet_requisites(const json_t *rec, struct requisites *r, char *why,
-                                 size_t whysize)
+static int stylesheet_requisites(const json_t *rec, struct requisites *r, char *why, size_t whysize)
 {
 	const json_t *body = json_object_get(rec, "body");
 	const json_t *body64 = json_object_get(rec, "body_base64");
@@ -223,8 +225,8 @@ static int stylesheet_requisites(const json_t *rec, struct requisites *r, char *
 		requisites_add_css(r, json_string_value(body), json_string_length(body));
 	} else if (json_is_string(body64)) {
 		size_t n;
-		unsigned char *bytes = sc_base64_decode(json_string_value(body64),
-		                                        json_string_length(body64), &n);
+		unsigned char *bytes =
+		        sc_base64_decode(json_string_value(body64), json_string_length(body64), &n);
 		if (!bytes) {
 			snprintf(why, whysize, "body_base64 is not base64");
 			return -1;
