@@ -212,16 +212,16 @@ static bool is_stylesheet(const json_t *rec)
 }
 
 /* A stylesheet's requisites, from its body or body_base64 (CSS's syntax is
- * ASCII: its URLs are found whatever the encoding but UTF-16's). */
-static int stylesheet_requisites(const json_t *rec, struct requisites *r, char *why, size_t whysize)
+ * ASCII: its URLs are found whatever the encoding but UTF-16's), resolved
+ * against r's page, located here at the stylesheet's URL. */
+static int stylesheet_requisites(const json_t *rec, struct requisites *r, struct page *page,
+                                 char *why, size_t whysize)
 {
 	const json_t *body = json_object_get(rec, "body");
 	const json_t *body64 = json_object_get(rec, "body_base64");
-	struct page page = { 0 };
 
+	parse_page_locate(page, rec, NULL);
 	if (json_is_string(body)) {
-		parse_page_locate(&page, rec, NULL);
-		r->page = &page;
 		requisites_add_css(r, json_string_value(body), json_string_length(body));
 	} else if (json_is_string(body64)) {
 		size_t n;
@@ -231,20 +231,17 @@ static int stylesheet_requisites(const json_t *rec, struct requisites *r, char *
 			snprintf(why, whysize, "body_base64 is not base64");
 			return -1;
 		}
-		parse_page_locate(&page, rec, NULL);
-		r->page = &page;
 		requisites_add_css(r, (const char *)bytes, n);
 		free(bytes);
 	}
-	parse_page_free(&page);
 	return 0;
 }
 
 int parse_record_requisites(struct page_parser *pp, const json_t *rec, json_t **out, char *why,
                             size_t whysize)
 {
-	struct requisites r = { .urls = json_array() };
 	struct page page = { 0 };
+	struct requisites r = { .page = &page, .urls = json_array() };
 	int rc;
 
 	*out = NULL;
@@ -254,9 +251,8 @@ int parse_record_requisites(struct page_parser *pp, const json_t *rec, json_t **
 		return 0;
 	}
 	if (is_stylesheet(rec)) {
-		rc = stylesheet_requisites(rec, &r, why, whysize);
+		rc = stylesheet_requisites(rec, &r, &page, why, whysize);
 	} else if ((rc = parse_page_load(pp, rec, &page, why, whysize)) == 0 && page.doc) {
-		r.page = &page;
 		walk(&r, page.doc);
 	} else {
 		json_decref(r.urls);
