@@ -86,6 +86,9 @@ typedef struct sc_parser sc_parser;
 /* Flags of sc_parser_new. */
 #define SC_PARSER_KEEP_BODY 1u /* sc-parse --keep-body: the body stays in the record */
 #define SC_PARSER_FORMS 2u     /* sc-parse --forms: a record per form, as sc-fetch sends it */
+/* sc-parse --requisites: a "requisites" member, the absolute URLs of what
+ * the page (or stylesheet) needs to be displayed */
+#define SC_PARSER_REQUISITES 64u
 
 /* Compiles the specs of one sc-parse command line: fields[0..nfields) as
  * -f's NAME=SELECTOR (or NAME[]=SELECTOR), each as --each's SELECTOR (or

@@ -28,6 +28,7 @@ struct cli {
 	size_t nrequire;
 	bool keep_body;
 	bool forms;          /* --forms */
+	bool requisites;     /* --requisites */
 	const char *explain; /* --explain's selector, or NULL */
 	const char *each;    /* --each's selector, or NULL */
 	long jobs;
@@ -61,6 +62,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("jobs", 'j', "N", AT(jobs), 1, MAX_JOBS),
 	SC_OPT_ROW_FLAG("keep-body", 0, AT(keep_body)),
 	SC_OPT_ROW_FLAG("forms", 0, AT(forms)),
+	SC_OPT_ROW_FLAG("requisites", 0, AT(requisites)),
 	{ .name = "field",
 	  .letter = 'f',
 	  .kind = SC_OPT_CALL,
@@ -105,8 +107,9 @@ static sc_parser *make_parser(const struct cli *cli)
 	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body))
 		sc_usage_error(
 		        "--forms cannot be combined with -f, --each, --require or --keep-body");
-	unsigned flags =
-	        (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) | (cli->forms ? SC_PARSER_FORMS : 0);
+	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |
+	                 (cli->forms ? SC_PARSER_FORMS : 0) |
+	                 (cli->requisites ? SC_PARSER_REQUISITES : 0);
 	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
 	                       flags, &err);
 	if (!parser)

@@ -7,14 +7,17 @@
 #include <stdint.h>
 
 struct warc_options {
-	bool headers; /* records: http_version and headers members */
-	bool quiet;   /* no summary on stderr */
+	bool headers;      /* records: http_version and headers members */
+	bool quiet;        /* no summary on stderr */
+	const char *pages; /* wacz --pages FILE, or NULL */
 };
 
 int warc_records(char **files, int nfiles, const struct warc_options *o);
 int warc_check(char **files, int nfiles, const struct warc_options *o);
 int warc_cdx(char **files, int nfiles, const struct warc_options *o);
 int warc_mend(char **files, int nfiles, const struct warc_options *o);
+/* wacz OUT FILE...: files[0] is OUT. */
+int warc_wacz(char **files, int nfiles, const struct warc_options *o);
 int warc_forget(const char *index, char **files, int nfiles, const struct warc_options *o);
 
 /* "sc-warc: FILE:OFFSET: message" on stderr. */

@@ -127,6 +127,11 @@ static char *compile_specs(struct sc_parser *p, const char *const *require, size
 	for (size_t i = 0; i < p->nfields; i++)
 		if ((err = add_field(cfg, p->fields[i])))
 			return err;
+	if (cfg->requisites && cfg->forms)
+		return sc_api_error("--forms cannot be combined with --requisites");
+	if (cfg->requisites && field_exists_in(cfg, "requisites"))
+		return sc_api_error(
+		        "-f requisites: --requisites writes that member; choose another name");
 	if (p->each && cfg->nfields == 0)
 		return sc_api_error("--each needs at least one -f to say what to extract per item");
 	for (size_t i = 0; i < nrequire; i++) {
@@ -169,6 +174,7 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 	p->flags = flags;
 	p->cfg.keep_body = flags & SC_PARSER_KEEP_BODY;
 	p->cfg.forms = flags & SC_PARSER_FORMS;
+	p->cfg.requisites = flags & SC_PARSER_REQUISITES;
 	p->cfg.max_line = SC_LINE_MAX;
 	if ((err = compile_specs(p, require, nrequire))) {
 		if (errmsg)

@@ -401,6 +401,10 @@ static void metadata_text(struct fetch_warc *w, const struct job *job, const str
 	const json_t *depth = job->rec ? json_object_get(job->rec, "depth") : NULL;
 	if (json_is_integer(depth))
 		sc_buf_printf(b, "depth: %lld\r\n", (long long)json_integer_value(depth));
+	/* A page's requisite (crawl.mk REQUISITES=1): Heritrix's hop letter
+	 * for an embed, by which sc-warc wacz leaves it out of the pages. */
+	if (job->rec && json_is_true(json_object_get(job->rec, "requisite")))
+		sc_buf_adds(b, "hop: E\r\n");
 	static const char *const links[] = { "seed", "via" };
 	for (size_t k = 0; k < 2; k++) {
 		/* The record's own, as it came: left out rather than cut

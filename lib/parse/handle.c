@@ -12,6 +12,7 @@
 
 #include "core/utf8.h"
 #include "core/util.h"
+#include "parse/requisites.h"
 #include "record/input.h"
 #include "record/jsonscan.h"
 #include "record/jsonstr.h"
@@ -358,6 +359,19 @@ static void process_forms(struct worker *w, json_t *rec, struct output *out)
 	json_decref(rec);
 }
 
+/* --requisites: rec's "requisites" member, before the fields (so that
+ * every path below writes it, an --each item's copy too); null for a
+ * record that failed or is neither HTML nor CSS. */
+static void set_requisites(struct worker *w, json_t *rec, struct output *out)
+{
+	json_t *urls = NULL;
+	char why[256];
+
+	if (out->not_ok == 0 && parse_record_requisites(w->pp, rec, &urls, why, sizeof(why)) != 0)
+		reject_body(rec, why, out);
+	json_object_set_new(rec, "requisites", urls ? urls : json_null());
+}
+
 void parse_worker_process(struct worker *w, const char *line, size_t len, size_t lineno,
                           bool too_long, struct output *out)
 {
@@ -370,6 +384,8 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 	memset(out, 0, sizeof(*out));
 	sc_buf_init(&out->text, output_max(cfg));
 	rec = read_record(w, line, len, lineno, too_long, out);
+	if (cfg->requisites)
+		set_requisites(w, rec, out);
 	if (out->not_ok == 0 && process_sitemap(w, rec, out))
 		return;
 	if (cfg->forms) {

@@ -54,6 +54,9 @@ SETTINGS += REPORT_ARGS=
 SETTINGS += WARC=0
 SETTINGS += WARC_DEDUPE=
 SETTINGS += WARC_PREFIX=
+SETTINGS += REQUISITES=0
+SETTINGS += REQUISITE_LEVELS=4
+SETTINGS += WACZ=
 SETTINGS += COOKIES=
 SETTINGS += LOGIN=
 SETTINGS += LOGIN_CHECK=
@@ -69,13 +72,14 @@ SETTING_NAMES := $(foreach setting,$(SETTINGS),$(firstword $(subst =, ,$(setting
 # makefile is read once per round).
 is_number = $(and $(1),$(if $(word 2,$(1)),,$(if $(call digits_left,$(1)),,ok)))
 digits_left = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST DEFER_AFTER SITEMAP_LEVELS PROGRESS_EVERY,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
+$(foreach v,DEPTH C PER_HOST CHUNK ROUND_MAX_PER_HOST DEFER_AFTER SITEMAP_LEVELS REQUISITE_LEVELS PROGRESS_EVERY,$(if $(call is_number,$($(v))),,$(error $(v)=$($(v)) is not a number)))
 $(foreach v,CHUNK PROGRESS_EVERY,$(if $(filter 0,$($(v))),$(error $(v) must be at least 1)))
 # File names go into make rules unquoted: make cannot name a target with a
 # blank, ':' or '%' in it, and an empty DIR would put the crawl at the root
 # of the file system.
 $(foreach v,DIR SEEDS,$(if $(strip $($(v))),,$(error $(v) is empty)))
 $(if $(filter-out 0 1,$(WARC)),$(error WARC=$(WARC) is not 0 or 1))
+$(if $(filter-out 0 1,$(REQUISITES)),$(error REQUISITES=$(REQUISITES) is not 0 or 1))
 # WARC_DEDUPE's index is one local SQLite file, which the workers cannot
 # share (sc-crawl(7), WARC).
 $(if $(and $(filter 1,$(WARC)),$(strip $(WARC_DEDUPE)),$(strip $(WORKERS))),$(error WARC_DEDUPE cannot be used with WORKERS: its index is a local file that the workers cannot share))
@@ -87,7 +91,7 @@ bad_char = $(or $(if $(word 2,$(1)),a blank),$(if $(findstring :,$(1)),a ':'),$(
 $(foreach v,DIR SEEDS,$(if $(call bad_char,$($(v))),$(error $(v)="$($(v))": make cannot have $(call bad_char,$($(v))) in a file name)))
 
 .SUFFIXES:
-.PHONY: crawl round pages warc settings status report retry retry-round recrawl recrawl-round
+.PHONY: crawl round pages warc wacz settings status report retry retry-round recrawl recrawl-round
 .DEFAULT_GOAL := crawl
 
 CRAWL_MK := $(abspath $(lastword $(MAKEFILE_LIST)))
@@ -121,6 +125,12 @@ $(DIR)/pages.csv:
 # warc: DIR/warc/ of a finished crawl (WARC=1 makes it with the pages).
 warc:
 	@$(STEPS) warc
+
+# wacz: DIR/crawl.wacz (or WACZ=FILE) of a finished crawl made with
+# WARC=1: DIR/warc/ packaged by sc-warc wacz, its pages those of
+# DIR/pages.jsonl (requisites are no pages).
+wacz:
+	@$(STEPS) wacz
 
 # settings: the settings as this file gives them, one shell line each
 # (export NAME=VALUE), for a step run by hand (sc-crawl(7)).

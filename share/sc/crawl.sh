@@ -66,6 +66,8 @@ options() {
 	[[ -z $COOKIES$LOGIN || $1 == worker ]] || fetch_opts+=(--cookies "$dir/cookies.txt")
 	fetch_opts+=(--headers)
 	parse_opts=()
+	# REQUISITES=1: each page's requisites listed, for step_requisites.
+	[[ $REQUISITES != 1 ]] || parse_opts=(--requisites)
 	render_options "$1" "$dir"
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
@@ -334,8 +336,8 @@ worker_job() {
 		render+="$RENDER_ARGS "
 	fi
 	# shellcheck disable=SC2016 # expanded by the worker's shell
-	printf -v "$1" '%s%s%s %s| sc-parse %s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
-		"$cache" "$fetch" "$FETCH_ARGS" "$render" "$FIELDS" "$PARSE_ARGS"
+	printf -v "$1" '%s%s%s %s| sc-parse %s%s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
+		"$cache" "$fetch" "$FETCH_ARGS" "$render" "${parse_opts[*]}${parse_opts:+ }" "$FIELDS" "$PARSE_ARGS"
 }
 
 if [[ ${1:-} == chunk ]]; then
@@ -416,6 +418,7 @@ step_crawl() {
 		[[ -e $r/urls.jsonl ]] || step_frontier "$n"
 		[[ -e $r/chunks.mk ]] || step_split "$n"
 		sub_make "$make" "$n" round
+		[[ $REQUISITES != 1 ]] || step_requisites "$n"
 		step_held "$n"
 		: >"$r/done"
 	done
@@ -423,6 +426,60 @@ step_crawl() {
 	[[ $CSV != 1 ]] || merge csv "${crawled[@]}"
 	[[ $WARC != 1 ]] || warc_gather "$DIR" "" "${crawled[@]/#/$DIR/round-}"
 	[[ $PROGRESS != 1 ]] || progress_end "$started"
+}
+
+# requisites N: REQUISITES=1, round N's pages' requisites (sc-parse
+# --requisites listed them in the chunks), fetched in levels: level 0 the
+# pages', level L+1 those of the stylesheets fetched at level L, up to
+# REQUISITE_LEVELS.  Each level's URLs, DIR/round-N/requisites-L.urls,
+# come from sc-frontier over the seen set, in any scope (a requisite is
+# no page: it may be on any host) and at any depth (it costs none); the
+# URLs of the level before (of the round, for level 0) are added to the
+# set first, so nothing is fetched twice.  A level's records,
+# requisites-L.jsonl, are fetched as a chunk is (robots.txt, the pace
+# and origin state, FETCH_ARGS; never deferred), marked "requisite"
+# (their metadata record says hop: E), with WARC=1 into
+# round-N-requisites-L.warc.gz, and committed as a chunk is; their links
+# are never followed.  Last, the URLs of every level go into the seen
+# set, so the next rounds fetch none of them as a page.  A kill redoes
+# the level it stopped in.
+step_requisites() {
+	local r=$DIR/round-$1 l in chunks=("$DIR/round-$1"/chunk-*.jsonl) st check status
+	local req_opts=(--seen "$DIR/seen.db" --no-commit --scope any --max-depth 1000000 --links requisites)
+	options here 0
+	for ((l = 0; l < REQUISITE_LEVELS; l++)); do
+		in=$r/requisites-$l
+		if [[ ! -e $in.urls ]]; then
+			status=0
+			if ((l == 0)); then
+				cat /dev/null "${chunks[@]}" | sc-frontier -q "${req_opts[@]}" --add "$r/urls.jsonl" \
+					>"$in.urls.tmp" 2>>"$r/requisites.log" || status=$?
+			else
+				jq -c 'select((.content_type // "") | test("^[ \t]*text/css"; "i"))' "$r/requisites-$((l - 1)).jsonl" |
+					sc-frontier -q "${req_opts[@]}" --add "$r/requisites-$((l - 1)).urls" \
+						>"$in.urls.tmp" 2>>"$r/requisites.log" || status=$?
+			fi
+			[[ $status == 0 || $status == 3 ]] || die "sc-frontier failed (status $status), see $r/requisites.log"
+			mv -f "$in.urls.tmp" "$in.urls"
+		fi
+		[[ -s $in.urls ]] || break
+		[[ ! -e $in.jsonl ]] || continue
+		made=() warc=()
+		local stale=("$r/.requisites-$l.jsonl.tmp".*)
+		warc_for "$r" "${warc_pfx}round-$1-requisites-$l" stale
+		((${#stale[@]} == 0)) || remove "${stale[@]}"
+		set +e
+		sed 's/}$/,"requisite":true}/' "$in.urls" |
+			sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" 2>"$in.log" |
+			sc-parse --requisites 2>>"$in.log" | sc-sink --jsonl "$r/.requisites-$l.jsonl.tmp" 2>"$in.sum"
+		st=("${PIPESTATUS[@]}")
+		set -e
+		commit_or_remove "$in.jsonl" "$r/.requisites-$l.jsonl.tmp" "$in.sum" "$(wc -l <"$in.urls")" status "${st[@]:1}"
+	done
+	# Every level's URLs into the seen set (each file is on disk: the
+	# order of writes holds).
+	cat /dev/null "$r"/requisites-*.urls | sc-frontier -q --commit --seen "$DIR/seen.db" 2>>"$r/requisites.log" ||
+		die "sc-frontier --commit failed, see $r/requisites.log"
 }
 
 # seed_cookies: with COOKIES=FILE, DIR/cookies.txt, the crawl's one jar,
@@ -702,6 +759,12 @@ warc_gather() {
 				[[ ! -e $f ]] || files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
 			done
 		done
+		# The requisites' archives (REQUISITES=1), a level's with its records.
+		for c in "$d"/requisites-*.jsonl; do
+			w=$d/$warc_pfx$pfx${d##*/}-${c##*/} w=${w%.jsonl}
+			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
+			files+=("$w.warc.gz") cdx+=("$w.cdxj")
+		done
 	done
 	# The sitemaps step's archives (SITEMAPS=1), the crawl's, not a recrawl's.
 	if [[ -z $pfx ]]; then
@@ -716,6 +779,20 @@ warc_gather() {
 	fi
 	sort -m /dev/null "${cdx[@]}" >"$tmp/index.cdxj"
 	mv -T "$tmp" "$dest"
+}
+
+# wacz: the WACZ of a finished crawl (WACZ, else DIR/crawl.wacz), unless
+# it exists: DIR/warc/ (made if need be) packaged by sc-warc wacz, the
+# pages those of DIR/pages.jsonl (the crawl's pages, never a requisite).
+step_wacz() {
+	local out=${WACZ:-$DIR/crawl.wacz} files status=0
+	[[ ! -e $out ]] || return 0
+	[[ $WARC == 1 ]] || die "make wacz needs a crawl made with WARC=1"
+	step_pages jsonl
+	files=("$DIR"/warc/*.warc.gz)
+	((${#files[@]} > 0)) || die "$DIR/warc has no WARC"
+	sc-warc wacz --pages "$DIR/pages.jsonl" "$out" "${files[@]}" || status=$?
+	[[ $status == 0 ]] || die "sc-warc wacz failed (status $status): $out not made"
 }
 
 step_status() {
@@ -778,7 +855,7 @@ step_retry() {
 	for n in "${listed[@]}"; do
 		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
 	done
-	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc"
+	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc" "${WACZ:-$DIR/crawl.wacz}"
 }
 
 # retry-chunk N ID: a chunk's ok records stay as they are; its failed ones
@@ -877,6 +954,7 @@ step_recrawl_chunk() {
 #   chunk N ID [COUNT]     DIR/round-N/chunk-ID.jsonl (at the top)
 #   pages FORMAT           DIR/pages.FORMAT (jsonl or csv) of a finished crawl
 #   warc                   DIR/warc/ of a finished crawl (WARC=1)
+#   wacz                   DIR/crawl.wacz (or WACZ) of a finished crawl (WARC=1)
 #   status                 one line per round, then the totals
 #   report                 DIR/report.html and report.txt (sc-report)
 #   progress PID           the watcher the crawl step starts (crawl-progress.sh)
@@ -906,6 +984,7 @@ progress)
 	step_progress "$@"
 	;;
 warc) step_pages warc ;;
+wacz) step_wacz ;;
 retry-chunk | recrawl-chunk) "step_${step/-/_}" "$@" ;;
 commit-or-remove) commit_or_remove "$@" ;;
 settings)
