@@ -66,6 +66,8 @@ struct fetch_warc {
 	struct sc_buf request;            /* scratch: an HTTP/2 request in HTTP/1.1 form */
 	struct sc_buf info;               /* the warcinfo block (the writer borrows it) */
 	char *hop_url, *next_url;         /* the exchange's URL, the next one's (owned) */
+	char *dir;                        /* the absolute folder of the files (owned) */
+	struct sc_buf last_file;          /* the attempt's capture's file, or "" */
 	struct sc_warc_revisit revisit;   /* the capture's, when it is one */
 	struct sc_warc_original original; /* what it refers to */
 	char error[256];                  /* why a capture was not written */
@@ -133,6 +135,14 @@ bool fetch_warc_init(struct fetch_engine *e, char *err, size_t errlen)
 		free(w);
 		return false;
 	}
+	/* The folder's absolute path, for the robots cache's entries to name
+	 * their archive by (the process's working folder is not theirs). */
+	const char *slash = strrchr(opts->warc_path, '/');
+	char *folder = slash ? sc_strndup(opts->warc_path, (size_t)(slash - opts->warc_path))
+	                     : sc_strdup(".");
+	w->dir = realpath(folder[0] ? folder : "/", NULL);
+	free(folder);
+	sc_buf_init(&w->last_file, 8192);
 	w->urlh = curl_url();
 	if (!w->urlh)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
@@ -165,6 +175,8 @@ bool fetch_warc_free(struct fetch_engine *e, char *err, size_t errlen)
 	sc_buf_free(&w->info);
 	free(w->hop_url);
 	free(w->next_url);
+	free(w->dir);
+	sc_buf_free(&w->last_file);
 	free(w);
 	e->warc = NULL;
 	return ok;
@@ -401,14 +413,18 @@ static void metadata_text(struct fetch_warc *w, const struct job *job, const str
 	const json_t *depth = job->rec ? json_object_get(job->rec, "depth") : NULL;
 	if (json_is_integer(depth))
 		sc_buf_printf(b, "depth: %lld\r\n", (long long)json_integer_value(depth));
-	static const char *const links[] = { "seed", "via" };
+	/* The record's own, as it came: left out rather than cut when it
+	 * may not go on a line (core/protocol.h).  via is the page that
+	 * linked here: sc-frontier's "from" (a record's own "via" else). */
+	static const char *const links[][3] = { { "seed", "seed", NULL },
+		                                { "via", "from", "via" } };
 	for (size_t k = 0; k < 2; k++) {
-		/* The record's own, as it came: left out rather than cut
-		 * when it may not go on a line (core/protocol.h). */
-		const json_t *v = job->rec ? json_object_get(job->rec, links[k]) : NULL;
+		const json_t *v = NULL;
+		for (size_t m = 1; m < 3 && links[k][m] && !json_is_string(v); m++)
+			v = job->rec ? json_object_get(job->rec, links[k][m]) : NULL;
 		if (json_is_string(v) &&
 		    sc_protocol_value_ok(json_string_value(v), json_string_length(v)))
-			sc_warc_field_add(b, links[k], json_string_value(v));
+			sc_warc_field_add(b, links[k][0], json_string_value(v));
 	}
 }
 
@@ -528,6 +544,7 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 
 	if (!w)
 		return true;
+	sc_buf_reset(&w->last_file);
 	if (xfer && xfer->warc) {
 		struct warc_xfer *wx = xfer->warc;
 		double attempt_end = xfer->started + oc->latency_ms;
@@ -542,6 +559,11 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 				break;
 			}
 			have_response = i + 1 == wx->nhops;
+			if (w->dir) {
+				sc_buf_reset(&w->last_file);
+				sc_buf_printf(&w->last_file, "%s/%s", w->dir,
+				              written.response.filename);
+			}
 			if (w->next_url) {
 				free(w->hop_url);
 				w->hop_url = w->next_url;
@@ -562,4 +584,11 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 		json_object_set_new(job->rec, "warc", loc);
 	}
 	return ok;
+}
+
+const char *fetch_warc_last_file(const struct fetch_engine *e)
+{
+	const struct fetch_warc *w = e->warc;
+
+	return w && w->last_file.len ? w->last_file.p : NULL;
 }
