@@ -291,7 +291,7 @@ golden_normalize() {
 	assert_line "$SC_BASE/index.html 200"
 	assert_equal "${#lines[@]}" 2
 	zcat rb.warc.gz | grep -aq $'^robots: robots.txt request\r$'
-	zcat rb.warc.gz | grep -aq $'^robots: obey (as sc-fetch/'
+	zcat rb.warc.gz | grep -aq $'^robots: obey (as sc-fetch)\r$'
 	assert_equal "$(jq -c .warc out | tail -1)" null
 }
 

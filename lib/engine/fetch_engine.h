@@ -177,6 +177,9 @@ struct job {
 	bool done, in_scratch;   /* fetch_output.c; in_scratch: its output line is in
 	                            e->output.line (job_encode) */
 	bool failed;             /* with the record's "error", above */
+	int64_t captured_ms;     /* fetch_warc.c: the last attempt's response's
+	                            WARC-Date (wall ms), which its fetched_at
+	                            is; 0: none (fetched_at is when it ended) */
 	bool has_body;           /* fetch_submit.c: a request body */
 	enum fetch_form_kind {
 		FETCH_FORM_NONE,

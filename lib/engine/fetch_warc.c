@@ -31,6 +31,7 @@
 #include "warc/http.h"
 #include "warc/record.h"
 #include "warc/writer.h"
+#include "web/robots.h"
 
 /* A request or response head's buffer larger than this is freed after
  * its attempt rather than kept for the next. */
@@ -73,7 +74,28 @@ struct fetch_warc {
 	char error[256];                  /* why a capture was not written */
 };
 
-/* The warcinfo block: what wrote the file and how.  Its values were
+/* Whether --warc-info gave the field name (any case), which then
+ * replaces sc-fetch's own. */
+static bool user_field(const struct fetch_options *opts, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const struct curl_slist *l = opts->warc_info; l; l = l->next)
+		if (strncasecmp(l->data, name, n) == 0 && l->data[n] == ':')
+			return true;
+	return false;
+}
+
+static void own_field(const struct fetch_options *opts, struct sc_buf *b, const char *name,
+                      const char *value)
+{
+	if (!user_field(opts, name))
+		sc_warc_field_add(b, name, value);
+}
+
+/* The warcinfo block: what wrote the file and how, then --warc-info's
+ * fields (operator, isPartOf, description: who ran the crawl, of what
+ * collection, why), which replace one of the same name.  Its values were
  * refused with a CR, LF or NUL (the option table); argv[0], which no
  * option checks, and the rest go through the field writer all the same,
  * which leaves control characters out. */
@@ -84,19 +106,29 @@ static void warcinfo_text(const struct fetch_options *opts, struct sc_buf *b)
 
 	sc_buf_init(&v, (size_t)1 << 20);
 	sc_buf_printf(&v, "%s/%s (libcurl/%s)", sc_progname, SC_VERSION, cv->version);
-	sc_warc_field_add(b, "software", v.p);
-	sc_warc_field_add(b, "format", "WARC File Format 1.1");
-	sc_warc_field_add(b, "conformsTo",
-	                  "https://iipc.github.io/warc-specifications/specifications/"
-	                  "warc-format/warc-1.1/");
-	sc_warc_field_add(b, "http-header-user-agent", opts->user_agent);
+	own_field(opts, b, "software", v.p);
+	own_field(opts, b, "format", "WARC File Format 1.1");
+	own_field(opts, b, "conformsTo",
+	          "https://iipc.github.io/warc-specifications/specifications/"
+	          "warc-format/warc-1.1/");
+	own_field(opts, b, "http-header-user-agent", opts->user_agent);
 	sc_buf_reset(&v);
-	if (opts->robots)
-		sc_buf_printf(&v, "obey (as %s)",
-		              opts->robots_agent ? opts->robots_agent : opts->user_agent);
-	sc_warc_field_add(b, "robots", opts->robots ? v.p : "ignore");
+	if (opts->robots) {
+		/* The product token robots.txt is read for (fetch_robots). */
+		char *token = opts->robots_agent ? sc_strdup(opts->robots_agent)
+		                                 : sc_robots_product_token(opts->user_agent);
+		sc_buf_printf(&v, "obey (as %s)", token);
+		free(token);
+	}
+	own_field(opts, b, "robots", opts->robots ? v.p : "ignore");
 	if (opts->command_line)
-		sc_warc_field_add(b, "command-line", opts->command_line);
+		own_field(opts, b, "command-line", opts->command_line);
+	for (const struct curl_slist *l = opts->warc_info; l; l = l->next) {
+		const char *colon = strchr(l->data, ':');
+		char *name = sc_strndup(l->data, (size_t)(colon - l->data));
+		sc_warc_field_add(b, name, colon + 2);
+		free(name);
+	}
 	sc_buf_free(&v);
 }
 
@@ -545,6 +577,7 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 	if (!w)
 		return true;
 	sc_buf_reset(&w->last_file);
+	job->captured_ms = 0;
 	if (xfer && xfer->warc) {
 		struct warc_xfer *wx = xfer->warc;
 		double attempt_end = xfer->started + oc->latency_ms;
@@ -559,6 +592,8 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 				break;
 			}
 			have_response = i + 1 == wx->nhops;
+			if (have_response)
+				job->captured_ms = wx->hops[i].date_ms;
 			if (w->dir) {
 				sc_buf_reset(&w->last_file);
 				sc_buf_printf(&w->last_file, "%s/%s", w->dir,
