@@ -54,6 +54,10 @@ SETTINGS += REPORT_ARGS=
 SETTINGS += WARC=0
 SETTINGS += WARC_DEDUPE=
 SETTINGS += WARC_PREFIX=
+SETTINGS += WARC_OPERATOR=
+SETTINGS += WARC_COLLECTION=
+SETTINGS += WARC_DESCRIPTION=
+SETTINGS += CONTACT=
 SETTINGS += COOKIES=
 SETTINGS += LOGIN=
 SETTINGS += LOGIN_CHECK=
@@ -83,6 +87,8 @@ $(if $(and $(filter 1,$(WARC)),$(strip $(WARC_DEDUPE)),$(strip $(WORKERS))),$(er
 # --warc-max-size's series of files would leave every chunk "without a
 # WARC" once the whole crawl has run, so it is refused before.
 $(foreach v,FETCH_ARGS RETRY_ARGS,$(if $(and $(filter 1,$(WARC)),$(findstring --warc-max-size,$($(v)))),$(error $(v) has --warc-max-size, which WARC=1 cannot use: a chunk's archive is one file (sc-crawl(7), WARC))))
+# CONTACT goes in the User-Agent (sc-fetch --contact): a URL or mailto:.
+$(if $(strip $(CONTACT)),$(if $(or $(word 2,$(CONTACT)),$(if $(filter http://% https://% mailto:%,$(CONTACT)),,bad)),$(error CONTACT="$(CONTACT)" is not an http(s) URL or a mailto: address)))
 # WARC_PREFIX begins every archive's name: letters, digits, '.', '_', '-'.
 name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
 strip_chars = $(if $(2),$(call strip_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
