@@ -15,10 +15,10 @@ DESTDIR  ?=
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
-PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash libcrypto libssl libbrotlidec libdeflate libzip
+PKGS      = libcurl libxml-2.0 jansson sqlite3 zlib libpsl libidn2 libxxhash libcrypto libssl libbrotlidec libdeflate libzstd libzip
 # Debian packages that `make deps` installs; the first column is what dpkg knows.
 DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1g-dev \
-            libpsl-dev libidn2-dev libxxhash-dev libssl-dev libbrotli-dev libdeflate-dev libzip-dev publicsuffix \
+            libpsl-dev libidn2-dev libxxhash-dev libssl-dev libbrotli-dev libdeflate-dev libzstd-dev libzip-dev publicsuffix \
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
             openssh-server openssh-client parallel rsync gnuplot-nox chromium chromium-headless-shell nodejs wget \

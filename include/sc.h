@@ -206,6 +206,9 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_PROXY = 42,           /* --proxy url: every request through it */
 	SC_FETCHOPT_PROXY_LIST = 43,      /* --proxy-list file: its proxies in turn */
 	SC_FETCHOPT_PROXY_STICKY = 44,    /* --proxy-sticky: flag; one of the list per origin */
+	SC_FETCHOPT_WARC_INFO = 45,       /* --warc-info key=value: a warcinfo field; again
+	                                     for each */
+	SC_FETCHOPT_CONTACT = 46,         /* --contact url: named in the default User-Agent */
 };
 
 /* Called once per submit, when its record is made (in submission order

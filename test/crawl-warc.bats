@@ -327,3 +327,96 @@ killed_warc_crawl() {
 	[ "$(grep -c flaky got)" = 2 ]
 	[ "$(grep -v flaky got | sort | uniq -d | wc -l)" = 0 ]
 }
+
+# records_and_info FILE: "TYPE ID WARCINFO-ID DATE" of every record of
+# FILE ("-": no WARC-Warcinfo-ID), read by python3's gzip, not ours.
+records_and_info() {
+	python3 - "$1" <<-'PY'
+		import gzip, sys
+		data = gzip.open(sys.argv[1]).read()
+		i = 0
+		while i < len(data):
+		    head_end = data.index(b"\r\n\r\n", i)
+		    fields = {}
+		    for line in data[i:head_end].split(b"\r\n")[1:]:
+		        k, _, v = line.decode().partition(": ")
+		        fields[k] = v
+		    print(fields["WARC-Type"], fields["WARC-Record-ID"], fields.get("WARC-Warcinfo-ID", "-"), fields["WARC-Date"])
+		    i = head_end + 4 + int(fields["Content-Length"]) + 4
+	PY
+}
+
+@test "provenance: warcinfo's operator, isPartOf, description and robots, every record's WARC-Warcinfo-ID, a contact in the User-Agent, via from the frontier, dates to the ms that replay as fetched_at; report counts robots.txt apart" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=c CHUNK=4 WARC=1 CONTACT=mailto:crawl@example.org \
+		'WARC_OPERATOR=Jane Doe <jane@example.org>' WARC_COLLECTION=docs-2026 'WARC_DESCRIPTION=a test crawl'
+	archive_ok c
+	archived_once c
+	local f info
+	for f in c/warc/*.warc.gz; do
+		records_and_info "$f" >recs
+		info=$(awk '$1 == "warcinfo" { print $2 }' recs)
+		[ "$(wc -l <<<"$info")" = 1 ] || fail "$f: not one warcinfo: $info"
+		awk -v info="$info" '$1 != "warcinfo" && $3 != info { bad = 1; print } END { exit bad }' recs ||
+			fail "$f: a record without its warcinfo's id"
+		awk '$4 !~ /^[0-9-]+T[0-9:]+\.[0-9][0-9][0-9]Z$/ { bad = 1; print } END { exit bad }' recs ||
+			fail "$f: a WARC-Date without milliseconds"
+		zcat "$f" | tr -d '\r' >all.warc
+		grep -qx 'operator: Jane Doe <jane@example.org>' all.warc
+		grep -qx 'isPartOf: docs-2026' all.warc
+		grep -qx 'description: a test crawl' all.warc
+		grep -qx 'robots: obey (as sc-fetch)' all.warc
+		if grep -a '^User-Agent: ' all.warc | grep -vqxF "User-Agent: sc-fetch/$(sc-fetch --version | awk '{ print $2; exit }') (+mailto:crawl@example.org)"; then
+			fail "a request without the contact: $(grep -a '^User-Agent: ' all.warc | sort -u)"
+		fi
+	done
+	# via: each round-1 page's metadata names the page that linked to it.
+	zcat c/warc/round-1-*.warc.gz | tr -d '\r' >r1.warc
+	jq -r 'select(.from) | "\(.url) \(.from)"' c/round-1/urls.jsonl | sort >want.via
+	[ -s want.via ] || fail "no from in round 1's URLs"
+	awk '/^WARC-Type: metadata$/ { m = 1 } m && /^WARC-Target-URI: / { u = $2 } m && /^via: / { print u, $2; m = 0 }' r1.warc |
+		grep -v '/robots.txt ' | sort >got.via
+	diff -u want.via got.via || fail "via is not the frontier's from"
+	# Replayed, each page has the fetched_at it had live.
+	jq -r '"\(.url) \(.fetched_at)"' c/pages.jsonl | sort >live.at
+	sc-warc records c/warc/*.warc.gz 2>/dev/null | jq -r 'select(.url | endswith("/robots.txt") | not) | "\(.url) \(.fetched_at)"' | sort >replayed.at
+	diff -u live.at replayed.at || fail "fetched_at changed in replay"
+	# The fixture has no robots.txt: its 404 is no error, in the report
+	# as at the crawl's end.
+	run -0 crawl_make report DIR=c
+	assert_line --regexp '^requests +[0-9]+ \(ok [0-9]+, errors 0, retries 0, robots.txt 1\)$'
+	assert_line --regexp '^robots +1 robots.txt requests \(404 1; not in ok or errors\), 0 URLs refused$'
+	assert_line --regexp '^throughput .*body bytes, decoded\)$'
+	# Refused before anything runs: a series of files per chunk, a contact
+	# that is no URL.
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d WARC=1 'FETCH_ARGS=--warc-max-size 100000'
+	assert_output --partial "FETCH_ARGS has --warc-max-size, which WARC=1 cannot use"
+	run -2 crawl_make SEEDS=seeds.txt DEPTH=1 DIR=d CONTACT=crawl@example.org
+	assert_output --partial 'CONTACT="crawl@example.org" is not an http(s) URL or a mailto: address'
+	[ ! -e d ]
+}
+
+@test "a chunk killed after robots.txt is cached, before its commit: the redone chunk archives robots.txt again" {
+	seeds_for 127.0.0.1 >seeds.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	[ "$(sqlite3 c/robots.cache 'SELECT count(*) FROM robots WHERE archive LIKE "%/round-0-chunk-0-0000.warc.gz"')" = 1 ]
+	# What a kill -9 leaves then: the cached rule, the chunk's archive an
+	# .open, no records.
+	rm c/round-0/chunk-0-0000.jsonl c/round-0/round-0-chunk-0-0000.cdxj c/round-0/done c/pages.jsonl
+	rm -r c/warc
+	mv c/round-0/round-0-chunk-0-0000.warc.gz c/round-0/round-0-chunk-0-0000.warc.gz.open
+	sc_server_reset
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c WARC=1
+	[ "$(sc_server_log '[.[] | select(.path == "/robots.txt")] | length')" = 1 ] || fail "robots.txt not fetched again"
+	run -3 --separate-stderr sc-warc records c/warc/*.warc.gz # robots.txt 404: not ok
+	assert_line --partial "\"url\":\"$SC_BASE/robots.txt\""
+	archive_ok c
+	# A fetch after it, the rule's archive there, takes the rule from the
+	# cache; the archive gone, it asks again.
+	sc_server_reset
+	echo "$SC_BASE/page/2" | sc-fetch -q --robots --robots-cache c/robots.cache --warc x.warc.gz >/dev/null 2>&1
+	[ "$(sc_server_log '[.[] | select(.path == "/robots.txt")] | length')" = 0 ] || fail "the cached rule was not taken"
+	rm c/round-0/round-0-chunk-0-0000.warc.gz
+	echo "$SC_BASE/page/2" | sc-fetch -q --robots --robots-cache c/robots.cache --warc y.warc.gz >/dev/null 2>&1
+	[ "$(sc_server_log '[.[] | select(.path == "/robots.txt")] | length')" = 1 ] || fail "a rule whose archive is gone was taken"
+}

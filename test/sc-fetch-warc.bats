@@ -215,6 +215,28 @@ golden_normalize() {
 	cmp -s replayed plain || fail "sc-warc records' body is not the decoded page"
 }
 
+@test "a zstd body: asked for, archived as sent, decoded by sc-warc records as by the fetch and by zstd(1)" {
+	echo "$SC_BASE/zstd?size=300000" | fetch_warc z.warc.gz >out
+	assert_equal "$(jq -c '[.status, .ok]' out)" "[200,true]"
+	archive_ok z.warc.gz
+	zcat z.warc.gz >z.warc
+	grep -aq $'^Accept-Encoding: [^\r]*zstd' z.warc || fail "the request did not ask for zstd"
+	grep -aq $'^Content-Encoding: zstd\r$' z.warc
+	curl -s -H 'Accept-Encoding: zstd' "$SC_BASE/zstd?size=300000" >raw
+	curl -s "$SC_BASE/zstd?size=300000" >plain
+	if command -v zstd >/dev/null; then
+		zstd -qdc raw >decoded
+		cmp -s decoded plain || fail "zstd(1) does not decode the fixture's bytes to the page"
+	fi
+	cmp -s raw plain && fail "the zstd body is the plain page"
+	assert_equal "$(grep -a '^WARC-Payload-Digest: ' z.warc | tr -d '\r' | cut -d' ' -f2)" "$(sha1_b32 <raw)"
+	jq -j .body out >body
+	cmp -s body plain || fail "the record's body is not the decoded page"
+	run -0 --separate-stderr sc-warc records z.warc.gz
+	jq -j .body <<<"$output" >replayed
+	cmp -s replayed plain || fail "sc-warc records' body is not the decoded page: $stderr"
+}
+
 @test "a redirect: one capture per hop, each with its own target URI; the member points at the last" {
 	echo "$SC_BASE/redirect/2" | fetch_warc d.warc.gz >out
 	archive_ok d.warc.gz
@@ -269,7 +291,7 @@ golden_normalize() {
 	assert_line "$SC_BASE/index.html 200"
 	assert_equal "${#lines[@]}" 2
 	zcat rb.warc.gz | grep -aq $'^robots: robots.txt request\r$'
-	zcat rb.warc.gz | grep -aq $'^robots: obey (as sc-fetch/'
+	zcat rb.warc.gz | grep -aq $'^robots: obey (as sc-fetch)\r$'
 	assert_equal "$(jq -c .warc out | tail -1)" null
 }
 

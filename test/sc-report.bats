@@ -221,10 +221,10 @@ nearest_rank() {
 	printf "$base/page/%s\n" 1 2 3 2 | sc-fetch --robots --metrics rm.log >rr.jsonl || true
 	kill "$pid"
 	run -0 sc-report --json rm.log
-	assert_equal "$(jq -c .robots <<<"$output")" '{"requests":1,"refused":2}'
+	assert_equal "$(jq -c .robots <<<"$output")" '{"requests":1,"refused":2,"status":{"200":1}}'
 	assert_equal "$(jq '.hosts[0].robots_refused' <<<"$output")" 0
 	run -0 sc-report --json rm.log rr.jsonl
-	assert_equal "$(jq -c .robots <<<"$output")" "{\"requests\":1,\"refused\":$(grep -c '"kind":"robots"' rr.jsonl)}"
+	assert_equal "$(jq -c '.robots | del(.status)' <<<"$output")" "{\"requests\":1,\"refused\":$(grep -c '"kind":"robots"' rr.jsonl)}"
 	assert_equal "$(jq -c '[.hosts[] | [.host, .robots_refused, .robots_requests]]' <<<"$output")" "[[\"$base\",2,1]]"
 	assert_equal "$(jq .lines.records <<<"$output")" 4
 }
@@ -339,7 +339,7 @@ sc-report: 4 malformed lines skipped"
 	assert_equal "$rc" 143
 	# The last report, after "---- final", has every line.
 	assert_equal "$(sed -n '/^---- final/,$p' every.out | grep '^requests')" \
-		"requests     1000 (ok 900, errors 100, retries 0)"
+		"requests     1000 (ok 900, errors 100, retries 0, robots.txt 0)"
 	[ "$(grep -c '^---- 20' every.out)" -ge 2 ]
 }
 

@@ -251,6 +251,21 @@ record() {
 	[[ $stderr == *'"records":2,"bad":1}'* ]] || fail "$stderr"
 }
 
+@test "a chunked payload's wrong digest: the digest check says it computed is the payload's, chunks removed" {
+	record response $'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n' \
+		$'WARC-Payload-Digest: sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\r\n' | gzip >chunked.warc.gz
+	run -3 --separate-stderr sc-warc check chunked.warc.gz
+	local payload chunked
+	payload=$(printf 'hello world' | python3 -c 'import sys, hashlib, base64; print("sha1:" + base64.b32encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())')
+	chunked=$(printf '5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n' | python3 -c 'import sys, hashlib, base64; print("sha1:" + base64.b32encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())')
+	[[ $stderr == *"WARC-Payload-Digest sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA does not match the payload ($payload)"* ]] || fail "$stderr"
+	[[ $stderr != *"$chunked"* ]] || fail "the chunked bytes' digest: $stderr"
+	# The digest it names, pasted in, is the fix.
+	record response $'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n' \
+		"WARC-Payload-Digest: $payload"$'\r\n' | gzip >fixed.warc.gz
+	run -0 sc-warc check fixed.warc.gz
+}
+
 @test "records goes on after a corrupt member" {
 	cp "$SAMPLES/sample.warc.gz" corrupt.warc.gz
 	# a byte in the middle of the first response's member

@@ -511,7 +511,7 @@ static void fetched(sc_fetcher *f, const sc_result *res, void *user, void *ctx)
 	o->next_start = sc_now_ms() + gap_ms(a->r, o);
 	if (a->cache && status != 0)
 		(void)sc_robots_cache_put(a->cache, o->key, sc_wall_ms(), status, body ? body : "",
-		                          body ? len : 0, NULL, 0);
+		                          body ? len : 0, NULL, NULL, 0);
 	/* The requests held meanwhile, in their order. */
 	while ((h = pop(&o->robots))) {
 		struct tab *t = tab_of(a->r, h);

@@ -188,13 +188,16 @@ static void count_request_host(struct host *h, const struct mline *m)
 {
 	h->requests++;
 	h->bytes += (uint64_t)m->bytes;
-	if (m->kind < 0) {
+	/* robots.txt's requests are apart from ok and errors: its 404 says
+	 * "no rules", not that the crawl failed (the crawl's end line agrees). */
+	if (m->robots) {
+		h->robots_requests++;
+	} else if (m->kind < 0) {
 		h->ok++;
 	} else {
 		h->errors++;
 		h->kinds[m->kind]++;
 	}
-	h->robots_requests += m->robots;
 	if (m->status == 429) {
 		h->status429++;
 		h->cooldowns += m->next.n == 5 && memcmp(m->next.p, "again", 5) == 0;
@@ -211,7 +214,9 @@ static void count_request_bin(struct report *r, const struct mline *m)
 	b->requests++;
 	b->bytes += (uint64_t)m->bytes;
 	b->status[m->status / 100]++;
-	if (m->kind < 0) {
+	if (m->robots) {
+		/* neither ok nor an error (count_request_host) */
+	} else if (m->kind < 0) {
 		b->ok++;
 		b->ok_sum += lat;
 		b->ok_max = fmaxf(b->ok_max, lat);
@@ -279,12 +284,16 @@ static void count_request(struct report *r, const struct mline *m, long round)
 	t->bytes += (uint64_t)m->bytes;
 	t->retries += m->attempt > 1;
 	t->robots_requests += m->robots;
-	t->status[m->status]++;
-	if (m->kind < 0) {
-		t->ok++;
+	if (m->robots) {
+		t->robots_status[m->status]++; /* apart (count_request_host) */
 	} else {
-		t->errors++;
-		t->kinds[m->kind]++;
+		t->status[m->status]++;
+		if (m->kind < 0) {
+			t->ok++;
+		} else {
+			t->errors++;
+			t->kinds[m->kind]++;
+		}
 	}
 	t->status429 += m->status == 429;
 	t->cooldowns += m->status == 429 && m->next.n == 5 && memcmp(m->next.p, "again", 5) == 0;

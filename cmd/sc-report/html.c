@@ -57,7 +57,9 @@ static void write_summary(FILE *f, const struct report *r)
 	row(f, "requests", "requests", "%.0f", (double)t->requests);
 	row(f, "ok", "ok", "%.0f", (double)t->ok);
 	row(f, "errors", "errors", "%.0f", (double)t->errors);
-	row(f, "bytes", "bytes", "%.0f", (double)t->bytes);
+	row(f, "robots_requests", "robots.txt requests (not in ok or errors)", "%.0f",
+	    (double)t->robots_requests);
+	row(f, "bytes", "body bytes (decoded)", "%.0f", (double)t->bytes);
 	row(f, "duration_s", "duration (s)", "%.3f", round(d * 1000) / 1000);
 	row(f, "rate_rps", "rate (requests/s)", "%.1f", d > 0 ? (double)t->requests / d : 0);
 	row(f, "lat-min", "latency min (ms)", "%.1f", t->latency.min);

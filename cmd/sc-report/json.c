@@ -51,19 +51,19 @@ static json_t *reasons_json(const uint64_t *reasons)
 	return o;
 }
 
-static json_t *status_json(const struct totals *t)
+static json_t *status_json(const uint64_t status[600])
 {
 	json_t *o = json_object();
 	char code[8];
 
 	for (int s = 100; s < 600; s++) {
-		if (t->status[s]) {
+		if (status[s]) {
 			snprintf(code, sizeof(code), "%d", s);
-			json_object_set_new(o, code, json_integer((json_int_t)t->status[s]));
+			json_object_set_new(o, code, json_integer((json_int_t)status[s]));
 		}
 	}
-	if (t->status[0])
-		json_object_set_new(o, "none", json_integer((json_int_t)t->status[0]));
+	if (status[0])
+		json_object_set_new(o, "none", json_integer((json_int_t)status[0]));
 	return o;
 }
 
@@ -194,11 +194,12 @@ static json_t *report_json(const struct report *r, const struct options *o)
 	json_object_set_new(j, "latency_ms", latency_json(r));
 	json_object_set_new(j, "phases_ms", phases_json(t));
 	json_object_set_new(j, "queue_ms", moments_json(&t->queue));
-	json_object_set_new(j, "status", status_json(t));
+	json_object_set_new(j, "status", status_json(t->status));
 	json_object_set_new(j, "error_kinds", kinds_json(t->kinds));
 	json_object_set_new(j, "robots",
-	                    json_pack("{s:I, s:I}", "requests", (json_int_t)t->robots_requests,
-	                              "refused", (json_int_t)robots_refused(r)));
+	                    json_pack("{s:I, s:I, s:o}", "requests", (json_int_t)t->robots_requests,
+	                              "refused", (json_int_t)robots_refused(r), "status",
+	                              status_json(t->robots_status)));
 	json_object_set_new(
 	        j, "rate_limits",
 	        json_pack("{s:I, s:I, s:I, s:I, s:o}", "status_429", (json_int_t)t->status429,

@@ -82,16 +82,19 @@ static void write_counts(FILE *out, const struct report *r)
 	double d = duration_s(r);
 	char tmp[32], first[SC_RFC3339_LEN], last[SC_RFC3339_LEN];
 
-	fprintf(out, "requests     %llu (ok %llu, errors %llu, retries %llu)\n",
+	fprintf(out, "requests     %llu (ok %llu, errors %llu, retries %llu, robots.txt %llu)\n",
 	        (unsigned long long)t->requests, (unsigned long long)t->ok,
-	        (unsigned long long)t->errors, (unsigned long long)t->retries);
+	        (unsigned long long)t->errors, (unsigned long long)t->retries,
+	        (unsigned long long)t->robots_requests);
 	if (t->first_ms > 0) {
 		sc_rfc3339((int64_t)t->first_ms, first);
 		sc_rfc3339((int64_t)t->last_ms, last);
 		fprintf(out, "duration     %.3f s (%s to %s)\n", d, first, last);
 	}
 	fprintf(out, "rate         %.1f requests/s\n", d > 0 ? (double)t->requests / d : 0.0);
-	fprintf(out, "throughput   %s/s (%llu bytes)\n",
+	/* sc-fetch's bytes are the bodies as decoded, not as they came (a
+	 * WARC holds them compressed): said, so no one compares the two. */
+	fprintf(out, "throughput   %s/s (%llu body bytes, decoded)\n",
 	        human_bytes(d > 0 ? (double)t->bytes / d : 0.0, tmp, sizeof(tmp)),
 	        (unsigned long long)t->bytes);
 }
@@ -133,8 +136,18 @@ static void write_breakdowns(FILE *out, const struct report *r)
 		if (t->kinds[k])
 			fprintf(out, " %s %llu", kind_name(k), (unsigned long long)t->kinds[k]);
 	fprintf(out, "%s\n", t->errors ? "" : " none");
-	fprintf(out, "robots       %llu robots.txt requests, %llu URLs refused\n",
-	        (unsigned long long)t->robots_requests, (unsigned long long)robots_refused(r));
+	fprintf(out, "robots       %llu robots.txt requests", (unsigned long long)t->robots_requests);
+	const char *sep = " (";
+	for (int s = 0; s < 600; s++)
+		if (t->robots_status[s]) {
+			if (s)
+				fprintf(out, "%s%d %llu", sep, s, (unsigned long long)t->robots_status[s]);
+			else
+				fprintf(out, "%snone %llu", sep, (unsigned long long)t->robots_status[s]);
+			sep = ", ";
+		}
+	fprintf(out, "%s, %llu URLs refused\n", *sep == ',' ? "; not in ok or errors)" : "",
+	        (unsigned long long)robots_refused(r));
 	fprintf(out, "rate limits  %llu answers 429, %llu cool-downs, %llu throttle events",
 	        (unsigned long long)t->status429, (unsigned long long)t->cooldowns,
 	        (unsigned long long)t->throttles);

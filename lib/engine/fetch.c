@@ -71,7 +71,7 @@ static void attempt_ended(struct fetch_engine *e, struct job *job, struct transf
 		d = sc_retry_decide(e->loop.retry, job->attempts, job->max_attempts, oc->status,
 		                    oc->kind, xfer ? xfer->retry_after : NULL, now, sc_wall_ms());
 	if (job->robots_for && d.verdict != SC_RETRY_AGAIN)
-		fetch_robots_learn(e, job, xfer, oc);
+		fetch_robots_learn(e, job, xfer, oc, fetch_warc_last_file(e));
 	fetch_request_metrics(e, job, xfer, oc, sc_retry_verdict_name(d.verdict));
 	if (d.verdict == SC_RETRY_AGAIN) {
 		job->wait_ms = d.delay_ms;
@@ -184,7 +184,7 @@ static void fail_unstarted(struct fetch_engine *e, struct job *job, int kind, co
 	struct outcome oc = { .kind = kind };
 
 	if (job->robots_for) {
-		fetch_robots_learn(e, job, NULL, &oc);
+		fetch_robots_learn(e, job, NULL, &oc, NULL);
 		fetch_robots_job_end(e, job);
 		return;
 	}

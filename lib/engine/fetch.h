@@ -72,7 +72,11 @@ struct fetch_options {
 	long low_speed_limit;         /* --low-speed-limit BYTES/s (1) */
 	long low_speed_time;          /* --low-speed-time SECS (30); 0 = no low-speed abort */
 	long long max_bytes;          /* --max-bytes (10 MiB): larger bodies are too_large */
-	char *user_agent;             /* -A/--user-agent (owned; default sc-fetch/VERSION) */
+	char *user_agent;             /* -A/--user-agent (owned; default sc-fetch/VERSION,
+	                                 with --contact "sc-fetch/VERSION (+CONTACT)") */
+	bool user_agent_given;        /* -A came: --contact leaves it alone */
+	char *contact;                /* --contact URL (owned), or NULL */
+	struct curl_slist *warc_info; /* --warc-info KEY=VALUE, as "KEY: VALUE" (owned) */
 	struct curl_slist *headers;   /* -H/--header, in order (owned) */
 	bool insecure;                /* -k/--insecure: no TLS verification */
 	bool keep_order;              /* --keep-order: output in input order */

@@ -177,6 +177,9 @@ struct job {
 	bool done, in_scratch;   /* fetch_output.c; in_scratch: its output line is in
 	                            e->output.line (job_encode) */
 	bool failed;             /* with the record's "error", above */
+	int64_t captured_ms;     /* fetch_warc.c: the last attempt's response's
+	                            WARC-Date (wall ms), which its fetched_at
+	                            is; 0: none (fetched_at is when it ended) */
 	bool has_body;           /* fetch_submit.c: a request body */
 	enum fetch_form_kind {
 		FETCH_FORM_NONE,
@@ -441,9 +444,11 @@ void fetch_robots_free(struct fetch_engine *e);
  * if its answer is not known yet. */
 bool fetch_robots_refuse(struct fetch_engine *e, struct job *job);
 /* The robots.txt request's last attempt ended: the answer is known, the
- * held queue is sorted (refused jobs finished).  Before its metrics line. */
+ * held queue is sorted (refused jobs finished).  Before its metrics line.
+ * archive (borrowed, may be NULL): the file its capture went to, which
+ * --robots-cache's entry names. */
 void fetch_robots_learn(struct fetch_engine *e, struct job *job, struct transfer *xfer,
-                        const struct outcome *oc);
+                        const struct outcome *oc, const char *archive);
 /* Frees the robots.txt request's job (after its metrics line). */
 void fetch_robots_job_end(struct fetch_engine *e, struct job *job);
 /* The robots members of a request metrics line; the summary's "robots". */
@@ -560,6 +565,9 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
                         const struct outcome *oc, char *err, size_t errlen);
 /* Frees a transfer's kept exchanges (with the transfer). */
 void fetch_warc_xfer_free(struct transfer *xfer);
+/* The absolute path of the file the last capture went to (valid until
+ * the next one), or NULL without --warc or before any capture. */
+const char *fetch_warc_last_file(const struct fetch_engine *e);
 
 /* fetch_headers.c */
 /* A 304 answering a conditional request (If-None-Match,

@@ -36,6 +36,10 @@ void fetch_options_init(struct fetch_options *opts)
 void fetch_options_free(struct fetch_options *opts)
 {
 	free(opts->user_agent);
+	free(opts->contact);
+	opts->contact = NULL;
+	curl_slist_free_all(opts->warc_info);
+	opts->warc_info = NULL;
 	free(opts->metrics_path);
 	free(opts->robots_agent);
 	free(opts->robots_cache_path);
@@ -109,6 +113,78 @@ static int add_header(void *base, const struct sc_opt *row, const char *arg, cha
 	return 0;
 }
 
+/* -A: the agent as given, which --contact then leaves alone. */
+static int set_user_agent(void *base, const struct sc_opt *row, const char *arg, char *err,
+                          size_t errlen)
+{
+	struct fetch_options *opts = base;
+
+	(void)row;
+	if (errlen > 0)
+		err[0] = '\0';
+	free(opts->user_agent);
+	opts->user_agent = sc_strdup(arg);
+	opts->user_agent_given = true;
+	return 0;
+}
+
+/* --contact: an http(s) URL or a mailto: address where a site's operator
+ * reaches whoever runs the crawl, named in the default User-Agent as a
+ * comment, "sc-fetch/VERSION (+CONTACT)", as Heritrix requires of its
+ * operators.  Visible ASCII without parentheses: it goes in a comment. */
+static int set_contact(void *base, const struct sc_opt *row, const char *arg, char *err,
+                       size_t errlen)
+{
+	struct fetch_options *opts = base;
+
+	(void)row;
+	bool scheme = strncmp(arg, "http://", 7) == 0 || strncmp(arg, "https://", 8) == 0 ||
+	              strncmp(arg, "mailto:", 7) == 0;
+	const char *p = arg;
+	while (*p > ' ' && *p < 0x7f && *p != '(' && *p != ')' && *p != '\\')
+		p++;
+	if (!scheme || *p || strlen(arg) < 9)
+		return snprintf(err, errlen,
+		                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
+		                " (visible ASCII, no parentheses)",
+		                arg),
+		       -1;
+	free(opts->contact);
+	opts->contact = sc_strdup(arg);
+	if (!opts->user_agent_given) {
+		struct sc_buf b;
+		sc_buf_init(&b, (size_t)-1 / 2);
+		sc_buf_printf(&b, "sc-fetch/%s (+%s)", SC_VERSION, arg);
+		free(opts->user_agent);
+		opts->user_agent = sc_buf_take(&b, NULL);
+	}
+	return 0;
+}
+
+/* --warc-info KEY=VALUE: one more field of the warcinfo record (operator,
+ * isPartOf, description, ...), KEY a field name (RFC 9110 token). */
+static int add_warc_info(void *base, const struct sc_opt *row, const char *arg, char *err,
+                         size_t errlen)
+{
+	struct fetch_options *opts = base;
+	const char *eq = strchr(arg, '=');
+
+	(void)row;
+	if (!eq || eq == arg || !sc_protocol_header_name_ok(arg, (size_t)(eq - arg)))
+		return snprintf(err, errlen, "--warc-info: '%.200s' is not KEY=VALUE", arg), -1;
+	if (!sc_protocol_value_ok(eq + 1, strlen(eq + 1)))
+		return snprintf(err, errlen, "--warc-info: a value may hold no line break"), -1;
+	struct sc_buf b;
+	sc_buf_init(&b, (size_t)-1 / 2);
+	sc_buf_printf(&b, "%.*s: %s", (int)(eq - arg), arg, eq + 1);
+	struct curl_slist *l = curl_slist_append(opts->warc_info, b.p);
+	sc_buf_free(&b);
+	if (!l)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	opts->warc_info = l;
+	return 0;
+}
+
 /* --robots-agent: a product token (RFC 9309 section 2.2.1). */
 static int set_robots_agent(void *base, const struct sc_opt *row, const char *arg, char *err,
                             size_t errlen)
@@ -149,7 +225,8 @@ const struct sc_opt fetch_option_rows[] = {
 	SC_OPT_ROW_FLAG("quiet", 'q', AT(quiet)),
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 100000),
 	SC_OPT_ROW_SECONDS("timeout", 'm', "secs", AT(timeout_ms), 0, 86400),
-	SC_OPT_ROW_COPY("user-agent", 'A', "agent", AT(user_agent)),
+	SC_OPT_ROW_CALL("user-agent", 'A', "agent", set_user_agent, 0),
+	SC_OPT_ROW_CALL("contact", 0, "url", set_contact, 0),
 	SC_OPT_ROW_CALLS("header", 'H', "'name: value'", add_header, 0),
 	SC_OPT_ROW_WHOLE("per-host", 0, "N", AT(per_host), 0, 100000),
 	SC_OPT_ROW_NUMBER("rate", 0, "R", AT(rate), 0, 1e6),
@@ -198,6 +275,7 @@ const struct sc_opt fetch_option_rows[] = {
 	SC_OPT_ROW_WHOLE("warc-level", 0, "N", AT(warc_level), 0, 9),
 	SC_OPT_ROW_FLAG("warc-cdx", 0, AT(warc_cdx)),
 	SC_OPT_ROW_COPY("warc-dedupe", 0, "file", AT(warc_dedupe_path)),
+	SC_OPT_ROW_CALLS("warc-info", 0, "key=value", add_warc_info, 0),
 	{ 0 },
 };
 
@@ -234,10 +312,12 @@ int fetch_options_check(const struct fetch_options *opts, char *err, size_t errl
 		    sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
 			return snprintf(err, errlen, "--%s: %.200s", databases[i].name, why), -1;
 	}
-	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path))
+	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path ||
+	                         opts->warc_info))
 		return snprintf(err, errlen, "--%s needs --warc",
 		                opts->warc_cdx           ? "warc-cdx"
 		                : opts->warc_dedupe_path ? "warc-dedupe"
+		                : opts->warc_info        ? "warc-info"
 		                                         : "warc-max-size"),
 		       -1;
 	if (opts->retry.max_ms < opts->retry.base_ms)

@@ -223,7 +223,9 @@ void fetch_job_complete(struct fetch_engine *e, struct job *job, struct transfer
 		curl_easy_getinfo(xfer->easy, CURLINFO_EFFECTIVE_URL, &final_url);
 		curl_easy_getinfo(xfer->easy, CURLINFO_CONTENT_TYPE, &ctype);
 	}
-	sc_rfc3339(sc_wall_ms(), ts);
+	/* With --warc, the WARC-Date of the response it holds, to the ms:
+	 * a record read back from the archive has the same fetched_at. */
+	sc_rfc3339(job->captured_ms ? job->captured_ms : sc_wall_ms(), ts);
 	/* The user's url stays as given (sc-retry needs it); the URL the
 	 * response came from is shown without userinfo, as metrics are. */
 	if (final_url) {

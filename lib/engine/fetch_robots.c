@@ -69,6 +69,12 @@ bool fetch_robots_init(struct fetch_engine *e, char *err, size_t errlen)
 			snprintf(err, errlen, "--robots-cache: %s", why);
 			return false;
 		}
+		/* With --warc, a rule is taken from the cache only while the
+		 * archive of its robots.txt is there: an archive removed (a chunk
+		 * killed and redone) has its robots.txt fetched and archived
+		 * again, so every archive kept holds what its rules came from. */
+		if (o->warc_path)
+			sc_robots_cache_want_archived(rb->cache);
 	}
 	return true;
 }
@@ -241,7 +247,7 @@ void fetch_robots_hold(struct fetch_engine *e, struct origin *origin, double unt
 }
 
 void fetch_robots_learn(struct fetch_engine *e, struct job *job, struct transfer *xfer,
-                        const struct outcome *oc)
+                        const struct outcome *oc, const char *archive)
 {
 	struct robots_entry *en = job->robots_for;
 	struct origin *origin = job->origin;
@@ -267,7 +273,7 @@ void fetch_robots_learn(struct fetch_engine *e, struct job *job, struct transfer
 	entry_know(e, en, status, body, len, sent);
 	if (e->robots->cache && status != 0) {
 		if (sc_robots_cache_put(e->robots->cache, en->key, sc_wall_ms(), status, body, len,
-		                        NULL, 0) != 0)
+		                        archive, NULL, 0) != 0)
 			e->robots->cache_errors++;
 	}
 	/* Sort the held queue, in its order. */

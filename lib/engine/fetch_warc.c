@@ -31,6 +31,7 @@
 #include "warc/http.h"
 #include "warc/record.h"
 #include "warc/writer.h"
+#include "web/robots.h"
 
 /* A request or response head's buffer larger than this is freed after
  * its attempt rather than kept for the next. */
@@ -66,12 +67,35 @@ struct fetch_warc {
 	struct sc_buf request;            /* scratch: an HTTP/2 request in HTTP/1.1 form */
 	struct sc_buf info;               /* the warcinfo block (the writer borrows it) */
 	char *hop_url, *next_url;         /* the exchange's URL, the next one's (owned) */
+	char *dir;                        /* the absolute folder of the files (owned) */
+	struct sc_buf last_file;          /* the attempt's capture's file, or "" */
 	struct sc_warc_revisit revisit;   /* the capture's, when it is one */
 	struct sc_warc_original original; /* what it refers to */
 	char error[256];                  /* why a capture was not written */
 };
 
-/* The warcinfo block: what wrote the file and how.  Its values were
+/* Whether --warc-info gave the field name (any case), which then
+ * replaces sc-fetch's own. */
+static bool user_field(const struct fetch_options *opts, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const struct curl_slist *l = opts->warc_info; l; l = l->next)
+		if (strncasecmp(l->data, name, n) == 0 && l->data[n] == ':')
+			return true;
+	return false;
+}
+
+static void own_field(const struct fetch_options *opts, struct sc_buf *b, const char *name,
+                      const char *value)
+{
+	if (!user_field(opts, name))
+		sc_warc_field_add(b, name, value);
+}
+
+/* The warcinfo block: what wrote the file and how, then --warc-info's
+ * fields (operator, isPartOf, description: who ran the crawl, of what
+ * collection, why), which replace one of the same name.  Its values were
  * refused with a CR, LF or NUL (the option table); argv[0], which no
  * option checks, and the rest go through the field writer all the same,
  * which leaves control characters out. */
@@ -82,19 +106,29 @@ static void warcinfo_text(const struct fetch_options *opts, struct sc_buf *b)
 
 	sc_buf_init(&v, (size_t)1 << 20);
 	sc_buf_printf(&v, "%s/%s (libcurl/%s)", sc_progname, SC_VERSION, cv->version);
-	sc_warc_field_add(b, "software", v.p);
-	sc_warc_field_add(b, "format", "WARC File Format 1.1");
-	sc_warc_field_add(b, "conformsTo",
-	                  "https://iipc.github.io/warc-specifications/specifications/"
-	                  "warc-format/warc-1.1/");
-	sc_warc_field_add(b, "http-header-user-agent", opts->user_agent);
+	own_field(opts, b, "software", v.p);
+	own_field(opts, b, "format", "WARC File Format 1.1");
+	own_field(opts, b, "conformsTo",
+	          "https://iipc.github.io/warc-specifications/specifications/"
+	          "warc-format/warc-1.1/");
+	own_field(opts, b, "http-header-user-agent", opts->user_agent);
 	sc_buf_reset(&v);
-	if (opts->robots)
-		sc_buf_printf(&v, "obey (as %s)",
-		              opts->robots_agent ? opts->robots_agent : opts->user_agent);
-	sc_warc_field_add(b, "robots", opts->robots ? v.p : "ignore");
+	if (opts->robots) {
+		/* The product token robots.txt is read for (fetch_robots). */
+		char *token = opts->robots_agent ? sc_strdup(opts->robots_agent)
+		                                 : sc_robots_product_token(opts->user_agent);
+		sc_buf_printf(&v, "obey (as %s)", token);
+		free(token);
+	}
+	own_field(opts, b, "robots", opts->robots ? v.p : "ignore");
 	if (opts->command_line)
-		sc_warc_field_add(b, "command-line", opts->command_line);
+		own_field(opts, b, "command-line", opts->command_line);
+	for (const struct curl_slist *l = opts->warc_info; l; l = l->next) {
+		const char *colon = strchr(l->data, ':');
+		char *name = sc_strndup(l->data, (size_t)(colon - l->data));
+		sc_warc_field_add(b, name, colon + 2);
+		free(name);
+	}
 	sc_buf_free(&v);
 }
 
@@ -133,6 +167,14 @@ bool fetch_warc_init(struct fetch_engine *e, char *err, size_t errlen)
 		free(w);
 		return false;
 	}
+	/* The folder's absolute path, for the robots cache's entries to name
+	 * their archive by (the process's working folder is not theirs). */
+	const char *slash = strrchr(opts->warc_path, '/');
+	char *folder = slash ? sc_strndup(opts->warc_path, (size_t)(slash - opts->warc_path))
+	                     : sc_strdup(".");
+	w->dir = realpath(folder[0] ? folder : "/", NULL);
+	free(folder);
+	sc_buf_init(&w->last_file, 8192);
 	w->urlh = curl_url();
 	if (!w->urlh)
 		sc_die(SC_EXIT_FAILURE, "out of memory");
@@ -165,6 +207,8 @@ bool fetch_warc_free(struct fetch_engine *e, char *err, size_t errlen)
 	sc_buf_free(&w->info);
 	free(w->hop_url);
 	free(w->next_url);
+	free(w->dir);
+	sc_buf_free(&w->last_file);
 	free(w);
 	e->warc = NULL;
 	return ok;
@@ -405,14 +449,18 @@ static void metadata_text(struct fetch_warc *w, const struct job *job, const str
 	 * for an embed, by which sc-warc wacz leaves it out of the pages. */
 	if (job->rec && json_is_true(json_object_get(job->rec, "requisite")))
 		sc_buf_adds(b, "hop: E\r\n");
-	static const char *const links[] = { "seed", "via" };
+	/* The record's own, as it came: left out rather than cut when it
+	 * may not go on a line (core/protocol.h).  via is the page that
+	 * linked here: sc-frontier's "from" (a record's own "via" else). */
+	static const char *const links[][3] = { { "seed", "seed", NULL },
+		                                { "via", "from", "via" } };
 	for (size_t k = 0; k < 2; k++) {
-		/* The record's own, as it came: left out rather than cut
-		 * when it may not go on a line (core/protocol.h). */
-		const json_t *v = job->rec ? json_object_get(job->rec, links[k]) : NULL;
+		const json_t *v = NULL;
+		for (size_t m = 1; m < 3 && links[k][m] && !json_is_string(v); m++)
+			v = job->rec ? json_object_get(job->rec, links[k][m]) : NULL;
 		if (json_is_string(v) &&
 		    sc_protocol_value_ok(json_string_value(v), json_string_length(v)))
-			sc_warc_field_add(b, links[k], json_string_value(v));
+			sc_warc_field_add(b, links[k][0], json_string_value(v));
 	}
 }
 
@@ -532,6 +580,8 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 
 	if (!w)
 		return true;
+	sc_buf_reset(&w->last_file);
+	job->captured_ms = 0;
 	if (xfer && xfer->warc) {
 		struct warc_xfer *wx = xfer->warc;
 		double attempt_end = xfer->started + oc->latency_ms;
@@ -546,6 +596,13 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 				break;
 			}
 			have_response = i + 1 == wx->nhops;
+			if (have_response)
+				job->captured_ms = wx->hops[i].date_ms;
+			if (w->dir) {
+				sc_buf_reset(&w->last_file);
+				sc_buf_printf(&w->last_file, "%s/%s", w->dir,
+				              written.response.filename);
+			}
 			if (w->next_url) {
 				free(w->hop_url);
 				w->hop_url = w->next_url;
@@ -566,4 +623,11 @@ bool fetch_warc_attempt(struct fetch_engine *e, struct job *job, struct transfer
 		json_object_set_new(job->rec, "warc", loc);
 	}
 	return ok;
+}
+
+const char *fetch_warc_last_file(const struct fetch_engine *e)
+{
+	const struct fetch_warc *w = e->warc;
+
+	return w && w->last_file.len ? w->last_file.p : NULL;
 }

@@ -5,9 +5,18 @@
 #include "warc/digest.h"
 #include "warc/record.h"
 
-/* The fields every record of a capture carries after the first three. */
-static void common_fields(struct sc_warc_head *h, const struct sc_warc_capture *c)
+/* The warcinfo that says how a record was made, named by every record
+ * (WARC/1.1 5.8: a reader of one record alone finds the file's). */
+static void warcinfo_field(struct sc_warc_head *h, const struct sc_warc_writer *w)
 {
+	sc_warc_head_add(h, "WARC-Warcinfo-ID", sc_warc_writer_info_id(w));
+}
+
+/* The fields every record of a capture carries after the first three. */
+static void common_fields(struct sc_warc_head *h, const struct sc_warc_writer *w,
+                          const struct sc_warc_capture *c)
+{
+	warcinfo_field(h, w);
 	sc_warc_head_add(h, "WARC-Target-URI", c->url);
 	if (c->ip && *c->ip)
 		sc_warc_head_add(h, "WARC-IP-Address", c->ip);
@@ -26,7 +35,7 @@ static int write_request(struct sc_warc_writer *w, const struct sc_warc_capture 
 
 	sc_warc_sha1(c->request, c->request_len, digest);
 	sc_warc_head_begin(&h, "request", id, date);
-	common_fields(&h, c);
+	common_fields(&h, w, c);
 	sc_warc_head_add(&h, "WARC-Concurrent-To", response_id);
 	sc_warc_head_add(&h, "Content-Type", "application/http;msgtype=request");
 	sc_warc_head_add(&h, "WARC-Block-Digest", digest);
@@ -69,7 +78,7 @@ static int write_response(struct sc_warc_writer *w, const struct sc_warc_capture
 
 	response_digests(c, !rv, block_digest, out->payload_digest);
 	sc_warc_head_begin(&h, rv ? "revisit" : "response", id, out->date);
-	common_fields(&h, c);
+	common_fields(&h, w, c);
 	sc_warc_head_add(&h, "WARC-Concurrent-To", request_id);
 	sc_warc_head_add(&h, "Content-Type", "application/http;msgtype=response");
 	sc_warc_head_add(&h, "WARC-Block-Digest", block_digest);
@@ -104,6 +113,7 @@ static int write_metadata(struct sc_warc_writer *w, const struct sc_warc_capture
 	sc_warc_record_id(id);
 	sc_warc_sha1(c->metadata, c->metadata_len, digest);
 	sc_warc_head_begin(&h, "metadata", id, date);
+	warcinfo_field(&h, w);
 	sc_warc_head_add(&h, "WARC-Target-URI", c->url);
 	sc_warc_head_add(&h, "WARC-Concurrent-To", response_id);
 	sc_warc_head_add(&h, "Content-Type", "application/warc-fields");

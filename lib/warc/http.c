@@ -1,6 +1,7 @@
 #include "warc/http.h"
 
 #include <brotli/decode.h>
+#include <zstd.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,39 @@ static int brotli_all(const char *p, size_t n, struct sc_buf *out, const char **
 	return -1;
 }
 
+/* A zstd body (RFC 8878): every frame, one after the other, as a
+ * streaming decoder reads them; one cut short is bad data. */
+static int zstd_all(const char *p, size_t n, struct sc_buf *out, const char **why)
+{
+	ZSTD_DStream *s = ZSTD_createDStream();
+	ZSTD_inBuffer in = { p, n, 0 };
+	size_t rc = 1;
+
+	if (!s)
+		sc_die(1, "out of memory");
+	while (in.pos < in.size || rc != 0) {
+		size_t room = 256 << 10;
+		ZSTD_outBuffer o = { sc_buf_space(out, room), room, 0 };
+		rc = ZSTD_decompressStream(s, &o, &in);
+		if (ZSTD_isError(rc)) {
+			*why = "bad zstd data";
+			break;
+		}
+		if (sc_buf_setlen(out, out->len + o.pos) != 0) {
+			*why = "decoded body too large";
+			rc = (size_t)-1;
+			break;
+		}
+		if (in.pos == in.size && rc != 0 && o.pos < room) {
+			*why = "zstd data cut short";
+			rc = (size_t)-1;
+			break;
+		}
+	}
+	ZSTD_freeDStream(s);
+	return rc == 0 ? 0 : -1;
+}
+
 /* sc_warc_content_decode, its reason one of these fixed texts. */
 static int content_decode(const char *encoding, const char *p, size_t n, struct sc_buf *out,
                           const char **why)
@@ -228,6 +262,8 @@ static int content_decode(const char *encoding, const char *p, size_t n, struct 
 	}
 	if (strcasecmp(encoding, "br") == 0)
 		return brotli_all(p, n, out, why);
+	if (strcasecmp(encoding, "zstd") == 0)
+		return zstd_all(p, n, out, why);
 	*why = "unknown Content-Encoding";
 	return -1;
 }

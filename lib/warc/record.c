@@ -31,12 +31,23 @@ void sc_warc_record_id(char out[SC_WARC_ID_LEN])
 
 void sc_warc_date(int64_t wall_ms, char out[SC_WARC_DATE_LEN])
 {
-	time_t t = (time_t)(wall_ms / 1000);
+	int64_t ms = wall_ms % 1000;
+	if (ms < 0) /* before 1970: the second below, and what is left of it */
+		ms += 1000;
+	time_t t = (time_t)((wall_ms - ms) / 1000);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	if (strftime(out, SC_WARC_DATE_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+	if (strftime(out, SC_WARC_DATE_LEN, "%Y-%m-%dT%H:%M:%S", &tm) != 19) {
 		out[0] = '\0'; /* a year past 9999 */
+		return;
+	}
+	out[19] = '.';
+	out[20] = (char)('0' + ms / 100);
+	out[21] = (char)('0' + ms / 10 % 10);
+	out[22] = (char)('0' + ms % 10);
+	out[23] = 'Z';
+	out[24] = '\0';
 }
 
 /* The header text has no maximum: a URL is as long as it is. */

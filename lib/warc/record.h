@@ -3,8 +3,10 @@
  * A header is the version line, named fields in the order they were added,
  * and Content-Length; the writer (writer.h) puts the block and the two
  * CRLFs after it.  Owns the identifiers (urn:uuid from getrandom) and the
- * date format (WARC-Date, "2026-12-01T15:00:00Z", seconds in UTC, the
- * form every reader takes). */
+ * date format (WARC-Date, "2026-12-01T15:00:00.123Z": UTC to the
+ * millisecond, as WARC/1.1 allows, so that a record read back keeps the
+ * time the fetch gave it; readers take the fraction, and a CDX's
+ * 14-digit time stamp leaves it out). */
 #ifndef SC_WARC_RECORD_H
 #define SC_WARC_RECORD_H
 
@@ -15,8 +17,8 @@
 
 /* "<urn:uuid:" 36 ">" and the NUL. */
 #define SC_WARC_ID_LEN 48
-/* "2026-12-01T15:00:00Z" and the NUL. */
-#define SC_WARC_DATE_LEN 21
+/* "2026-12-01T15:00:00.123Z" and the NUL. */
+#define SC_WARC_DATE_LEN 25
 
 /* A fresh record identifier, "<urn:uuid:...>" (a version 4 UUID). */
 void sc_warc_record_id(char out[SC_WARC_ID_LEN]);

@@ -109,31 +109,39 @@ static void check_payload(const struct sc_warc_rec *rec, struct verify *v)
 	bool chunked = sc_warc_http_has_token(&msg, "Transfer-Encoding", "chunked");
 	enum sc_warc_digest_check raw =
 	        sc_warc_digest_check(digest, msg.payload, msg.payload_len, "", 0);
+	/* The digest said to be ours is over what was compared with it: the
+	 * chunked coding removed when there is one (a user pastes it as the
+	 * fix). */
+	struct sc_buf body;
+	sc_buf_init(&body, (size_t)-1 / 2);
+	const char *compared = msg.payload;
+	size_t compared_len = msg.payload_len;
 	if (chunked) {
-		struct sc_buf body;
-		sc_buf_init(&body, (size_t)-1 / 2);
 		int framing = sc_warc_dechunk(msg.payload, msg.payload_len, &body);
 		enum sc_warc_digest_check dec =
 		        sc_warc_digest_check(digest, body.p ? body.p : "", body.len, "", 0);
 		bool differs = body.len != msg.payload_len;
-		sc_buf_free(&body);
+		compared = body.p ? body.p : "";
+		compared_len = body.len;
 		/* A body cut short (WARC-Truncated) has the digest of what
 		 * came of its chunks' data. */
 		if (dec != SC_WARC_DIGEST_MISMATCH)
-			return;
+			goto done;
 		if (framing == 0 && raw == SC_WARC_DIGEST_MATCH && differs) {
 			say(v, "WARC-Payload-Digest is over the chunked bytes, not the payload "
 			       "(wget's known error)");
-			return;
+			goto done;
 		}
 		if (raw != SC_WARC_DIGEST_MISMATCH)
-			return; /* broken chunking, but the digest is of what is there */
+			goto done; /* broken chunking, but the digest is of what is there */
 	} else if (raw != SC_WARC_DIGEST_MISMATCH) {
-		return;
+		goto done;
 	}
 	char ours[SC_WARC_SHA1_LEN];
-	sc_warc_sha1(msg.payload, msg.payload_len, ours);
+	sc_warc_sha1(compared, compared_len, ours);
 	say(v, "WARC-Payload-Digest %.60s does not match the payload (%s)", digest, ours);
+done:
+	sc_buf_free(&body);
 }
 
 static void check_revisit(const struct sc_warc_rec *rec, struct verify *v)

@@ -28,6 +28,7 @@ struct sc_warc_writer {
 	uint64_t size;
 	unsigned serial;
 	uint64_t records; /* in the current file, its warcinfo not counted */
+	char info_id[SC_WARC_ID_LEN]; /* the current file's warcinfo's id */
 	char host[64];
 	z_stream z;
 	struct sc_buf gz; /* one member, compressed */
@@ -84,7 +85,7 @@ static void name_file(struct sc_warc_writer *w)
 
 static int write_warcinfo(struct sc_warc_writer *w)
 {
-	char id[SC_WARC_ID_LEN], date[SC_WARC_DATE_LEN], digest[SC_WARC_SHA1_LEN];
+	char *id = w->info_id, date[SC_WARC_DATE_LEN], digest[SC_WARC_SHA1_LEN];
 	struct sc_warc_head h;
 	struct sc_warc_part part = { w->o.info, w->o.info_len };
 
@@ -267,6 +268,11 @@ int sc_warc_writer_rotate_if_full(struct sc_warc_writer *w)
 const char *sc_warc_writer_filename(const struct sc_warc_writer *w)
 {
 	return w->base;
+}
+
+const char *sc_warc_writer_info_id(const struct sc_warc_writer *w)
+{
+	return w->info_id;
 }
 
 const char *sc_warc_writer_error(const struct sc_warc_writer *w)

@@ -69,6 +69,9 @@ int sc_warc_writer_rotate_if_full(struct sc_warc_writer *w);
 /* The current file's final name (without .open), its base name. */
 const char *sc_warc_writer_filename(const struct sc_warc_writer *w);
 const char *sc_warc_writer_error(const struct sc_warc_writer *w);
+/* The WARC-Record-ID of the current file's warcinfo, which every record
+ * written to it names in WARC-Warcinfo-ID (valid until the next file). */
+const char *sc_warc_writer_info_id(const struct sc_warc_writer *w);
 
 /* Closes and renames the current file; frees w.  Returns 0, or -1 with
  * the reason in err (w is freed either way). */

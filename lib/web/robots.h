@@ -131,7 +131,12 @@ char *sc_robots_normalize(const char *s, size_t len);
  * An entry is fresh for SC_ROBOTS_CACHE_TTL_MS (24 hours, RFC 9309 section
  * 2.4); the clock is the caller's `now` so tests can move it.  The file is
  * in WAL mode with a busy timeout, and every write is one transaction, so
- * processes sharing it (make -j) neither corrupt it nor fail on a lock. */
+ * processes sharing it (make -j) neither corrupt it nor fail on a lock.
+ * An entry may name the archive (a WARC file, by absolute path) that
+ * holds the capture of the robots.txt it came from: a run that archives
+ * asks for entries whose archive is still there, so that an archive
+ * removed (a chunk killed and redone) takes its rules with it, and the
+ * robots.txt is fetched, and archived, again (issue 30). */
 #define SC_ROBOTS_CACHE_TTL_MS (24LL * 3600 * 1000)
 
 struct sc_robots_cache; /* opaque; one per thread */
@@ -147,12 +152,17 @@ void sc_robots_cache_close(struct sc_robots_cache *c);
  * database error. */
 int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long *status,
                         char **body, size_t *len, char *err, size_t errlen);
+/* From now on, lookups find only entries that name an archive which is
+ * on disk (a run with --warc: what its rules came from is in an archive). */
+void sc_robots_cache_want_archived(struct sc_robots_cache *c);
 /* Stores (replaces) the origin's entry.  Only answers that say something
  * about the site are stored: 2xx, 3xx and 4xx other than 429.  An
  * unreachable robots.txt holds for the run only (issue #11), so for those
  * statuses nothing is written and the old entry is left as it was.
- * 0, or -1 with the reason in err (may be NULL). */
+ * archive (borrowed; may be NULL: none) is the file that holds the
+ * robots.txt's capture.  0, or -1 with the reason in err (may be NULL). */
 int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
-                        const char *body, size_t len, char *err, size_t errlen);
+                        const char *body, size_t len, const char *archive, char *err,
+                        size_t errlen);
 
 #endif

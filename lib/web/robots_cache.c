@@ -6,9 +6,11 @@
 #include "web/robots.h"
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/sqlite_shared.h"
 #include "core/util.h"
@@ -19,6 +21,7 @@
 struct sc_robots_cache {
 	sqlite3 *db;
 	sqlite3_stmt *get, *put;
+	bool archived; /* sc_robots_cache_want_archived */
 };
 
 static void db_msg(sqlite3 *db, const char *what, char *err, size_t errlen)
@@ -34,7 +37,8 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t
 	                             " origin TEXT PRIMARY KEY,"
 	                             " fetched_ms INTEGER NOT NULL,"
 	                             " status INTEGER NOT NULL,"
-	                             " body BLOB NOT NULL)";
+	                             " body BLOB NOT NULL,"
+	                             " archive TEXT)";
 	struct sc_robots_cache *c = sc_calloc(1, sizeof *c);
 	char step[64];
 	const char *what = step;
@@ -44,13 +48,16 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t
 	what = "cannot create its table";
 	if (sqlite3_exec(c->db, schema, NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
+	/* A cache made before the archive column: it is added (another
+	 * process may just have, which is as good). */
+	(void)sqlite3_exec(c->db, "ALTER TABLE robots ADD COLUMN archive TEXT", NULL, NULL, NULL);
 	what = "not a robots cache";
 	if (sqlite3_prepare_v2(c->db,
-	                       "SELECT fetched_ms, status, body FROM robots WHERE origin = ?1", -1,
+	                       "SELECT fetched_ms, status, body, archive FROM robots WHERE origin = ?1", -1,
 	                       &c->get, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(c->db,
-	                       "INSERT OR REPLACE INTO robots (origin, fetched_ms, status, body)"
-	                       " VALUES (?1, ?2, ?3, ?4)",
+	                       "INSERT OR REPLACE INTO robots (origin, fetched_ms, status, body,"
+	                       " archive) VALUES (?1, ?2, ?3, ?4, ?5)",
 	                       -1, &c->put, NULL) != SQLITE_OK)
 		goto fail;
 	return c;
@@ -72,6 +79,19 @@ void sc_robots_cache_close(struct sc_robots_cache *c)
 	free(c);
 }
 
+void sc_robots_cache_want_archived(struct sc_robots_cache *c)
+{
+	c->archived = true;
+}
+
+/* Whether a row's capture is in an archive on disk (always, when the
+ * handle does not ask).  A file of the name is enough: a chunk's
+ * archive is removed whole with the chunk that did not finish. */
+static bool archive_holds(const struct sc_robots_cache *c, const unsigned char *archive)
+{
+	return !c->archived || (archive && access((const char *)archive, F_OK) == 0);
+}
+
 int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long *status,
                         char **body, size_t *len, char *err, size_t errlen)
 {
@@ -82,7 +102,8 @@ int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t n
 	if (rc == SQLITE_ROW) {
 		int64_t fetched = sqlite3_column_int64(c->get, 0);
 		/* A fetch time in the future (a clock set back) is not trusted. */
-		if (fetched <= now_ms && now_ms - fetched < SC_ROBOTS_CACHE_TTL_MS) {
+		if (fetched <= now_ms && now_ms - fetched < SC_ROBOTS_CACHE_TTL_MS &&
+		    archive_holds(c, sqlite3_column_text(c->get, 3))) {
 			const void *b = sqlite3_column_blob(c->get, 2);
 			size_t n = (size_t)sqlite3_column_bytes(c->get, 2);
 			*status = (long)sqlite3_column_int64(c->get, 1);
@@ -103,7 +124,8 @@ int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t n
 }
 
 int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
-                        const char *body, size_t len, char *err, size_t errlen)
+                        const char *body, size_t len, const char *archive, char *err,
+                        size_t errlen)
 {
 	if (sc_robots_kind_for_status(status) == SC_ROBOTS_DISALLOW_ALL)
 		return 0;
@@ -117,6 +139,10 @@ int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t n
 	sqlite3_bind_int64(c->put, 2, now_ms);
 	sqlite3_bind_int64(c->put, 3, status);
 	sqlite3_bind_blob(c->put, 4, len ? body : "", (int)len, SQLITE_STATIC);
+	if (archive)
+		sqlite3_bind_text(c->put, 5, archive, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(c->put, 5);
 	int rc = sqlite3_step(c->put);
 	sqlite3_reset(c->put);
 	sqlite3_clear_bindings(c->put);

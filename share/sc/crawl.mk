@@ -57,6 +57,10 @@ SETTINGS += WARC_PREFIX=
 SETTINGS += REQUISITES=0
 SETTINGS += REQUISITE_LEVELS=4
 SETTINGS += WACZ=
+SETTINGS += WARC_OPERATOR=
+SETTINGS += WARC_COLLECTION=
+SETTINGS += WARC_DESCRIPTION=
+SETTINGS += CONTACT=
 SETTINGS += COOKIES=
 SETTINGS += LOGIN=
 SETTINGS += LOGIN_CHECK=
@@ -83,6 +87,12 @@ $(if $(filter-out 0 1,$(REQUISITES)),$(error REQUISITES=$(REQUISITES) is not 0 o
 # WARC_DEDUPE's index is one local SQLite file, which the workers cannot
 # share (sc-crawl(7), WARC).
 $(if $(and $(filter 1,$(WARC)),$(strip $(WARC_DEDUPE)),$(strip $(WORKERS))),$(error WARC_DEDUPE cannot be used with WORKERS: its index is a local file that the workers cannot share))
+# A chunk's archive is one file, which its commit and DIR/warc/ name:
+# --warc-max-size's series of files would leave every chunk "without a
+# WARC" once the whole crawl has run, so it is refused before.
+$(foreach v,FETCH_ARGS RETRY_ARGS,$(if $(and $(filter 1,$(WARC)),$(findstring --warc-max-size,$($(v)))),$(error $(v) has --warc-max-size, which WARC=1 cannot use: a chunk's archive is one file (sc-crawl(7), WARC))))
+# CONTACT goes in the User-Agent (sc-fetch --contact): a URL or mailto:.
+$(if $(strip $(CONTACT)),$(if $(or $(word 2,$(CONTACT)),$(if $(filter http://% https://% mailto:%,$(CONTACT)),,bad)),$(error CONTACT="$(CONTACT)" is not an http(s) URL or a mailto: address)))
 # WARC_PREFIX begins every archive's name: letters, digits, '.', '_', '-'.
 name_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . _ -
 strip_chars = $(if $(2),$(call strip_chars,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))

@@ -52,7 +52,10 @@ options() {
 	[[ $dir == /* ]] || dir=$PWD/$dir
 	[[ $ADAPTIVE == 1 ]] || pace=(--no-adaptive)
 	[[ $METRICS != 1 ]] || quiet=()
-	fetch_opts=("${quiet[@]}" -c "$C" --per-host "$PER_HOST" "${pace[@]}")
+	# CONTACT: in every request's User-Agent (unless FETCH_ARGS has -A).
+	contact=()
+	[[ -z $CONTACT ]] || contact=(--contact "$CONTACT")
+	fetch_opts=("${quiet[@]}" -c "$C" --per-host "$PER_HOST" "${pace[@]}" "${contact[@]}")
 	[[ $defer == 0 ]] || fetch_opts+=(--defer-after "$defer")
 	if [[ $ROBOTS == 1 ]]; then
 		fetch_opts+=(--robots)
@@ -70,7 +73,7 @@ options() {
 	[[ $REQUISITES != 1 ]] || parse_opts=(--requisites)
 	render_options "$1" "$dir"
 	[[ $1 == here ]] || return 0
-	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" --origin-state "$dir/origins.db")
+	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" "${contact[@]}" --origin-state "$dir/origins.db")
 	[[ -z $COOKIES$LOGIN ]] || retry_opts+=(--cookies "$dir/cookies.txt")
 	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
 	# refused is fetched again only once robots.txt answers and allows it.
@@ -218,7 +221,17 @@ warc_for() {
 		leftovers+=("$1/$2".warc.gz* "$1/$2".cdx[j] "$1/$2"-render.warc.gz* "$1/$2"-render.cdx[j])
 	fi
 	warc=(--warc "$1/$2.warc.gz" --warc-cdx)
+	warc_info warc
 	[[ -z $WARC_DEDUPE ]] || warc+=(--warc-dedupe "$WARC_DEDUPE")
+}
+
+# warc_info ARRAY: appends to ARRAY the warcinfo fields of WARC_OPERATOR,
+# WARC_COLLECTION and WARC_DESCRIPTION (sc-fetch --warc-info) that are set.
+warc_info() {
+	local -n info_into=$1
+	[[ -z $WARC_OPERATOR ]] || info_into+=(--warc-info "operator=$WARC_OPERATOR")
+	[[ -z $WARC_COLLECTION ]] || info_into+=(--warc-info "isPartOf=$WARC_COLLECTION")
+	[[ -z $WARC_DESCRIPTION ]] || info_into+=(--warc-info "description=$WARC_DESCRIPTION")
 }
 
 # warc_forget FILE...: WARC_DEDUPE forgets the records of the archives
@@ -321,6 +334,7 @@ worker_job() {
 	local archive=()
 	# WARC=1: the chunk's archive, in the job's folder (on_worker).
 	[[ $WARC != 1 ]] || archive=(--warc "${warc_name##*/}.warc.gz" --warc-cdx)
+	[[ $WARC != 1 ]] || warc_info archive
 	printf -v fetch '%q ' sc-fetch "${fetch_opts[@]}" "${archive[@]}"
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	[[ $ROBOTS != 1 ]] || files='--robots-cache "$d/robots.cache" '$files
@@ -653,7 +667,7 @@ step_sitemaps() {
 	rm -f "$sm/$warc_pfx"sitemaps-*.warc.gz* "$sm/$warc_pfx"sitemaps-*.cdxj
 	warc_for "$sm" "${warc_pfx}sitemaps-robots"
 	status=0
-	robots_urls <"$SEEDS" | sc-fetch -q --robots --metrics "$sm/robots.metrics" "${warc[@]}" "${fetch_args[@]}" \
+	robots_urls <"$SEEDS" | sc-fetch -q "${contact[@]}" --robots --metrics "$sm/robots.metrics" "${warc[@]}" "${fetch_args[@]}" \
 		>/dev/null 2>"$sm/robots.log" || status=$?
 	[[ $status == 0 || $status == 3 ]] || return "$status"
 	jq -r 'select(.event == "summary") | .robots[]?.sitemaps[]?' "$sm/robots.metrics" | sort -u >"$sm/level-0.txt"

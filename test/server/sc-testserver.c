@@ -435,6 +435,28 @@ static void brotli_stored(buf_t *out, const unsigned char *data, size_t len)
 	buf_append(out, &last, 1);
 }
 
+/* RFC 8878 frame of raw blocks: the magic number, a frame header of one
+ * descriptor byte (single segment, an 8-byte content size, no checksum)
+ * and the size, then blocks of at most 128 KiB, each a 3-byte header
+ * (Last_Block, Block_Type 0 raw, Block_Size) and its bytes. */
+static void zstd_stored(buf_t *out, const unsigned char *data, size_t len)
+{
+	static const unsigned char magic[5] = { 0x28, 0xb5, 0x2f, 0xfd, 0xe0 };
+	buf_append(out, magic, sizeof magic);
+	put_le32(out, (uint32_t)len);
+	put_le32(out, (uint32_t)((uint64_t)len >> 32));
+	size_t off = 0;
+	do {
+		size_t n = min_size(len - off, 128 * 1024);
+		uint32_t h = (uint32_t)n << 3 | (off + n == len ? 1u : 0u);
+		unsigned char header[3] = { (unsigned char)h, (unsigned char)(h >> 8),
+			                    (unsigned char)(h >> 16) };
+		buf_append(out, header, sizeof header);
+		buf_append(out, data + off, n);
+		off += n;
+	} while (off < len);
+}
+
 /* ------------------------------------------------------------------ */
 /* String -> int64 hash map (path counters, flaky and ratelimit state) */
 /* ------------------------------------------------------------------ */
@@ -2158,9 +2180,20 @@ static void handle_gzip(conn_t *c)
 	buf_free(&packed);
 }
 
-/* /br: the /gzip page brotli-encoded when Accept-Encoding names br, as it
- * is otherwise. */
-static void handle_br(conn_t *c)
+/* Whether an Accept-Encoding value names the coding token. */
+static bool accepts_coding(const char *accept, const char *token)
+{
+	size_t n = strlen(token);
+	for (const char *a = accept; a && (a = strstr(a, token)); a += n)
+		if ((a == accept || a[-1] == ' ' || a[-1] == ',') &&
+		    (a[n] == '\0' || a[n] == ',' || a[n] == ';' || a[n] == ' '))
+			return true;
+	return false;
+}
+
+/* /br and /zstd: the /gzip page in that coding when Accept-Encoding names
+ * it, as it is otherwise. */
+static void handle_coded(conn_t *c, const char *coding)
 {
 	bool ok = true;
 	uint64_t size = query_u64(c->req.query, "size", 10000, MAX_GENERATED_BYTES, &ok);
@@ -2168,17 +2201,19 @@ static void handle_br(conn_t *c)
 		respond_html_message(c, 400, "size must be a byte count up to 64 MiB");
 		return;
 	}
-	const char *accept = request_header(&c->req, "Accept-Encoding");
-	bool br = false;
-	for (const char *a = accept; a && (a = strstr(a, "br")); a += 2)
-		br = br || ((a == accept || a[-1] == ' ' || a[-1] == ',') &&
-		            (a[2] == '\0' || a[2] == ',' || a[2] == ';' || a[2] == ' '));
+	bool coded = accepts_coding(request_header(&c->req, "Accept-Encoding"), coding);
+	bool br = strcmp(coding, "br") == 0;
 	buf_t plain = { 0 }, packed = { 0 };
-	build_sized_html(&plain, "Brotli", (size_t)size);
-	if (br) {
-		brotli_stored(&packed, (const unsigned char *)plain.data, plain.len);
-		respond_buf(c, 200, "text/html; charset=utf-8", &packed,
-		            "Content-Encoding: br\r\nVary: Accept-Encoding\r\n");
+	build_sized_html(&plain, br ? "Brotli" : "Zstandard", (size_t)size);
+	if (coded) {
+		char head[96];
+		snprintf(head, sizeof head, "Content-Encoding: %s\r\nVary: Accept-Encoding\r\n",
+		         coding);
+		if (br)
+			brotli_stored(&packed, (const unsigned char *)plain.data, plain.len);
+		else
+			zstd_stored(&packed, (const unsigned char *)plain.data, plain.len);
+		respond_buf(c, 200, "text/html; charset=utf-8", &packed, head);
 	} else {
 		respond_buf(c, 200, "text/html; charset=utf-8", &plain,
 		            "Vary: Accept-Encoding\r\n");
@@ -2878,8 +2913,10 @@ static void route_request(conn_t *c)
 		handle_binary(c, arg);
 	else if (strcmp(path, "/gzip") == 0)
 		handle_gzip(c);
+	else if (strcmp(path, "/zstd") == 0)
+		handle_coded(c, "zstd");
 	else if (strcmp(path, "/br") == 0)
-		handle_br(c);
+		handle_coded(c, "br");
 	else if (strcmp(path, "/slow") == 0)
 		handle_slow(c);
 	else if (strcmp(path, "/reset") == 0)
@@ -3227,6 +3264,7 @@ static void usage(FILE *out)
 	      "  /binary/BYTES             bytes that are not UTF-8\n"
 	      "  /gzip[?size=N]            gzip-encoded HTML (stored deflate blocks)\n"
 	      "  /br[?size=N]              HTML, brotli-encoded (uncompressed meta-blocks)\n"
+	      "  /zstd[?size=N]            HTML, zstd-encoded (raw blocks)\n"
 	      "                            when Accept-Encoding names br\n"
 	      "  /slow?bytes=N&interval=MS body dripped one byte at a time\n"
 	      "  /reset                    partial body, then TCP RST\n"

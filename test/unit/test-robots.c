@@ -497,7 +497,7 @@ static void test_cache_expiry(void)
 	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, err, sizeof(err)), 0,
 	       "empty cache misses");
 	is_int(sc_robots_cache_put(c, "http://a:80", t0, 200, "User-agent: *\nDisallow: /p\n", 28,
-	                           err, sizeof(err)),
+	                           NULL, err, sizeof(err)),
 	       0, "store a 200");
 	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 23 * HOUR_MS, &status, &body, &len, err,
 	                           sizeof(err)),
@@ -518,7 +518,7 @@ static void test_cache_expiry(void)
 	       0, "keyed by the whole origin");
 
 	/* Replaced by a later fetch; a 503 is not stored and leaves it alone. */
-	sc_robots_cache_put(c, "http://a:80", t0 + 25 * HOUR_MS, 404, "not found", 9, err,
+	sc_robots_cache_put(c, "http://a:80", t0 + 25 * HOUR_MS, 404, "not found", 9, NULL, err,
 	                    sizeof(err));
 	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, err,
 	                           sizeof(err)),
@@ -527,7 +527,7 @@ static void test_cache_expiry(void)
 	is_int(len, 0, "a 404's body is not kept");
 	free(body);
 	body = NULL;
-	is_int(sc_robots_cache_put(c, "http://a:80", t0 + 27 * HOUR_MS, 503, "", 0, err,
+	is_int(sc_robots_cache_put(c, "http://a:80", t0 + 27 * HOUR_MS, 503, "", 0, NULL, err,
 	                           sizeof(err)),
 	       0, "storing a 503 succeeds");
 	sc_robots_cache_get(c, "http://a:80", t0 + 27 * HOUR_MS, &status, &body, &len, err,
@@ -535,7 +535,7 @@ static void test_cache_expiry(void)
 	is_int(status, 404, "... and does not replace the 404");
 	free(body);
 	body = NULL;
-	is_int(sc_robots_cache_put(c, "http://b:80", t0, 0, NULL, 0, err, sizeof(err)), 0,
+	is_int(sc_robots_cache_put(c, "http://b:80", t0, 0, NULL, 0, NULL, err, sizeof(err)), 0,
 	       "a network error");
 	is_int(sc_robots_cache_get(c, "http://b:80", t0, &status, &body, &len, err, sizeof(err)), 0,
 	       "... is not stored");
@@ -547,6 +547,26 @@ static void test_cache_expiry(void)
 	                           sizeof(err)),
 	       1, "reopened, the entry is there");
 	free(body);
+	body = NULL;
+
+	/* Asking for archived entries: one without an archive, or whose
+	 * archive is gone, is not found; one whose archive is there is. */
+	sc_robots_cache_want_archived(c);
+	is_int(sc_robots_cache_get(c, "http://a:80", t0 + 26 * HOUR_MS, &status, &body, &len, err,
+	                           sizeof(err)),
+	       0, "archived only: an entry without an archive misses");
+	char archive[600];
+	snprintf(archive, sizeof archive, "%s.warc.gz", path);
+	sc_robots_cache_put(c, "http://a:80", t0, 200, "", 0, archive, err, sizeof(err));
+	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, err, sizeof(err)), 0,
+	       "archived only: an entry whose archive is not on disk misses");
+	FILE *f = fopen(archive, "w");
+	if (f)
+		fclose(f);
+	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, err, sizeof(err)), 1,
+	       "archived only: an entry whose archive is on disk is found");
+	free(body);
+	unlink(archive);
 	sc_robots_cache_close(c);
 	remove_db(path);
 	free(path);
@@ -575,7 +595,7 @@ static void test_cache_two_writers(void)
 			for (int i = 0; i < PER_WRITER; i++) {
 				snprintf(origin, sizeof origin, "http://w%d-%d:80", w, i);
 				if (sc_robots_cache_put(c, origin, 1000 + i, 200, origin,
-				                        strlen(origin), err, sizeof(err)) != 0)
+				                        strlen(origin), NULL, err, sizeof(err)) != 0)
 					_exit(3);
 				/* Reads interleaved with the other writer's writes. */
 				if (i % 10 == 0) {
