@@ -203,6 +203,9 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_PROXY = 42,           /* --proxy url: every request through it */
 	SC_FETCHOPT_PROXY_LIST = 43,      /* --proxy-list file: its proxies in turn */
 	SC_FETCHOPT_PROXY_STICKY = 44,    /* --proxy-sticky: flag; one of the list per origin */
+	SC_FETCHOPT_LOGIN_URL = 50,       /* --login-url prefix: an answer that ends there is
+	                                     "session_lost", and the default session's requests
+	                                     not yet started end so too */
 };
 
 /* Called once per submit, when its record is made (in submission order

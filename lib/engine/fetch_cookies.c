@@ -28,6 +28,8 @@ struct fetch_cookies {
 	struct jar default_jar;
 	struct sc_strtab sessions; /* the named jars, in order of first use */
 	struct fetch_cookiefile *file; /* --cookies FILE: the default jar's */
+	bool lost; /* --login-url: an answer of the default session ended there */
+	uint64_t lost_answers, not_requested;
 };
 
 static struct jar *jar_of(struct sc_strtab_link *link)
@@ -134,10 +136,50 @@ void fetch_cookies_changed(struct fetch_engine *e, const struct job *job)
 		fetch_cookiefile_save(c->file);
 }
 
+/* --login-url: a site that lost the session (it expired, the server
+ * forgot it) redirects to its login page, and every request of that
+ * session after it would be answered so too.  The first such answer
+ * marks the session lost: the record says so, and what has not started
+ * is not sent (fetch_cookies_held), for a login and a later run (crawl.mk
+ * logs in again and fetches them anew).  The login page itself, asked
+ * for, is no loss. */
+bool fetch_cookies_lost(struct fetch_engine *e, const struct job *job, const char *final_url,
+                        struct outcome *oc)
+{
+	struct fetch_cookies *c = e->cookies;
+	const char *login = e->opts->login_url;
+
+	if (!c || !login || !final_url || fetch_cookies_session(job) || job->robots_for)
+		return false;
+	size_t n = strlen(login);
+	if (strncmp(final_url, login, n) != 0 || strncmp(job->url, login, n) == 0)
+		return false;
+	c->lost = true;
+	c->lost_answers++;
+	oc->kind = SC_ERR_SESSION_LOST;
+	snprintf(oc->message, sizeof(oc->message),
+	         "HTTP %ld at the login page (--login-url): the session was lost", oc->status);
+	return true;
+}
+
+bool fetch_cookies_held(struct fetch_engine *e, const struct job *job)
+{
+	struct fetch_cookies *c = e->cookies;
+
+	if (!c || !c->lost || fetch_cookies_session(job) || job->robots_for)
+		return false;
+	c->not_requested++;
+	return true;
+}
+
 void fetch_cookies_summary(const struct fetch_engine *e, json_t *summary)
 {
 	const struct fetch_cookies *c = e->cookies;
 
 	if (c && c->file)
 		fetch_cookiefile_summary(c->file, summary);
+	if (c && e->opts->login_url)
+		json_object_set_new(summary, "session_lost",
+		                    json_pack("{sIsI}", "answers", (json_int_t)c->lost_answers,
+		                              "not_requested", (json_int_t)c->not_requested));
 }

@@ -497,6 +497,13 @@ void fetch_cookies_release(struct fetch_engine *e, CURL *easy);
 /* A response of job's transfer set a cookie: the default jar's file is
  * written. */
 void fetch_cookies_changed(struct fetch_engine *e, const struct job *job);
+/* --login-url: whether job's answer, which ended at final_url, is the
+ * login page it was not asked for; then oc is a session_lost error and
+ * the default session is lost for the run. */
+bool fetch_cookies_lost(struct fetch_engine *e, const struct job *job, const char *final_url,
+                        struct outcome *oc);
+/* Whether job may not start: its session is lost (counted). */
+bool fetch_cookies_held(struct fetch_engine *e, const struct job *job);
 /* job's record's "session" member, or NULL. */
 const char *fetch_cookies_session(const struct job *job);
 /* The summary's "cookies" (with --cookies). */
