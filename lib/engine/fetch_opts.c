@@ -192,7 +192,7 @@ const struct sc_opt fetch_option_rows[] = {
 	  AT(cookies_path),
 	  .or_next = true },
 	SC_OPT_ROW_FLAG("no-cookies", 0, AT(no_cookies)),
-	SC_OPT_ROW_COPY("login-url", 0, "url", AT(login_url)),
+	SC_OPT_ROW_COPY("login-url", 0, "prefix", AT(login_url)),
 	SC_OPT_ROW_COPY("proxy", 0, "url", AT(proxy)),
 	SC_OPT_ROW_COPY("proxy-list", 0, "file", AT(proxy_list)),
 	SC_OPT_ROW_FLAG("proxy-sticky", 0, AT(proxy_sticky)),
