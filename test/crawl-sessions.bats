@@ -11,14 +11,17 @@ load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
 load 'lib/crawl'
+load 'lib/tinyproxy'
 
 bats_require_minimum_version 1.5.0
 
 setup_file() {
 	sc_server_start
+	start_tinyproxy
 }
 
 teardown_file() {
+	stop_tinyproxy
 	sc_server_stop
 }
 
@@ -114,4 +117,28 @@ SH
 	run -0 jq -r '[.depth, .url, .title] | @tsv' d/pages.jsonl
 	assert_output "$(for i in 1 2 3 4 5; do printf '%s\t%s\twall %s\n' $((i - 1)) "$SITE/wall/$i" "$i"; done)"
 	grep -q $'\tconsent\tyes$' d/cookies.txt
+}
+
+@test "no secret is found by grep in anything but the jar and the WARC: a login, a lost session, a proxy with credentials" {
+	curl -sf "$SITE/account/expire?n=8" >/dev/null
+	# The session cookie's value, and the proxy's credentials.
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=4 DIR=c C=2 LOGIN="$PWD/login.sh" \
+		LOGIN_CHECK="$SITE/account" LOGIN_URL="$SITE/login" WARC=1 METRICS=1 PROGRESS=1 \
+		PROGRESS_EVERY=1 FETCH_ARGS="--proxy $PROXY"
+	mkdir out
+	printf '%s\n' "$output" >out/crawl.txt
+	grep -q 'the session was lost' out/crawl.txt || fail "no session lost: $output"
+	# It went through the proxy, which the summaries name without credentials.
+	grep -qF "\"$PROXY_NAME\"" c/round-0/chunk-*.log || fail "no proxy named in the metrics"
+	crawl_make DIR=c status >out/status.txt 2>&1
+	crawl_make DIR=c report >out/report.txt 2>&1
+	crawl_make DIR=c LOGIN="$PWD/login.sh" cookies >out/cookies.txt 2>&1
+	crawl_make DIR=c LOGIN="$PWD/login.sh" LOGIN_URL="$SITE/login" retry >out/retry.txt 2>&1
+	# The jar and the WARC hold them (that is what they are for) ...
+	grep -q $'\tsession\tok-me-' c/cookies.txt
+	find c -name '*.warc.gz' -exec zcat {} + | grep -qa 'Cookie: session=ok-me-'
+	# ... and nothing else: the password, the cookie's value, the proxy's.
+	run -1 grep -rlaE 'secret|ok-me-[0-9]|s3cret|scuser' . \
+		--exclude=cookies.txt --exclude='*.warc.gz' --exclude=login.sh --exclude=once.sh
+	# (the form's password field is in the records as [redacted])
 }
