@@ -209,6 +209,9 @@ enum sc_fetcher_option {
 	SC_FETCHOPT_WARC_INFO = 45,       /* --warc-info key=value: a warcinfo field; again
 	                                     for each */
 	SC_FETCHOPT_CONTACT = 46,         /* --contact url: named in the default User-Agent */
+	SC_FETCHOPT_LOGIN_URL = 47,       /* --login-url prefix: an answer that ends there is
+	                                     "session_lost", and the default session's requests
+	                                     not yet started end so too */
 };
 
 /* Called once per submit, when its record is made (in submission order

@@ -255,7 +255,7 @@ includes() {
 # ("Calls among the files run one way"): a file calls only files of a
 # higher rank.  fetch_opts is called by none of them; fetch_global calls none.
 ENGINE_RANKS="fetch:0 fetch_line:0 fetch_submit:1 fetch_transfer:1 fetch_metrics:1 fetch_warc:2
-fetch_pace:3 fetch_robots:4 fetch_output:5 fetch_headers:6 fetch_origin:6 fetch_cookies:6 fetch_form:6 fetch_proxy:6 fetch_opts:9
+fetch_pace:3 fetch_robots:4 fetch_output:5 fetch_headers:6 fetch_origin:6 fetch_cookies:6 fetch_cookiefile:7 fetch_form:6 fetch_proxy:6 fetch_opts:9
 fetch_global:9"
 
 @test "the engine's files call each other in the order lib/engine/README.md gives" {

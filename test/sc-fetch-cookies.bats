@@ -116,5 +116,69 @@ bodies() {
 	run -0 --separate-stderr sc-fetch -c 1 --cookies jar.txt <in
 	[[ $stderr != *s3cr3t* ]] || fail "a cookie value in the metrics: $stderr"
 	run -0 jq -s -c 'map(select(.event == "summary"))[0].cookies' <<<"$stderr"
-	assert_output '{"loads":0,"saves":1,"save_errors":0}'
+	assert_output '{"loads":0,"saves":1,"merges":0,"save_errors":0}'
+}
+
+@test "--cookies FILE shared by processes writing at once: none loses another's cookie, a deletion holds, a third's cookie reaches two running" {
+	# Four writers at once, 40 cookies each, every response a Set-Cookie.
+	local w i
+	for w in 1 2 3 4; do
+		for ((i = 0; i < 40; i++)); do echo "$SC_BASE/set-cookie?c=w${w}_$i%3Dv%3B%20Max-Age%3D3600"; done >"in$w"
+	done
+	for w in 1 2 3 4; do sc-fetch -q -c 4 --cookies many.txt <"in$w" >/dev/null 2>"err$w" & done
+	wait
+	run -0 grep -c $'\tw[1-4]_[0-9]*\tv$' many.txt
+	assert_output 160
+	[ "$(stat -c %a many.txt)" = 600 ]
+	# Two running processes (A, B) see what a third (C) set, and a cookie
+	# C deletes stays deleted though A and B held it and write after.
+	echo "$SC_BASE/set-cookie?c=old%3D1%3B%20Max-Age%3D3600" | sc-fetch -q --cookies three.txt >/dev/null
+	for w in a b; do
+		{
+			echo "$SC_BASE/set-cookie?c=from_$w%3D1%3B%20Max-Age%3D3600"
+			for ((i = 0; i < 100; i++)); do
+				grep -q $'\tfrom_c\t' three.txt 2>/dev/null && break
+				sleep 0.05
+			done
+			echo "$SC_BASE/set-cookie?c=after_$w%3D1%3B%20Max-Age%3D3600"
+		} | sc-fetch -q -c 1 --keep-order --cookies three.txt >"$w.out" &
+	done
+	for ((i = 0; i < 100; i++)); do
+		[[ $(grep -c $'\tfrom_[ab]\t' three.txt) == 2 ]] && break
+		sleep 0.05
+	done
+	printf '%s\n' "$SC_BASE/set-cookie?c=old%3D%3B%20Max-Age%3D0" "$SC_BASE/set-cookie?c=from_c%3D1%3B%20Max-Age%3D3600" |
+		sc-fetch -q -c 1 --keep-order --cookies three.txt >/dev/null
+	wait
+	for w in a b; do
+		run -0 jq -r '.body' "$w.out"
+		[[ ${lines[1]} == *from_c=1* ]] || fail "$w did not see C's cookie: ${lines[1]}"
+		[[ ${lines[1]} != *old=* ]] || fail "$w still sent the deleted cookie: ${lines[1]}"
+	done
+	run -0 cut -f 6 three.txt
+	run -0 sort <<<"$(grep -v '^#' <<<"$output" | grep .)"
+	assert_output "$(printf 'after_a\nafter_b\nfrom_a\nfrom_b\nfrom_c')"
+}
+
+@test "--cookies FILE: kill -9 mid-write leaves a whole jar that curl and the next sc-fetch read, and no temporary file after it" {
+	local i n pid
+	for ((i = 0; i < 4000; i++)); do echo "$SC_BASE/set-cookie?c=k$((i % 50))%3D$i%3B%20Max-Age%3D3600"; done >in
+	for n in 1 2 3; do
+		sc-fetch -q -c 8 --cookies killed.txt <in >/dev/null 2>&1 &
+		pid=$!
+		sleep "0.$((2 + n))"
+		kill -9 "$pid"
+		wait "$pid" || true
+		# Every line a comment, blank, or a cookie of seven fields.
+		run -0 awk -F '\t' '!/^#/ && NF && NF != 7 { bad++ } END { print bad + 0 }' killed.txt
+		assert_output 0
+		grep -q $'\tk[0-9]*\t' killed.txt || fail "no cookie in the jar"
+	done
+	run -0 curl -s -b killed.txt "$SC_BASE/set-cookie"
+	assert_output --partial 'k0='
+	# One a writer killed between its write and its rename would leave.
+	echo junk >killed.txt.sc-tmp.AbC123
+	run -0 bash -c 'echo "$1/set-cookie?c=last%3D1" | timeout 10 sc-fetch -q --cookies killed.txt' _ "$SC_BASE"
+	[[ $(jq -r .body <<<"$output") == *k0=* ]]
+	run -1 compgen -G 'killed.txt.sc-tmp.*'
 }

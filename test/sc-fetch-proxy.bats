@@ -8,33 +8,9 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/tinyproxy'
 
 bats_require_minimum_version 1.5.0
-
-# tinyproxy on a free loopback port, in the file's folder; PROXY its URL.
-start_tinyproxy() {
-	local dir=$BATS_FILE_TMPDIR/tinyproxy port
-	mkdir -p "$dir"
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	cat >"$dir/conf" <<EOF
-Port $port
-Listen 127.0.0.1
-Timeout 30
-MaxClients 20
-Allow 127.0.0.1
-LogLevel Info
-LogFile "$dir/log"
-PidFile "$dir/pid"
-BasicAuth scuser s3cret
-EOF
-	tinyproxy -d -c "$dir/conf" >"$dir/out" 2>&1 &
-	echo $! >"$dir/child"
-	for _ in $(seq 100); do
-		curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/" && break
-		sleep 0.05
-	done
-	export PROXY=http://scuser:s3cret@127.0.0.1:$port PROXY_NAME=http://127.0.0.1:$port
-}
 
 setup_file() {
 	command -v tinyproxy >/dev/null || skip "tinyproxy is not installed (make deps)"
@@ -43,7 +19,7 @@ setup_file() {
 }
 
 teardown_file() {
-	[ ! -e "$BATS_FILE_TMPDIR/tinyproxy/child" ] || kill "$(cat "$BATS_FILE_TMPDIR/tinyproxy/child")" 2>/dev/null || true
+	stop_tinyproxy
 	sc_server_stop
 }
 

@@ -104,6 +104,7 @@ static const char *const option_names[] = {
 	[SC_FETCHOPT_PROXY_STICKY] = "proxy-sticky",
 	[SC_FETCHOPT_WARC_INFO] = "warc-info",
 	[SC_FETCHOPT_CONTACT] = "contact",
+	[SC_FETCHOPT_LOGIN_URL] = "login-url",
 };
 
 /* sc_fetcher_setopt_argv runs getopt_long, whose state is the process's. */

@@ -159,9 +159,19 @@ static void abort_inflight(struct fetch_engine *e)
 	}
 }
 
+static void fail_unstarted(struct fetch_engine *e, struct job *job, int kind, const char *why);
+
 static void start_job(struct fetch_engine *e, struct job *job, double now)
 {
 	struct transfer *refused;
+
+	/* --login-url: its session lost, for a login first (fetch_cookies). */
+	if (fetch_cookies_held(e, job)) {
+		fail_unstarted(e, job, SC_ERR_SESSION_LOST,
+		               "an answer before it was the login page (--login-url): the session "
+		               "was lost");
+		return;
+	}
 
 	/* Held by its origin's pace or another process's start: back at the
 	 * head of its queue, which waits until then. */

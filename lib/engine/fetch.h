@@ -101,6 +101,7 @@ struct fetch_options {
 	bool proxy_sticky;            /* --proxy-sticky: one proxy of the list per origin */
 	long defer_after_ms;          /* --defer-after: 0, off */
 	char *cookies_path;           /* --cookies FILE (owned): the default jar's file */
+	char *login_url;              /* --login-url PREFIX (owned): the session lost there */
 	char *proxy;                  /* --proxy URL (owned), or NULL */
 	char *proxy_list;             /* --proxy-list FILE (owned), or NULL */
 	char *origin_state_path;      /* --origin-state FILE (owned), or NULL: the origins'

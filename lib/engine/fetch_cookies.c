@@ -3,12 +3,11 @@
  * record "session" member seen), which every transfer of that session is
  * attached to, so that libcurl's cookie engine (RFC 6265's domain, path,
  * secure, expiry and host-only rules) keeps one jar across the run's
- * handles; and, with --cookies FILE, the default jar's file in the
- * Netscape cookies.txt format curl and wget read and write: loaded at the
- * start, loaded again before a request when another process changed it,
- * and written (to a temporary file, renamed over it; mode 0600) after a
- * response that set a cookie.  fetch_transfer calls it when it sets up a
- * transfer and when the transfer's headers arrive. */
+ * handles; and, with --cookies FILE, the default jar's file
+ * (fetch_cookiefile.c: read again before a request when another process
+ * changed it, merged into under a lock after a response that set a
+ * cookie).  fetch_transfer calls it when it sets up a transfer and when
+ * the transfer ends. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,11 +27,9 @@ struct jar {
 struct fetch_cookies {
 	struct jar default_jar;
 	struct sc_strtab sessions; /* the named jars, in order of first use */
-	/* --cookies FILE: the default jar's file. */
-	char *path;        /* borrowed from the options */
-	CURL *file_handle; /* attached to the default share: loads and lists it */
-	struct stat seen;  /* the file as last loaded or written; st_ino 0: none */
-	uint64_t loads, saves, save_errors;
+	struct fetch_cookiefile *file; /* --cookies FILE: the default jar's */
+	bool lost; /* --login-url: an answer of the default session ended there */
+	uint64_t lost_answers, not_requested;
 };
 
 static struct jar *jar_of(struct sc_strtab_link *link)
@@ -50,53 +47,6 @@ static CURLSH *new_share(void)
 	return share;
 }
 
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_ino == b->st_ino && a->st_dev == b->st_dev && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
-/* One line of a cookies.txt file into the jar.  wget writes the domain
- * of a server on a port but 80 and 443 as "host:port", which would match
- * no host: the port is left out, as curl writes it. */
-static void load_line(CURL *handle, char *line)
-{
-	line[strcspn(line, "\r\n")] = '\0';
-	if (!*line || (*line == '#' && strncmp(line, "#HttpOnly_", 10) != 0))
-		return;
-	char *tab = strchr(line, '\t');
-	char *colon = tab ? memchr(line, ':', (size_t)(tab - line)) : NULL;
-	if (colon && !memchr(line, '[', (size_t)(tab - line)))
-		memmove(colon, tab, strlen(tab) + 1);
-	curl_easy_setopt(handle, CURLOPT_COOKIELIST, line);
-}
-
-/* Loads the file into the default jar when it is not as last seen (a
- * cookie of the file replaces the jar's of the same name, domain and
- * path; the jar's others stay). */
-static void load_if_changed(struct fetch_cookies *c)
-{
-	struct stat st;
-	char *line = NULL;
-	size_t cap = 0;
-
-	/* Looked at before each request: one stat while nothing changed. */
-	if (stat(c->path, &st) != 0 || (c->seen.st_ino != 0 && same_file(&st, &c->seen)))
-		return;
-	FILE *f = fopen(c->path, "re");
-	if (!f || fstat(fileno(f), &st) != 0) { /* the file as read, if replaced meanwhile */
-		if (f)
-			(void)fclose(f); /* read only */
-		return;
-	}
-	while (getline(&line, &cap, f) >= 0)
-		load_line(c->file_handle, line);
-	free(line);
-	(void)fclose(f); /* read only */
-	c->seen = st;
-	c->loads++;
-}
-
 bool fetch_cookies_init(struct fetch_engine *e, char *err, size_t errlen)
 {
 	const struct fetch_options *o = e->opts;
@@ -108,28 +58,8 @@ bool fetch_cookies_init(struct fetch_engine *e, char *err, size_t errlen)
 	c->default_jar.share = new_share();
 	if (!o->cookies_path)
 		return true;
-	c->path = o->cookies_path;
-	/* A jar that cannot be read is an error at start, as curl's -b is
-	 * not; one not there yet is made at the first cookie. */
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 && errno != ENOENT) {
-		snprintf(err, errlen, "--cookies: %.200s: %s", c->path, strerror(errno));
-		return false;
-	}
-	if (fd >= 0) {
-		bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-		close(fd);
-		if (!regular) {
-			snprintf(err, errlen, "--cookies: %.200s: not a file", c->path);
-			return false;
-		}
-	}
-	if (!(c->file_handle = curl_easy_init())) /* only for want of memory */
-		sc_die(1, "out of memory");
-	curl_easy_setopt(c->file_handle, CURLOPT_SHARE, c->default_jar.share);
-	load_if_changed(c);
-	return true;
+	c->file = fetch_cookiefile_open(o->cookies_path, c->default_jar.share, err, errlen);
+	return c->file != NULL;
 }
 
 void fetch_cookies_free(struct fetch_engine *e)
@@ -138,8 +68,7 @@ void fetch_cookies_free(struct fetch_engine *e)
 
 	if (!c)
 		return;
-	if (c->file_handle)
-		curl_easy_cleanup(c->file_handle);
+	fetch_cookiefile_free(c->file);
 	for (struct sc_strtab_link *l = c->sessions.head, *next; l; l = next) {
 		struct jar *jar = jar_of(l);
 		next = l->next;
@@ -182,8 +111,8 @@ void fetch_cookies_setup(struct fetch_engine *e, CURL *easy, const struct job *j
 	}
 	const char *session = fetch_cookies_session(job);
 	struct jar *jar = jar_for(c, session);
-	if (!session && c->path)
-		load_if_changed(c);
+	if (!session && c->file)
+		fetch_cookiefile_load(c->file);
 	curl_easy_setopt(easy, CURLOPT_SHARE, jar->share);
 	/* "": the cookie engine on, with no file of the handle's own (the
 	 * handle was reset: fetch_cookies_release). */
@@ -199,63 +128,58 @@ void fetch_cookies_release(struct fetch_engine *e, CURL *easy)
 		curl_easy_setopt(easy, CURLOPT_COOKIEFILE, NULL);
 }
 
-/* Writes the default jar to a temporary file beside the jar, then renames
- * it over the jar, so that a reader (another sc-fetch, curl -b) sees the
- * old file or the new, whole.  mkstemp makes it 0600. */
-static bool save(struct fetch_cookies *c)
-{
-	struct curl_slist *list = NULL;
-	size_t n = strlen(c->path);
-	char *tmp = sc_malloc(n + 8);
-
-	memcpy(tmp, c->path, n);
-	memcpy(tmp + n, ".XXXXXX", 8);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return false;
-	}
-	curl_easy_getinfo(c->file_handle, CURLINFO_COOKIELIST, &list);
-	fputs("# Netscape HTTP Cookie File\n"
-	      "# Written by sc-fetch (libcurl's cookie engine). Edit at your own risk.\n\n",
-	      f);
-	for (struct curl_slist *l = list; l; l = l->next)
-		fprintf(f, "%s\n", l->data);
-	curl_slist_free_all(list);
-	bool ok = fflush(f) == 0 && !ferror(f);
-	ok = fclose(f) == 0 && ok;
-	ok = ok && rename(tmp, c->path) == 0;
-	if (!ok)
-		unlink(tmp);
-	free(tmp);
-	if (ok)
-		(void)stat(c->path, &c->seen); /* our own write is no change to load */
-	return ok;
-}
-
 void fetch_cookies_changed(struct fetch_engine *e, const struct job *job)
 {
 	struct fetch_cookies *c = e->cookies;
 
-	if (!c || !c->path || fetch_cookies_session(job))
-		return;
-	if (save(c))
-		c->saves++;
-	else
-		c->save_errors++;
+	if (c && c->file && !fetch_cookies_session(job))
+		fetch_cookiefile_save(c->file);
+}
+
+/* --login-url: a site that lost the session (it expired, the server
+ * forgot it) redirects to its login page, and every request of that
+ * session after it would be answered so too.  The first such answer
+ * marks the session lost: the record says so, and what has not started
+ * is not sent (fetch_cookies_held), for a login and a later run (crawl.mk
+ * logs in again and fetches them anew).  The login page itself, asked
+ * for, is no loss. */
+bool fetch_cookies_lost(struct fetch_engine *e, const struct job *job, const char *final_url,
+                        struct outcome *oc)
+{
+	struct fetch_cookies *c = e->cookies;
+	const char *login = e->opts->login_url;
+
+	if (!c || !login || !final_url || fetch_cookies_session(job) || job->robots_for)
+		return false;
+	size_t n = strlen(login);
+	if (strncmp(final_url, login, n) != 0 || strncmp(job->url, login, n) == 0)
+		return false;
+	c->lost = true;
+	c->lost_answers++;
+	oc->kind = SC_ERR_SESSION_LOST;
+	snprintf(oc->message, sizeof(oc->message),
+	         "HTTP %ld at the login page (--login-url): the session was lost", oc->status);
+	return true;
+}
+
+bool fetch_cookies_held(struct fetch_engine *e, const struct job *job)
+{
+	struct fetch_cookies *c = e->cookies;
+
+	if (!c || !c->lost || fetch_cookies_session(job) || job->robots_for)
+		return false;
+	c->not_requested++;
+	return true;
 }
 
 void fetch_cookies_summary(const struct fetch_engine *e, json_t *summary)
 {
 	const struct fetch_cookies *c = e->cookies;
 
-	if (!c || !c->path)
-		return;
-	json_object_set_new(summary, "cookies",
-	                    json_pack("{sIsIsI}", "loads", (json_int_t)c->loads, "saves",
-	                              (json_int_t)c->saves, "save_errors",
-	                              (json_int_t)c->save_errors));
+	if (c && c->file)
+		fetch_cookiefile_summary(c->file, summary);
+	if (c && e->opts->login_url)
+		json_object_set_new(summary, "session_lost",
+		                    json_pack("{sIsI}", "answers", (json_int_t)c->lost_answers,
+		                              "not_requested", (json_int_t)c->not_requested));
 }

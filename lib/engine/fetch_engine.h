@@ -502,10 +502,33 @@ void fetch_cookies_release(struct fetch_engine *e, CURL *easy);
 /* A response of job's transfer set a cookie: the default jar's file is
  * written. */
 void fetch_cookies_changed(struct fetch_engine *e, const struct job *job);
+/* --login-url: whether job's answer, which ended at final_url, is the
+ * login page it was not asked for; then oc is a session_lost error and
+ * the default session is lost for the run. */
+bool fetch_cookies_lost(struct fetch_engine *e, const struct job *job, const char *final_url,
+                        struct outcome *oc);
+/* Whether job may not start: its session is lost (counted). */
+bool fetch_cookies_held(struct fetch_engine *e, const struct job *job);
 /* job's record's "session" member, or NULL. */
 const char *fetch_cookies_session(const struct job *job);
 /* The summary's "cookies" (with --cookies). */
 void fetch_cookies_summary(const struct fetch_engine *e, json_t *summary);
+
+/* fetch_cookiefile.c: --cookies FILE, one Netscape cookies.txt shared by
+ * processes (a lock and a merge for each write, a rename).  open: the
+ * file checked (a file, readable; made when not there) and loaded into
+ * share; NULL with err.  The result is the caller's (free); path is
+ * borrowed and must outlive it. */
+struct fetch_cookiefile;
+struct fetch_cookiefile *fetch_cookiefile_open(const char *path, CURLSH *share, char *err,
+                                               size_t errlen);
+void fetch_cookiefile_free(struct fetch_cookiefile *c);
+/* Before a request: the file into the jar when another process changed it. */
+void fetch_cookiefile_load(struct fetch_cookiefile *c);
+/* After a Set-Cookie: the jar's changes merged into the file as it is now. */
+void fetch_cookiefile_save(struct fetch_cookiefile *c);
+/* The summary's "cookies": loads, saves, merges, save_errors. */
+void fetch_cookiefile_summary(const struct fetch_cookiefile *c, json_t *summary);
 
 /* fetch_pace.c (every entry a no-op with --no-adaptive and no --origin-state) */
 struct sc_pace_event;

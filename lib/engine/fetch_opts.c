@@ -45,6 +45,8 @@ void fetch_options_free(struct fetch_options *opts)
 	free(opts->robots_cache_path);
 	free(opts->origin_state_path);
 	free(opts->cookies_path);
+	free(opts->login_url);
+	opts->login_url = NULL;
 	free(opts->proxy);
 	free(opts->proxy_list);
 	opts->cookies_path = opts->proxy = opts->proxy_list = NULL;
@@ -267,6 +269,7 @@ const struct sc_opt fetch_option_rows[] = {
 	  AT(cookies_path),
 	  .or_next = true },
 	SC_OPT_ROW_FLAG("no-cookies", 0, AT(no_cookies)),
+	SC_OPT_ROW_COPY("login-url", 0, "prefix", AT(login_url)),
 	SC_OPT_ROW_COPY("proxy", 0, "url", AT(proxy)),
 	SC_OPT_ROW_COPY("proxy-list", 0, "file", AT(proxy_list)),
 	SC_OPT_ROW_FLAG("proxy-sticky", 0, AT(proxy_sticky)),
@@ -295,6 +298,10 @@ int fetch_options_check(const struct fetch_options *opts, char *err, size_t errl
 		return snprintf(err, errlen, "--cookies: the file name is empty"), -1;
 	if (opts->cookies_path && opts->no_cookies)
 		return snprintf(err, errlen, "--cookies and --no-cookies exclude each other"), -1;
+	if (opts->login_url && !*opts->login_url)
+		return snprintf(err, errlen, "--login-url: the URL is empty"), -1;
+	if (opts->login_url && opts->no_cookies)
+		return snprintf(err, errlen, "--login-url needs cookies (not --no-cookies)"), -1;
 	if (opts->proxy && sc_url_proxy_problem(opts->proxy))
 		return snprintf(err, errlen, "--proxy: %s", sc_url_proxy_problem(opts->proxy)), -1;
 	if (opts->proxy && opts->proxy_list)

@@ -406,6 +406,12 @@ static void outcome_of(struct fetch_engine *e, struct transfer *xfer, CURLcode r
 		oc->kind = SC_ERR_HTTP;
 		snprintf(oc->message, sizeof(oc->message), "HTTP %ld", oc->status);
 	}
+	/* A whole answer that is the login page (--login-url). */
+	if (oc->status && (oc->kind < 0 || oc->kind == SC_ERR_HTTP)) {
+		char *final_url = NULL;
+		curl_easy_getinfo(xfer->easy, CURLINFO_EFFECTIVE_URL, &final_url);
+		(void)fetch_cookies_lost(e, xfer->job, final_url, oc);
+	}
 }
 
 struct job *fetch_transfer_end(struct fetch_engine *e, struct transfer *xfer, CURLcode rc,

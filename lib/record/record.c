@@ -28,6 +28,7 @@ static const char *const kind_names[SC_ERR_KIND_COUNT] = {
 	[SC_ERR_INTERNAL] = "internal",
 	[SC_ERR_DEFERRED] = "deferred",
 	[SC_ERR_RENDER] = "render",
+	[SC_ERR_SESSION_LOST] = "session_lost",
 };
 
 const char *sc_error_kind_name(enum sc_error_kind kind)

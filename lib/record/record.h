@@ -33,6 +33,7 @@ enum sc_error_kind {
 	SC_ERR_INTERNAL,           /* anything else; the message says what */
 	SC_ERR_DEFERRED,           /* not requested: its origin held past --defer-after */
 	SC_ERR_RENDER,             /* the browser failed the page (sc-render) */
+	SC_ERR_SESSION_LOST,       /* the answer was the login page (sc-fetch --login-url) */
 	SC_ERR_KIND_COUNT
 };
 

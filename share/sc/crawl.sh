@@ -67,6 +67,8 @@ options() {
 	# COOKIES (or LOGIN): one jar for every process of the crawl here
 	# (seed_cookies).
 	[[ -z $COOKIES$LOGIN || $1 == worker ]] || fetch_opts+=(--cookies "$dir/cookies.txt")
+	# LOGIN_URL: a page that ends there is the session lost (relogin).
+	[[ -z $LOGIN || -z $LOGIN_URL || $1 == worker ]] || fetch_opts+=(--login-url "$LOGIN_URL")
 	fetch_opts+=(--headers)
 	parse_opts=()
 	# REQUISITES=1: each page's requisites listed, for step_requisites.
@@ -75,6 +77,7 @@ options() {
 	[[ $1 == here ]] || return 0
 	retry_opts=(-q -c "$C" --per-host "$PER_HOST" "${pace[@]}" "${contact[@]}" --origin-state "$dir/origins.db")
 	[[ -z $COOKIES$LOGIN ]] || retry_opts+=(--cookies "$dir/cookies.txt")
+	[[ -z $LOGIN || -z $LOGIN_URL ]] || retry_opts+=(--login-url "$LOGIN_URL")
 	# sc-retry asks robots.txt too: a URL that an unreachable robots.txt
 	# refused is fetched again only once robots.txt answers and allows it.
 	[[ $ROBOTS != 1 ]] || retry_opts+=(--robots --robots-cache "$dir/robots.cache")
@@ -432,6 +435,7 @@ step_crawl() {
 		[[ -e $r/urls.jsonl ]] || step_frontier "$n"
 		[[ -e $r/chunks.mk ]] || step_split "$n"
 		sub_make "$make" "$n" round
+		[[ -z $LOGIN || -z $LOGIN_URL ]] || relogin "$n"
 		[[ $REQUISITES != 1 ]] || step_requisites "$n"
 		step_held "$n"
 		: >"$r/done"
@@ -522,12 +526,68 @@ seed_cookies() {
 # crawl stops, nothing fetched.
 step_login() {
 	local jar=$DIR/cookies.txt status=0
+	# (again: the session was lost; no check would find it held)
+	[[ ${1:-} != again ]] || : >"$DIR/login.log"
 	[[ $jar == /* ]] || jar=$PWD/$jar
-	if [[ -n $LOGIN_CHECK ]] && login_holds "$jar"; then return 0; fi
+	if [[ -z ${1:-} && -n $LOGIN_CHECK ]] && login_holds "$jar"; then return 0; fi
 	SC_COOKIES=$jar "$LOGIN" "$jar" >"$DIR/login.log" 2>&1 || status=$?
 	((status == 0)) || die "LOGIN=$LOGIN failed (status $status; $DIR/login.log): nothing was fetched"
 	[[ -z $LOGIN_CHECK ]] || login_holds "$jar" ||
 		die "LOGIN_CHECK=$LOGIN_CHECK: not logged in after LOGIN=$LOGIN ($DIR/login.log): nothing was fetched"
+}
+
+# relogin N: with LOGIN and LOGIN_URL, the session lost in round N (a
+# page redirected to LOGIN_URL: sc-fetch --login-url made it and the
+# chunk's pages not yet requested session_lost records, so that a loss
+# costs a chunk only its requests in flight) is logged in again, once per
+# loss, and those pages fetched again in place (relogin_chunk), until
+# none is lost.  A login that fails stops the crawl (step_login) before
+# anything more is fetched.  A pass that brings no page back although
+# the login holds leaves the pages that end at LOGIN_URL as they are:
+# the site's answer to this user.
+relogin() {
+	local r=$DIR/round-$1 f k lost before=-1 now
+	while :; do
+		lost=() now=0
+		for f in "$r"/chunk-*.jsonl; do
+			k=$(grep -c -F '"kind":"session_lost"' "$f" || true)
+			((k == 0)) || lost+=("$f")
+			now=$((now + k))
+		done
+		((now > 0)) || return 0
+		if ((before >= 0 && now >= before)); then
+			echo "crawl.sh: round $1: $now pages still end at LOGIN_URL=$LOGIN_URL after a login that holds: kept as they are" >&2
+			return 0
+		fi
+		before=$now
+		echo "crawl.sh: round $1: the session was lost ($now pages at LOGIN_URL=$LOGIN_URL): logging in again" >&2
+		step_login again
+		for f in "${lost[@]}"; do
+			f=${f##*/chunk-}
+			relogin_chunk "$1" "${f%.jsonl}"
+		done
+	done
+}
+
+# relogin_chunk N ID: chunk ID's session_lost records fetched again (the
+# members a URL record has: KEPT), its others kept, through the chunk's
+# pipeline and commit check; the metrics added to the chunk's log.
+relogin_chunk() {
+	local r=$DIR/round-$1 id=$2 st=() check='' want
+	local f=$r/chunk-$2.jsonl in=$r/.chunk-$2.relogin.in tmp=$r/.chunk-$2.relogin.tmp
+	local sum=$r/.chunk-$2.relogin.sum log=$r/.chunk-$2.relogin.log
+	[[ $WARC != 1 ]] || retry_warc "$r" "${warc_pfx}round-$1-chunk-$id" "$f"
+	grep -F '"kind":"session_lost"' "$f" | jq -c "$KEPT" >"$in"
+	want=$(wc -l <"$in")
+	fetch_parse_sink "$id" "$in" "$log" "$tmp" "$sum" st check
+	cat "$log" >>"$r/chunk-$id.log"
+	commit_or_remove "$tmp.done" "$tmp" "$sum" "$want" "$check" "${st[@]}"
+	{
+		grep -v -F '"kind":"session_lost"' "$f" || (($? == 1))
+		cat "$tmp.done"
+	} >"$f.tmp"
+	mv -f "$f.tmp" "$f"
+	rm -f "$in" "$tmp.done" "$sum" "$log"
 }
 
 # login_holds JAR: whether LOGIN_CHECK answers 200 through JAR, not at
@@ -934,8 +994,9 @@ step_recrawl() {
 # If-None-Match and If-Modified-Since from its ETag and Last-Modified, so
 # that an unchanged page costs a 304 (not_modified).
 # shellcheck disable=SC2016 # jq's variables
-CONDITIONAL='with_entries(select(.key == "url" or .key == "depth" or .key == "seed"
-    or .key == "from" or .key == "host")) + ((.headers // {}) as $h
+KEPT='with_entries(select(.key == "url" or .key == "depth" or .key == "seed"
+    or .key == "from" or .key == "host"))'
+CONDITIONAL=$KEPT' + ((.headers // {}) as $h
     | ({} + (if $h.etag then {"If-None-Match": $h.etag} else {} end)
     + (if $h["last-modified"] then {"If-Modified-Since": $h["last-modified"]} else {} end))
     | if length > 0 then {request: {headers: .}} else {} end)'

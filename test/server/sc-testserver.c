@@ -2417,6 +2417,8 @@ static void handle_stats(conn_t *c)
 	buf_free(&b);
 }
 
+static uint64_t session_requests; /* /account/expire (below) */
+
 /* Zeroes counters and state.  Connections and requests open right now
  * stay accounted (they will be uncounted when they end), so the maxima
  * restart from the current values. */
@@ -2431,6 +2433,7 @@ static void handle_stats_reset(conn_t *c)
 	strmap_clear(&stats.unreliable);
 	strmap_clear(&stats.crowded);
 	bucket_count = 0;
+	session_requests = 0;
 	strmap_clear(&stats.host_max_inflight);
 	for (size_t i = 0; i < stats.host_inflight.cap; i++) {
 		const strmap_slot_t *slot = &stats.host_inflight.slots[i];
@@ -2656,11 +2659,21 @@ static char *request_cookie(conn_t *c, const char *name)
  *                  pass (type password) and a submit button; sets the
  *                  cookie csrf to the token
  *   POST /login    user=me, pass=secret and csrf equal to the csrf
- *                  cookie: 302 to /account, setting session=ok-me
- *                  (else 403)
- *   GET /account   200 "welcome me" with session=ok-me, else 302 to
- *                  /login */
+ *                  cookie: 302 to /account, setting session=ok-me-K (a
+ *                  new K each login; else 403)
+ *   GET /account   200 "welcome me" with a live session, else 302 to
+ *                  /login; session=ok-me lives for ever
+ *   GET /account/p/N (1 <= N <= 20) the members' pages, a tree: each
+ *                  links to p/2N and p/2N+1; the same session rule
+ *   GET /account/expire?n=N  sessions of later logins live for N
+ *                  requests to /account* (0: for ever; /stats/reset: 0),
+ *                  as a site whose sessions expire mid-crawl */
 static uint64_t login_tokens;
+static uint64_t session_serial;
+#define SESSIONS_KEPT 64
+static struct {
+	uint64_t serial, left; /* left: requests; UINT64_MAX: no limit */
+} sessions[SESSIONS_KEPT];
 
 static void handle_login(conn_t *c)
 {
@@ -2688,8 +2701,13 @@ static void handle_login(conn_t *c)
 	          strcmp(pass, "secret") == 0 && strcmp(csrf, want) == 0;
 	if (ok) {
 		buf_t extra = { 0 };
+		uint64_t k = ++session_serial;
+		sessions[k % SESSIONS_KEPT].serial = k;
+		sessions[k % SESSIONS_KEPT].left = session_requests ? session_requests : UINT64_MAX;
 		buf_printf(&extra,
-		           "Location: /account\r\nSet-Cookie: session=ok-me; Path=/; HttpOnly\r\n");
+		           "Location: /account\r\nSet-Cookie: session=ok-me-%" PRIu64
+		           "; Path=/; HttpOnly\r\n",
+		           k);
 		respond(c, 302, "text/plain; charset=utf-8", "logged in\n", 10, extra.data);
 		buf_free(&extra);
 	} else {
@@ -2701,14 +2719,116 @@ static void handle_login(conn_t *c)
 	free(want);
 }
 
-static void handle_account(conn_t *c)
+/* Whether the request carries a live session; one of its requests used. */
+static bool session_live(conn_t *c)
 {
 	char *session = request_cookie(c, "session");
-	if (session && strcmp(session, "ok-me") == 0)
-		respond_text(c, 200, "welcome me\n");
-	else
-		respond_redirect(c, 302, "/login");
+	bool live = session && strcmp(session, "ok-me") == 0;
+	if (session && !live && strncmp(session, "ok-me-", 6) == 0) {
+		char *end;
+		uint64_t k = strtoull(session + 6, &end, 10);
+		if (*end == '\0' && k > 0 && sessions[k % SESSIONS_KEPT].serial == k &&
+		    sessions[k % SESSIONS_KEPT].left > 0) {
+			live = true;
+			if (sessions[k % SESSIONS_KEPT].left != UINT64_MAX)
+				sessions[k % SESSIONS_KEPT].left--;
+		}
+	}
 	free(session);
+	return live;
+}
+
+static void handle_account(conn_t *c, const char *sub)
+{
+	bool ok = true;
+	if (sub && strcmp(sub, "expire") == 0) {
+		uint64_t n = query_u64(c->req.query, "n", 0, UINT32_MAX, &ok);
+		if (!ok) {
+			respond_html_message(c, 400, "usage: /account/expire?n=N");
+			return;
+		}
+		session_requests = n;
+		respond_text(c, 200, "sessions of later logins expire\n");
+		return;
+	}
+	unsigned long page = 0;
+	if (sub) {
+		char *end;
+		page = strncmp(sub, "p/", 2) == 0 ? strtoul(sub + 2, &end, 10) : 0;
+		if (page < 1 || page > 20 || *end) {
+			respond_not_found(c);
+			return;
+		}
+	}
+	if (!session_live(c)) {
+		respond_redirect(c, 302, "/login");
+		return;
+	}
+	if (!page) {
+		respond_text(c, 200, "welcome me\n");
+		return;
+	}
+	buf_t b = { 0 };
+	buf_printf(&b, "<!DOCTYPE html>\n<html><head><title>members %lu</title></head><body>\n",
+	           page);
+	buf_printf(&b, "<h1>Members' page %lu</h1>\n<ul>\n", page);
+	for (unsigned long next = 2 * page; next <= 2 * page + 1 && next <= 20; next++)
+		buf_printf(&b, "<li><a href=\"/account/p/%lu\">page %lu</a></li>\n", next, next);
+	buf_puts(&b, "</ul>\n<p><a href=\"/logout\">log out</a></p></body></html>\n");
+	respond_buf(c, 200, "text/html; charset=utf-8", &b, NULL);
+	buf_free(&b);
+}
+
+/* A cookie wall (sessions, sc-crawl(7) LOGIN):
+ *   GET /wall/N (1 <= N <= 5) without the cookie consent=yes: the wall,
+ *                  200 at the same URL (as such walls answer), a form
+ *                  posting accept=yes to /wall/consent and no link; with
+ *                  it, page N, which links to /wall/N+1
+ *   POST /wall/consent  accept=yes: 302 to next, setting consent=yes */
+static void handle_wall(conn_t *c, const char *sub)
+{
+	buf_t b = { 0 };
+	if (strcmp(sub, "consent") == 0) {
+		const char *body = c->req.body.data ? c->req.body.data : "";
+		char *accept = query_param(body, "accept"), *next = query_param(body, "next");
+		if (strcmp(c->req.method, "POST") == 0 && accept && strcmp(accept, "yes") == 0 &&
+		    next && next[0] == '/' && !strpbrk(next, "\r\n")) {
+			buf_printf(&b, "Location: %s\r\nSet-Cookie: consent=yes; Path=/wall\r\n", next);
+			respond(c, 302, "text/plain; charset=utf-8", "thank you\n", 10, b.data);
+		} else
+			respond_text(c, 400, "no consent\n");
+		free(accept);
+		free(next);
+		buf_free(&b);
+		return;
+	}
+	char *end;
+	unsigned long page = strtoul(sub, &end, 10);
+	if (page < 1 || page > 5 || *end) {
+		respond_not_found(c);
+		return;
+	}
+	char *consent = request_cookie(c, "consent");
+	if (!consent || strcmp(consent, "yes") != 0)
+		buf_printf(&b,
+		           "<!DOCTYPE html>\n<html><head><title>Cookies</title></head><body>\n"
+		           "<p>We use cookies.</p>\n<form method=\"post\" action=\"/wall/consent\">\n"
+		           "<input type=\"hidden\" name=\"next\" value=\"/wall/%lu\">\n"
+		           "<button name=\"accept\" value=\"yes\">Accept</button>\n"
+		           "<button name=\"accept\" value=\"no\">Refuse</button>\n"
+		           "</form></body></html>\n",
+		           page);
+	else {
+		buf_printf(&b, "<!DOCTYPE html>\n<html><head><title>wall %lu</title></head><body>\n",
+		           page);
+		buf_printf(&b, "<h1>Behind the wall, page %lu</h1>\n", page);
+		if (page < 5)
+			buf_printf(&b, "<a href=\"/wall/%lu\">next</a>\n", page + 1);
+		buf_puts(&b, "</body></html>\n");
+	}
+	free(consent);
+	respond_buf(c, 200, "text/html; charset=utf-8", &b, NULL);
+	buf_free(&b);
 }
 
 /* /repeat-headers: a field sent twice and two Set-Cookie fields. */
@@ -2884,7 +3004,11 @@ static void route_request(conn_t *c)
 	else if (strcmp(path, "/login") == 0)
 		handle_login(c);
 	else if (strcmp(path, "/account") == 0)
-		handle_account(c);
+		handle_account(c, NULL);
+	else if ((arg = path_arg(path, "/account/")))
+		handle_account(c, arg);
+	else if ((arg = path_arg(path, "/wall/")))
+		handle_wall(c, arg);
 	else if ((arg = path_arg(path, "/status/")))
 		handle_status(c, arg);
 	else if ((arg = path_arg(path, "/delay/")))
@@ -3279,6 +3403,9 @@ static void usage(FILE *out)
 	      "  /login, /account          a login form (csrf cookie and field); POST\n"
 	      "                            user=me pass=secret: 302 to /account with a\n"
 	      "                            session cookie; /account needs it\n"
+	      "  /account/p/N              members' pages 1-20 (a tree), behind the login\n"
+	      "  /account/expire?n=N       later logins' sessions live for N requests\n"
+	      "  /wall/N, /wall/consent    a cookie wall (pages 1-5 behind consent=yes)\n"
 	      "  /cut-head[?close=fin|rst] a header block cut mid-line, then FIN or RST\n"
 	      "  /short-body[?close=...]   Content-Length 100, ten bytes, then the close\n"
 	      "  /chunked-cut[?close=...]  a chunk and no terminating chunk, then the close\n"
