@@ -185,6 +185,10 @@ static void add_block(json_t *out, const char *script, struct sc_buf *b)
 		return;
 	}
 	mend(script + leading_comment_line(script), b);
+	if (load_values(out, b->p, b->len))
+		return;
+	/* "<!-- {...} -->" on one line: extruct drops the line, JSON and all. */
+	mend(script, b);
 	load_values(out, b->p, b->len);
 }
 

@@ -327,7 +327,9 @@ static void element_text(const xmlNode *node, struct sc_buf *b)
 	const xmlNode *cur = node->children;
 
 	while (cur) {
-		if (cur->type == XML_TEXT_NODE && cur->content)
+		/* libxml2 makes a script's or style's text a CDATA node */
+		if ((cur->type == XML_TEXT_NODE || cur->type == XML_CDATA_SECTION_NODE) &&
+		    cur->content)
 			sc_buf_adds(b, (const char *)cur->content);
 		if (cur->type == XML_ELEMENT_NODE && cur->children) {
 			cur = cur->children;
