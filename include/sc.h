@@ -86,6 +86,8 @@ typedef struct sc_parser sc_parser;
 /* Flags of sc_parser_new. */
 #define SC_PARSER_KEEP_BODY 1u /* sc-parse --keep-body: the body stays in the record */
 #define SC_PARSER_FORMS 2u     /* sc-parse --forms: a record per form, as sc-fetch sends it */
+#define SC_PARSER_STRUCTURED 4u /* sc-parse --structured: a "structured" member, every
+                                   kind (SC_PARSEROPT_STRUCTURED picks) */
 /* sc-parse --requisites: a "requisites" member, the absolute URLs of what
  * the page (or stylesheet) needs to be displayed */
 #define SC_PARSER_REQUISITES 64u
@@ -141,7 +143,15 @@ enum sc_parser_option {
 	                              256 MiB by default): it bounds the output */
 	SC_PARSEROPT_TREE = 2,     /* 1: the default fields from a document tree
 	                              (sc-parse's SC_PARSE_TREE=1; for tests) */
+	SC_PARSEROPT_STRUCTURED = 3, /* the kinds of the "structured" member, SC_STRUCTURED_*
+	                                ored (sc-parse --structured=KINDS); 0: none */
 };
+/* The kinds of structured data (sc-parse(1) --structured). */
+#define SC_STRUCTURED_JSONLD 1L
+#define SC_STRUCTURED_MICRODATA 2L
+#define SC_STRUCTURED_RDFA 4L
+#define SC_STRUCTURED_OPENGRAPH 8L
+#define SC_STRUCTURED_TWITTER 16L
 /* Returns SC_OK, or SC_EINVAL for an unknown option or a value out of
  * range.  One thread at a time per parser. */
 SC_EXPORT int sc_parser_setopt(sc_parser *p, enum sc_parser_option opt, long value);

@@ -29,6 +29,8 @@ struct cli {
 	bool keep_body;
 	bool forms;          /* --forms */
 	bool requisites;     /* --requisites */
+	bool structured;     /* --structured */
+	long kinds;          /* and its kinds (SC_STRUCTURED_*) */
 	const char *explain; /* --explain's selector, or NULL */
 	const char *each;    /* --each's selector, or NULL */
 	long jobs;
@@ -50,6 +52,35 @@ static int add_field_or_require(void *base, const struct sc_opt *row, const char
 	return 0;
 }
 
+/* --structured[=json-ld,microdata,rdfa,opengraph,twitter]: every kind
+ * without a list. */
+static int set_structured(void *base, const struct sc_opt *row, const char *arg, char *err,
+                          size_t errlen)
+{
+	static const char *const names[] = { "json-ld", "microdata", "rdfa", "opengraph", "twitter" };
+	struct cli *cli = base;
+
+	(void)row;
+	cli->structured = true;
+	cli->kinds = arg ? 0 : SC_STRUCTURED_JSONLD | SC_STRUCTURED_MICRODATA | SC_STRUCTURED_RDFA |
+	                               SC_STRUCTURED_OPENGRAPH | SC_STRUCTURED_TWITTER;
+	for (const char *p = arg; p;) {
+		size_t n = strcspn(p, ","), i = 0;
+		while (i < 5 && !(strlen(names[i]) == n && strncmp(names[i], p, n) == 0))
+			i++;
+		if (i == 5) {
+			snprintf(err, errlen,
+			         "--structured: '%.*s' is not one of json-ld, microdata, rdfa, "
+			         "opengraph, twitter",
+			         (int)(n > 64 ? 64 : n), p);
+			return -1;
+		}
+		cli->kinds |= 1L << i;
+		p = p[n] ? p + n + 1 : NULL;
+	}
+	return 0;
+}
+
 #define AT(member) SC_OPT_AT(struct cli, member)
 
 /* In the order of the usage line, which is the SYNOPSIS of sc-parse(1).
@@ -63,6 +94,11 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_FLAG("keep-body", 0, AT(keep_body)),
 	SC_OPT_ROW_FLAG("forms", 0, AT(forms)),
 	SC_OPT_ROW_FLAG("requisites", 0, AT(requisites)),
+	{ .name = "structured",
+	  .kind = SC_OPT_CALL,
+	  .arg = "KINDS",
+	  .arg_optional = true,
+	  .call = set_structured },
 	{ .name = "field",
 	  .letter = 'f',
 	  .kind = SC_OPT_CALL,
@@ -104,16 +140,20 @@ static sc_parser *make_parser(const struct cli *cli)
 		sc_parser_free(parser);
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
 	}
-	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body))
-		sc_usage_error(
-		        "--forms cannot be combined with -f, --each, --require or --keep-body");
+	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body ||
+	                   cli->structured))
+		sc_usage_error("--forms cannot be combined with -f, --each, --require, --keep-body "
+		               "or --structured");
 	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |
 	                 (cli->forms ? SC_PARSER_FORMS : 0) |
+	                 (cli->structured ? SC_PARSER_STRUCTURED : 0) |
 	                 (cli->requisites ? SC_PARSER_REQUISITES : 0);
 	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
 	                       flags, &err);
 	if (!parser)
 		sc_usage_error("%s", err);
+	if (cli->structured)
+		sc_parser_setopt(parser, SC_PARSEROPT_STRUCTURED, cli->kinds);
 	return parser;
 }
 

@@ -12,6 +12,7 @@
 #include "api/api.h"
 #include "core/util.h"
 #include "parse/parse.h"
+#include "parse/structured.h"
 #include "record/lines.h"
 #include "record/record.h"
 #include "sc.h"
@@ -67,7 +68,15 @@ static bool field_exists(const struct config *cfg, const char *name)
 	return field_exists_in(cfg, name);
 }
 
-/* -f NAME=SELECTOR, or NAME[]=SELECTOR for every match, added to cfg
+static char *append_field(struct config *cfg, struct field f)
+{
+	cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
+	cfg->fields[cfg->nfields++] = f;
+	cfg->structured_need |= f.structured;
+	return NULL;
+}
+
+/* -f NAME=SELECTOR (or NAME=KIND:PATH), or NAME[]=SELECTOR for every match, added to cfg
  * (spec is borrowed and must outlive cfg).  NULL, or the error text. */
 static char *add_field(struct config *cfg, const char *spec)
 {
@@ -87,16 +96,21 @@ static char *add_field(struct config *cfg, const char *spec)
 		        f.name);
 	else if (field_exists_in(cfg, f.name))
 		err = sc_api_error("-f %s: field named twice", f.name);
+	else if (cfg->structured && strcmp(f.name, "structured") == 0)
+		err = sc_api_error("-f structured: --structured outputs a member by that name; "
+		                   "choose another name");
 	else if (eq[1] == '\0')
 		err = sc_api_error("-f %s: empty selector", f.name);
-	else if (parse_selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
+	else if (parse_structured_path_kind(eq + 1, &f.structured, &f.path)) {
+		if (parse_structured_path_check(f.path, msg, sizeof(msg)) != 0)
+			err = sc_api_error("-f %s: invalid path: %s", f.name, msg);
+		else
+			return append_field(cfg, f);
+	} else if (parse_selector_compile(eq + 1, &f.sel, &column, msg, sizeof(msg)) != 0)
 		err = sc_api_error("-f %s: invalid selector at column %zu: %s", f.name, column,
 		                   msg);
-	else {
-		cfg->fields = sc_realloc(cfg->fields, (cfg->nfields + 1) * sizeof(*cfg->fields));
-		cfg->fields[cfg->nfields++] = f;
-		return NULL;
-	}
+	else
+		return append_field(cfg, f);
 	free(f.name);
 	return err;
 }
@@ -175,6 +189,8 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 	p->cfg.keep_body = flags & SC_PARSER_KEEP_BODY;
 	p->cfg.forms = flags & SC_PARSER_FORMS;
 	p->cfg.requisites = flags & SC_PARSER_REQUISITES;
+	p->cfg.structured = flags & SC_PARSER_STRUCTURED ? STRUCTURED_ALL : 0;
+	p->cfg.structured_need = p->cfg.structured;
 	p->cfg.max_line = SC_LINE_MAX;
 	if ((err = compile_specs(p, require, nrequire))) {
 		if (errmsg)
@@ -205,6 +221,7 @@ sc_parser *sc_parser_dup(const sc_parser *p)
 	if (copy) {
 		copy->cfg.max_line = p->cfg.max_line;
 		copy->cfg.tree_only = p->cfg.tree_only;
+		sc_parser_setopt(copy, SC_PARSEROPT_STRUCTURED, (long)p->cfg.structured);
 	}
 	return copy;
 }
@@ -235,6 +252,14 @@ int sc_parser_setopt(sc_parser *p, enum sc_parser_option opt, long value)
 		return SC_OK;
 	case SC_PARSEROPT_TREE:
 		p->cfg.tree_only = value != 0;
+		return SC_OK;
+	case SC_PARSEROPT_STRUCTURED:
+		if (value < 0 || value > STRUCTURED_ALL)
+			return SC_EINVAL;
+		p->cfg.structured = (unsigned)value;
+		p->cfg.structured_need = p->cfg.structured;
+		for (size_t i = 0; i < p->cfg.nfields; i++)
+			p->cfg.structured_need |= p->cfg.fields[i].structured;
 		return SC_OK;
 	}
 	return SC_EINVAL;

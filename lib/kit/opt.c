@@ -100,7 +100,7 @@ static int apply(const struct row_ref *ref, const char *arg, char *err, size_t e
 
 	/* Before any kind or call sees it (opt.h); a row with an argument
 	 * is always given one. */
-	if (row->arg && !row->lines_ok && !sc_protocol_value_ok(arg, strlen(arg)))
+	if (row->arg && arg && !row->lines_ok && !sc_protocol_value_ok(arg, strlen(arg)))
 		return snprintf(err, errlen, "--%s: %s", row->name, SC_PROTOCOL_VALUE_REFUSED), -1;
 	switch (row->kind) {
 	case SC_OPT_FLAG:
@@ -148,7 +148,7 @@ int sc_opt_store(const struct sc_opt *row, void *base, const char *arg, char *er
 static struct option *getopt_tables(const struct rows *all, char **shorts)
 {
 	struct option *longs = sc_calloc(all->n + 1, sizeof(*longs));
-	char *s = sc_malloc(2 + 2 * all->n);
+	char *s = sc_malloc(2 + 3 * all->n);
 	size_t k = 0;
 
 	/* ':' first: a missing argument is told apart from an unknown option. */
@@ -156,11 +156,15 @@ static struct option *getopt_tables(const struct rows *all, char **shorts)
 	for (size_t i = 0; i < all->n; i++) {
 		const struct sc_opt *row = all->v[i].row;
 		longs[i].name = row->name;
-		longs[i].has_arg = row->arg ? required_argument : no_argument;
+		longs[i].has_arg = !row->arg           ? no_argument
+		                   : row->arg_optional ? optional_argument
+		                                       : required_argument;
 		longs[i].val = row->letter ? (unsigned char)row->letter : VAL_BASE + (int)i;
 		if (row->letter) {
 			s[k++] = row->letter;
 			if (row->arg)
+				s[k++] = ':';
+			if (row->arg && row->arg_optional)
 				s[k++] = ':';
 		}
 	}
@@ -295,7 +299,9 @@ static void add_row_words(struct sc_buf *item, const struct sc_opt *row)
 		sc_buf_printf(item, "-%c", row->letter);
 	else
 		sc_buf_printf(item, "--%s", row->name);
-	if (row->arg)
+	if (row->arg && row->arg_optional)
+		sc_buf_printf(item, "[=%s]", row->arg);
+	else if (row->arg)
 		sc_buf_printf(item, " %s", row->arg);
 }
 

@@ -91,6 +91,9 @@ struct sc_opt {
 	bool lines_ok;       /* the argument may hold CR and LF: text only sc reads,
 	                        which goes on no line of a protocol or a file's
 	                        header (a selector); else they are refused */
+	bool arg_optional;   /* the argument may be left out ("--structured" or
+	                        "--structured=KINDS", never a separate word):
+	                        the call gets NULL; "[--name[=ARG]]" in the usage */
 	bool or_next;        /* this row and the next exclude each other (the
 	                        last one given wins): "[--a | --b]" in the usage */
 	const char *usage;   /* the row's text in the usage instead of the one

@@ -4,6 +4,7 @@
  * configuration, and leaves diagnostics to the writer (struct output), so
  * that they come out in input order. */
 #include "parse/parse.h"
+#include "parse/structured.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +41,8 @@ void parse_worker_init(struct worker *w, const struct config *cfg)
 	 * one compiled expression may be evaluated by two threads at once. */
 	w->comps = sc_calloc(cfg->nfields ? cfg->nfields : 1, sizeof(*w->comps));
 	for (size_t i = 0; i < cfg->nfields; i++)
-		w->comps[i] = compile_or_die(cfg->fields[i].sel.xpath);
+		if (!cfg->fields[i].structured)
+			w->comps[i] = compile_or_die(cfg->fields[i].sel.xpath);
 	if (cfg->has_each)
 		w->each = compile_or_die(cfg->each.xpath);
 }
@@ -48,7 +50,8 @@ void parse_worker_init(struct worker *w, const struct config *cfg)
 void parse_worker_destroy(struct worker *w)
 {
 	for (size_t i = 0; i < w->cfg->nfields; i++)
-		xmlXPathFreeCompExpr(w->comps[i]);
+		if (w->comps[i])
+			xmlXPathFreeCompExpr(w->comps[i]);
 	free(w->comps);
 	if (w->each)
 		xmlXPathFreeCompExpr(w->each);
@@ -122,23 +125,75 @@ static void null_fields(const struct config *cfg, json_t *rec)
 		json_object_set_new(rec, cfg->fields[i].name, json_null());
 }
 
+/* The page's structured data (structured.h): what the KIND:PATH fields
+ * read, and what --structured outputs (a part of it when the fields read
+ * kinds it does not show). */
+struct structured {
+	json_t *all; /* NULL: none asked for */
+	json_t *shown;
+};
+
+static void structured_make(const struct config *cfg, const struct page *page,
+                            struct sc_buf *scratch, struct structured *s)
+{
+	s->all = s->shown = NULL;
+	if (!cfg->structured_need)
+		return;
+	s->all = parse_page_structured(page, cfg->structured_need, scratch);
+	if (!cfg->structured)
+		return;
+	if (cfg->structured == cfg->structured_need || !json_is_object(s->all)) {
+		s->shown = json_incref(s->all);
+		return;
+	}
+	s->shown = parse_page_structured(page, 0, scratch);
+	const char *key;
+	json_t *v;
+	unsigned shown_kinds;
+	json_object_foreach(s->all, key, v)
+	{
+		if (parse_structured_kinds(key, &shown_kinds, NULL, 0) == 0 &&
+		    (shown_kinds & cfg->structured))
+			json_object_set(s->shown, key, v);
+	}
+}
+
+static void structured_set(const struct config *cfg, const struct structured *s, json_t *rec)
+{
+	if (cfg->structured)
+		json_object_set(rec, "structured", s->shown ? s->shown : json_null());
+}
+
+static void structured_free(struct structured *s)
+{
+	json_decref(s->all);
+	json_decref(s->shown);
+}
+
 static void set_fields(struct worker *w, const struct page *page, xmlXPathContextPtr ctx,
-                       xmlNodePtr at, json_t *rec)
+                       xmlNodePtr at, const struct structured *st, json_t *rec)
 {
 	const struct config *cfg = w->cfg;
 
 	if (!page->doc) {
 		null_fields(cfg, rec);
+		structured_set(cfg, st, rec);
 		return;
 	}
 	if (cfg->nfields == 0) {
 		parse_page_default_fields(page, rec, &w->text);
+		structured_set(cfg, st, rec);
 		return;
 	}
-	for (size_t i = 0; i < cfg->nfields; i++)
-		json_object_set_new(
-		        rec, cfg->fields[i].name,
-		        parse_field_value(page, ctx, w->comps[i], at, &cfg->fields[i], &w->text));
+	for (size_t i = 0; i < cfg->nfields; i++) {
+		const struct field *f = &cfg->fields[i];
+		json_object_set_new(rec, f->name,
+		                    f->structured ? parse_structured_path_value(st->all, f->structured,
+		                                                                f->path, f->many)
+		                                  : parse_field_value(page, ctx, w->comps[i], at, f,
+		                                                      &w->text));
+	}
+	structured_set(cfg, st, rec);
 }
 
 static bool is_empty(const json_t *v)
@@ -320,6 +375,8 @@ static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 	null_fields(cfg, rec);
 	if (cfg->has_each)
 		json_object_set_new(rec, "index", json_null());
+	if (cfg->structured)
+		json_object_set_new(rec, "structured", json_null());
 	json_object_set_new(rec, "links", links);
 	json_object_set_new(rec, "sitemap", json_string(kind));
 	validate(cfg, rec, out);
@@ -392,13 +449,15 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 		process_forms(w, rec, out);
 		return;
 	}
-	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only) {
+	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only && !cfg->structured_need) {
 		process_defaults(w, rec, out);
 		return;
 	}
 	if (out->not_ok == 0 && parse_page_load(w->pp, rec, &page, why, sizeof(why)) != 0)
 		reject_body(rec, why, out);
 	drop_body(cfg, rec);
+	struct structured st;
+	structured_make(cfg, &page, &w->text, &st);
 	if (page.doc && (cfg->nfields > 0 || cfg->has_each)) {
 		ctx = xmlXPathNewContext(page.doc);
 		if (!ctx)
@@ -406,7 +465,7 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 	}
 
 	if (!cfg->has_each) {
-		set_fields(w, &page, ctx, (xmlNodePtr)page.doc, rec);
+		set_fields(w, &page, ctx, (xmlNodePtr)page.doc, &st, rec);
 		validate(cfg, rec, out);
 		add_output(out, rec);
 	} else {
@@ -423,6 +482,7 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 			/* No page disappears: one record with index null. */
 			json_object_set_new(rec, "index", json_null());
 			null_fields(cfg, rec);
+			structured_set(cfg, &st, rec);
 			validate(cfg, rec, out);
 			add_output(out, rec);
 		}
@@ -434,7 +494,7 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 			if (at->type == XML_NAMESPACE_DECL)
 				at = (xmlNodePtr)page.doc;
 			json_object_set_new(item, "index", json_integer(i));
-			set_fields(w, &page, ctx, at, item);
+			set_fields(w, &page, ctx, at, &st, item);
 			validate(cfg, item, out);
 			add_output(out, item);
 			json_decref(item);
@@ -443,6 +503,7 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 	}
 	if (ctx)
 		xmlXPathFreeContext(ctx);
+	structured_free(&st);
 	parse_page_free(&page);
 	json_decref(rec);
 }

@@ -51,6 +51,8 @@ struct field {
 	char *name; /* malloced; the output member, without "[]" */
 	bool many;  /* NAME[]: every match, as an array */
 	struct selector sel;
+	unsigned structured; /* a KIND:PATH field (structured.h): the kind, 0 for a selector */
+	const char *path;    /* and the path after "KIND:" (borrowed from the spec) */
 };
 
 struct config {
@@ -64,6 +66,8 @@ struct config {
 	bool forms;      /* --forms: a record per form (forms.c) */
 	bool requisites; /* --requisites: what the page needs to display (requisites.h) */
 	bool tree_only;  /* default fields from the tree too (SC_PARSEROPT_TREE) */
+	unsigned structured;      /* --structured's kinds (structured.h), 0: none */
+	unsigned structured_need; /* the kinds read: structured and the KIND:PATH fields' */
 	size_t max_line;
 };
 
