@@ -86,7 +86,8 @@ typedef struct sc_parser sc_parser;
 /* Flags of sc_parser_new. */
 #define SC_PARSER_KEEP_BODY 1u /* sc-parse --keep-body: the body stays in the record */
 #define SC_PARSER_FORMS 2u     /* sc-parse --forms: a record per form, as sc-fetch sends it */
-#define SC_PARSER_STRUCTURED 4u /* sc-parse --structured: a "structured" member, every
+#define SC_PARSER_STRUCTURED \
+	4u /* sc-parse --structured: a "structured" member, every
                                    kind (SC_PARSEROPT_STRUCTURED picks) */
 
 /* Compiles the specs of one sc-parse command line: fields[0..nfields) as
@@ -136,9 +137,9 @@ SC_EXPORT int sc_parser_apply_line(sc_parser *p, const char *record_json, size_t
 
 /* Parser options (long values).  Never renumbered. */
 enum sc_parser_option {
-	SC_PARSEROPT_LINE_MAX = 1, /* the line maximum (SC_MAX_LINE of sc-record(5),
+	SC_PARSEROPT_LINE_MAX = 1,   /* the line maximum (SC_MAX_LINE of sc-record(5),
 	                              256 MiB by default): it bounds the output */
-	SC_PARSEROPT_TREE = 2,     /* 1: the default fields from a document tree
+	SC_PARSEROPT_TREE = 2,       /* 1: the default fields from a document tree
 	                              (sc-parse's SC_PARSE_TREE=1; for tests) */
 	SC_PARSEROPT_STRUCTURED = 3, /* the kinds of the "structured" member, SC_STRUCTURED_*
 	                                ored (sc-parse --structured=KINDS); 0: none */

@@ -56,13 +56,15 @@ static int add_field_or_require(void *base, const struct sc_opt *row, const char
 static int set_structured(void *base, const struct sc_opt *row, const char *arg, char *err,
                           size_t errlen)
 {
-	static const char *const names[] = { "json-ld", "microdata", "rdfa", "opengraph", "twitter" };
+	static const char *const names[] = { "json-ld", "microdata", "rdfa", "opengraph",
+		                             "twitter" };
 	struct cli *cli = base;
 
 	(void)row;
 	cli->structured = true;
-	cli->kinds = arg ? 0 : SC_STRUCTURED_JSONLD | SC_STRUCTURED_MICRODATA | SC_STRUCTURED_RDFA |
-	                               SC_STRUCTURED_OPENGRAPH | SC_STRUCTURED_TWITTER;
+	cli->kinds = arg ? 0
+	                 : SC_STRUCTURED_JSONLD | SC_STRUCTURED_MICRODATA | SC_STRUCTURED_RDFA |
+	                             SC_STRUCTURED_OPENGRAPH | SC_STRUCTURED_TWITTER;
 	for (const char *p = arg; p;) {
 		size_t n = strcspn(p, ","), i = 0;
 		while (i < 5 && !(strlen(names[i]) == n && strncmp(names[i], p, n) == 0))
@@ -138,8 +140,8 @@ static sc_parser *make_parser(const struct cli *cli)
 		sc_parser_free(parser);
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
 	}
-	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body ||
-	                   cli->structured))
+	if (cli->forms &&
+	    (cli->nfields || cli->each || cli->nrequire || cli->keep_body || cli->structured))
 		sc_usage_error("--forms cannot be combined with -f, --each, --require, --keep-body "
 		               "or --structured");
 	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |

@@ -186,11 +186,11 @@ static void set_fields(struct worker *w, const struct page *page, xmlXPathContex
 	}
 	for (size_t i = 0; i < cfg->nfields; i++) {
 		const struct field *f = &cfg->fields[i];
-		json_object_set_new(rec, f->name,
-		                    f->structured ? parse_structured_path_value(st->all, f->structured,
-		                                                                f->path, f->many)
-		                                  : parse_field_value(page, ctx, w->comps[i], at, f,
-		                                                      &w->text));
+		json_object_set_new(
+		        rec, f->name,
+		        f->structured ? parse_structured_path_value(st->all, f->structured, f->path,
+		                                                    f->many)
+		                      : parse_field_value(page, ctx, w->comps[i], at, f, &w->text));
 	}
 	structured_set(cfg, st, rec);
 }

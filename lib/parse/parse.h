@@ -63,8 +63,8 @@ struct config {
 	const char **require; /* malloced array of borrowed names (--require) */
 	size_t nrequire;
 	bool keep_body;
-	bool forms;     /* --forms: a record per form (forms.c) */
-	bool tree_only; /* default fields from the tree too (SC_PARSEROPT_TREE) */
+	bool forms;               /* --forms: a record per form (forms.c) */
+	bool tree_only;           /* default fields from the tree too (SC_PARSEROPT_TREE) */
 	unsigned structured;      /* --structured's kinds (structured.h), 0: none */
 	unsigned structured_need; /* the kinds read: structured and the KIND:PATH fields' */
 	size_t max_line;

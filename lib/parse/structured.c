@@ -28,12 +28,14 @@ int parse_structured_kinds(const char *list, unsigned *kinds, char *msg, size_t 
 		size_t n = strcspn(p, ",");
 		size_t i = 0;
 		while (i < sizeof(kinds_table) / sizeof(kinds_table[0]) &&
-		       !(strlen(kinds_table[i].name) == n && strncmp(kinds_table[i].name, p, n) == 0))
+		       !(strlen(kinds_table[i].name) == n &&
+		         strncmp(kinds_table[i].name, p, n) == 0))
 			i++;
 		if (i == sizeof(kinds_table) / sizeof(kinds_table[0])) {
-			snprintf(msg, msgsize,
-			         "'%.*s' is not one of json-ld, microdata, rdfa, opengraph, twitter",
-			         (int)(n > 64 ? 64 : n), p);
+			snprintf(
+			        msg, msgsize,
+			        "'%.*s' is not one of json-ld, microdata, rdfa, opengraph, twitter",
+			        (int)(n > 64 ? 64 : n), p);
 			return -1;
 		}
 		*kinds |= kinds_table[i].bit;
@@ -81,8 +83,9 @@ const char *parse_structured_attr(const xmlNode *el, const char *name)
 {
 	for (const xmlAttr *a = el->properties; a; a = a->next)
 		if (strcmp((const char *)a->name, name) == 0)
-			return a->children && a->children->content ? (const char *)a->children->content
-			                                           : "";
+			return a->children && a->children->content
+			               ? (const char *)a->children->content
+			               : "";
 	return NULL;
 }
 

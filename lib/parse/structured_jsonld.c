@@ -164,8 +164,9 @@ static bool load_values(json_t *out, const char *text, size_t len)
 			at++;
 		if (at == len)
 			break;
-		json_t *v = json_loadb(text + at, len - at, JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL,
-		                       &e);
+		json_t *v =
+		        json_loadb(text + at, len - at,
+		                   JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &e);
 		if (!v)
 			return any;
 		add_value(out, v);
@@ -200,7 +201,8 @@ json_t *parse_structured_jsonld(const struct page *page)
 
 	/* Document order, without recursion (pages nest deep). */
 	while (cur) {
-		if (cur->type == XML_ELEMENT_NODE && strcmp((const char *)cur->name, "script") == 0) {
+		if (cur->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)cur->name, "script") == 0) {
 			const char *type = parse_structured_attr(cur, "type");
 			if (type && strcmp(type, "application/ld+json") == 0) {
 				xmlChar *text = xmlNodeGetContent(cur);

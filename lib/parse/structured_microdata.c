@@ -256,7 +256,8 @@ static json_t *read_item(struct reader *r, const xmlNode *node)
 	}
 	json_decref(refs);
 	if (json_object_size(props) > 0) {
-		for (void *it = json_object_iter(props); it; it = json_object_iter_next(props, it)) {
+		for (void *it = json_object_iter(props); it;
+		     it = json_object_iter_next(props, it)) {
 			v = json_object_iter_value(it);
 			if (json_array_size(v) == 1)
 				json_object_iter_set(props, it, json_array_get(v, 0));

@@ -87,8 +87,7 @@ static void add_head(json_t *out, const xmlNode *html, const xmlNode *head)
 		for (size_t i = 0; i < sizeof(og_namespaces) / sizeof(og_namespaces[0]); i++)
 			if (strcmp(prefix, og_namespaces[i][0]) == 0)
 				json_object_set_new(ns, prefix, json_string(og_namespaces[i][1]));
-		if (json_object_get(ns, prefix))
-			{
+		if (json_object_get(ns, prefix)) {
 			json_t *pair = json_array();
 			json_array_append_new(pair, sc_json_string_lossy(prop, strlen(prop)));
 			json_array_append_new(pair, sc_json_string_lossy(content, strlen(content)));
@@ -96,7 +95,8 @@ static void add_head(json_t *out, const xmlNode *html, const xmlNode *head)
 		}
 	}
 	if (json_array_size(props) > 0)
-		json_array_append_new(out, json_pack("{s:o,s:o}", "namespace", ns, "properties", props));
+		json_array_append_new(out,
+		                      json_pack("{s:o,s:o}", "namespace", ns, "properties", props));
 	else {
 		json_decref(ns);
 		json_decref(props);

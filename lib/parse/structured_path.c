@@ -25,12 +25,9 @@ static const struct {
 	const char *prefix;
 	unsigned kind;
 } path_kinds[] = {
-	{ "jsonld:", STRUCTURED_JSONLD },
-	{ "json-ld:", STRUCTURED_JSONLD },
-	{ "microdata:", STRUCTURED_MICRODATA },
-	{ "rdfa:", STRUCTURED_RDFA },
-	{ "opengraph:", STRUCTURED_OPENGRAPH },
-	{ "twitter:", STRUCTURED_TWITTER },
+	{ "jsonld:", STRUCTURED_JSONLD },       { "json-ld:", STRUCTURED_JSONLD },
+	{ "microdata:", STRUCTURED_MICRODATA }, { "rdfa:", STRUCTURED_RDFA },
+	{ "opengraph:", STRUCTURED_OPENGRAPH }, { "twitter:", STRUCTURED_TWITTER },
 };
 
 static const char *kind_member(unsigned kind)
@@ -240,8 +237,8 @@ static void find_meta(struct walk *w, const json_t *all, const char *name)
 			}
 		} else {
 			char key[256];
-			snprintf(key, sizeof(key), "%s%s", strncmp(name, "twitter:", 8) ? "twitter:" : "",
-			         name);
+			snprintf(key, sizeof(key), "%s%s",
+			         strncmp(name, "twitter:", 8) ? "twitter:" : "", name);
 			const json_t *v = json_object_get(obj, key);
 			if (json_is_array(v))
 				json_array_foreach(v, k, pair)

@@ -268,7 +268,8 @@ static char *term_curie_or_iri(struct rdfa *r, const struct state *st, const cha
 		if (st->vocab)
 			return strdup_printf("%s%.*s", st->vocab, (int)n, v);
 		for (size_t i = 0; i < sizeof(initial_terms) / sizeof(initial_terms[0]); i++)
-			if (strlen(initial_terms[i][0]) == n && strncasecmp(initial_terms[i][0], v, n) == 0)
+			if (strlen(initial_terms[i][0]) == n &&
+			    strncasecmp(initial_terms[i][0], v, n) == 0)
 				return sc_strdup(initial_terms[i][1]);
 		return NULL;
 	}
@@ -307,18 +308,18 @@ static char *resource_of(struct rdfa *r, const struct state *st, const char *con
 }
 
 /* Calls each(iri) for each word of the attribute that makes an IRI. */
-#define FOR_EACH_IRI(r, st, name, iri, body)                                     \
-	do {                                                                     \
-		const char *words_ = attr(st, name);                             \
-		for (const char *p_ = words_ ? words_ : ""; *p_;) {              \
-			size_t n_ = strcspn(p_, " \t\n\r\f");                    \
+#define FOR_EACH_IRI(r, st, name, iri, body)                                      \
+	do {                                                                      \
+		const char *words_ = attr(st, name);                              \
+		for (const char *p_ = words_ ? words_ : ""; *p_;) {               \
+			size_t n_ = strcspn(p_, " \t\n\r\f");                     \
 			char *iri = n_ ? term_curie_or_iri(r, st, p_, n_) : NULL; \
-			if (iri) {                                               \
-				body;                                            \
-				free(iri);                                       \
-			}                                                        \
-			p_ += n_ ? n_ : 1;                                       \
-		}                                                                \
+			if (iri) {                                                \
+				body;                                             \
+				free(iri);                                        \
+			}                                                         \
+			p_ += n_ ? n_ : 1;                                        \
+		}                                                                 \
 	} while (0)
 
 /* The text of an element as pyRdfa takes it: every text below, as is. */
@@ -349,7 +350,8 @@ static json_t *literal(const char *text, size_t n, const char *lang, const char 
 
 	if (datatype && *datatype) {
 		if (strcmp(datatype, XSD_STRING) != 0)
-			json_object_set_new(v, "@type", sc_json_string_lossy(datatype, strlen(datatype)));
+			json_object_set_new(v, "@type",
+			                    sc_json_string_lossy(datatype, strlen(datatype)));
 	} else if (lang && *lang) {
 		char *lower = sc_strdup(lang);
 		for (char *c = lower; *c; c++)
@@ -492,15 +494,17 @@ static void role(struct rdfa *r, const struct state *st)
 		size_t n = strcspn(p, " \t\n\r\f");
 		if (n == 0)
 			break;
-		char *iri = is_ncname(p, n) && !memchr(p, ':', n) ? strdup_printf(XHV "%.*s", (int)n, p)
-		                                                : term_curie_or_iri(r, st, p, n);
+		char *iri = is_ncname(p, n) && !memchr(p, ':', n)
+		                    ? strdup_printf(XHV "%.*s", (int)n, p)
+		                    : term_curie_or_iri(r, st, p, n);
 		if (iri) {
 			if (!subject) {
 				if (id) {
 					size_t a = strspn(id, " \t\n\r\f"), b = strlen(id);
 					while (b > a && strchr(" \t\n\r\f", id[b - 1]))
 						b--;
-					subject = strdup_printf("%s#%.*s", r->base, (int)(b - a), id + a);
+					subject = strdup_printf("%s#%.*s", r->base, (int)(b - a),
+					                        id + a);
 				} else {
 					subject = new_blank(r);
 				}
@@ -516,8 +520,8 @@ static void role(struct rdfa *r, const struct state *st)
 static void add_pending(struct pendings *ps, const char *s, const char *p, const char *o)
 {
 	ps->v = sc_realloc(ps->v, (ps->n + 1) * sizeof(*ps->v));
-	ps->v[ps->n++] = (struct pending){ s ? sc_strdup(s) : NULL, sc_strdup(p),
-		                           o ? sc_strdup(o) : NULL };
+	ps->v[ps->n++] =
+	        (struct pending){ s ? sc_strdup(s) : NULL, sc_strdup(p), o ? sc_strdup(o) : NULL };
 }
 
 static void parse_element(struct rdfa *r, const xmlNode *node, const char *parent_object,
@@ -589,13 +593,14 @@ static void parse_element(struct rdfa *r, const xmlNode *node, const char *paren
 	} else {
 		subject = resource_of(r, &st, about_first);
 		if (!subject)
-			subject = has(&st, "typeof") ? new_blank(r)
-			                             : (parent_object ? sc_strdup(parent_object) : NULL);
+			subject = has(&st, "typeof")
+			                  ? new_blank(r)
+			                  : (parent_object ? sc_strdup(parent_object) : NULL);
 		object = subject ? sc_strdup(subject) : NULL;
 		typed_is_subject = has(&st, "typeof");
 	}
 	if (!typed)
-		typed = typed_is_subject && subject  ? sc_strdup(subject)
+		typed = typed_is_subject && subject ? sc_strdup(subject)
 		        : typed_is_object && object ? sc_strdup(object)
 		                                    : NULL;
 	if (typed)

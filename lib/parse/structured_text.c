@@ -11,13 +11,14 @@
 #include <string.h>
 
 /* html_text's NEWLINE_TAGS and DOUBLE_NEWLINE_TAGS. */
-static const char *const newline_tags[] = { "article", "aside", "br",  "dd",         "details",
-	                                    "div",     "dt",    "fieldset", "figcaption", "footer",
-	                                    "form",    "header", "hr",  "legend",     "li",
-	                                    "main",    "nav",   "table", "tr" };
-static const char *const double_newline_tags[] = { "blockquote", "dl", "figure", "h1", "h2",
-	                                           "h3",         "h4", "h5",     "h6", "ol",
-	                                           "p",          "pre", "title", "ul" };
+static const char *const newline_tags[] = { "article",    "aside",  "br",   "dd",
+	                                    "details",    "div",    "dt",   "fieldset",
+	                                    "figcaption", "footer", "form", "header",
+	                                    "hr",         "legend", "li",   "main",
+	                                    "nav",        "table",  "tr" };
+static const char *const double_newline_tags[] = { "blockquote", "dl",  "figure", "h1", "h2",
+	                                           "h3",         "h4",  "h5",     "h6", "ol",
+	                                           "p",          "pre", "title",  "ul" };
 
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
@@ -36,8 +37,8 @@ static size_t space_at(const unsigned char *s)
 		return 2;
 	if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
 		return 3; /* U+1680 */
-	if (s[0] == 0xe2 && s[1] == 0x80 && ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 ||
-	                                     s[2] == 0xa9 || s[2] == 0xaf))
+	if (s[0] == 0xe2 && s[1] == 0x80 &&
+	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
 		return 3; /* U+2000-200A, 2028, 2029, 202F */
 	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
 		return 3; /* U+205F */
@@ -46,7 +47,11 @@ static size_t space_at(const unsigned char *s)
 	return 0;
 }
 
-enum prev { PREV_TEXT, PREV_NEWLINE, PREV_DOUBLE };
+enum prev {
+	PREV_TEXT,
+	PREV_NEWLINE,
+	PREV_DOUBLE
+};
 
 struct layout {
 	struct sc_buf *out;
