@@ -36,7 +36,9 @@ static bool is_space(char c)
  * \s*(\w+):\s*([^\s]+) finds them. */
 static void add_prefixes(json_t *ns, const char *s)
 {
-	while (s && *s) {
+	if (!s)
+		return;
+	while (*s) {
 		const char *w = s;
 		while (is_word(*w))
 			w++;
