@@ -46,8 +46,8 @@ struct lines {
 };
 
 struct fetch_cookiefile {
-	const char *path; /* borrowed from the options */
-	CURL *handle;     /* attached to the default share: loads and lists it */
+	const char *path;       /* borrowed from the options */
+	CURL *handle;           /* attached to the default share: loads and lists it */
 	struct lines as_synced; /* the jar as last read from or written to the file */
 	struct stat seen;       /* the file then; st_ino 0: none */
 	uint64_t loads, saves, merges, save_errors;

@@ -26,7 +26,7 @@ struct jar {
 
 struct fetch_cookies {
 	struct jar default_jar;
-	struct sc_strtab sessions; /* the named jars, in order of first use */
+	struct sc_strtab sessions;     /* the named jars, in order of first use */
 	struct fetch_cookiefile *file; /* --cookies FILE: the default jar's */
 	bool lost; /* --login-url: an answer of the default session ended there */
 	uint64_t lost_answers, not_requested;

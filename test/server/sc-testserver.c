@@ -2752,7 +2752,8 @@ static void handle_wall(conn_t *c, const char *sub)
 		char *accept = query_param(body, "accept"), *next = query_param(body, "next");
 		if (strcmp(c->req.method, "POST") == 0 && accept && strcmp(accept, "yes") == 0 &&
 		    next && next[0] == '/' && !strpbrk(next, "\r\n")) {
-			buf_printf(&b, "Location: %s\r\nSet-Cookie: consent=yes; Path=/wall\r\n", next);
+			buf_printf(&b, "Location: %s\r\nSet-Cookie: consent=yes; Path=/wall\r\n",
+			           next);
 			respond(c, 302, "text/plain; charset=utf-8", "thank you\n", 10, b.data);
 		} else
 			respond_text(c, 400, "no consent\n");
@@ -2769,16 +2770,18 @@ static void handle_wall(conn_t *c, const char *sub)
 	}
 	char *consent = request_cookie(c, "consent");
 	if (!consent || strcmp(consent, "yes") != 0)
-		buf_printf(&b,
-		           "<!DOCTYPE html>\n<html><head><title>Cookies</title></head><body>\n"
-		           "<p>We use cookies.</p>\n<form method=\"post\" action=\"/wall/consent\">\n"
-		           "<input type=\"hidden\" name=\"next\" value=\"/wall/%lu\">\n"
-		           "<button name=\"accept\" value=\"yes\">Accept</button>\n"
-		           "<button name=\"accept\" value=\"no\">Refuse</button>\n"
-		           "</form></body></html>\n",
-		           page);
+		buf_printf(
+		        &b,
+		        "<!DOCTYPE html>\n<html><head><title>Cookies</title></head><body>\n"
+		        "<p>We use cookies.</p>\n<form method=\"post\" action=\"/wall/consent\">\n"
+		        "<input type=\"hidden\" name=\"next\" value=\"/wall/%lu\">\n"
+		        "<button name=\"accept\" value=\"yes\">Accept</button>\n"
+		        "<button name=\"accept\" value=\"no\">Refuse</button>\n"
+		        "</form></body></html>\n",
+		        page);
 	else {
-		buf_printf(&b, "<!DOCTYPE html>\n<html><head><title>wall %lu</title></head><body>\n",
+		buf_printf(&b,
+		           "<!DOCTYPE html>\n<html><head><title>wall %lu</title></head><body>\n",
 		           page);
 		buf_printf(&b, "<h1>Behind the wall, page %lu</h1>\n", page);
 		if (page < 5)
