@@ -162,11 +162,17 @@ bodies() {
 
 @test "--cookies FILE: kill -9 mid-write leaves a whole jar that curl and the next sc-fetch read, and no temporary file after it" {
 	local i n pid
+	rm -f killed.txt
 	for ((i = 0; i < 4000; i++)); do echo "$SC_BASE/set-cookie?c=k$((i % 50))%3D$i%3B%20Max-Age%3D3600"; done >in
 	for n in 1 2 3; do
 		sc-fetch -q -c 8 --cookies killed.txt <in >/dev/null 2>&1 &
 		pid=$!
-		sleep "0.$((2 + n))"
+		# Killed while it writes: once it has written, at a moment after.
+		for ((i = 0; i < 200; i++)); do
+			[[ -s killed.txt ]] && break
+			sleep 0.05
+		done
+		sleep "0.$((n * 2))"
 		kill -9 "$pid"
 		wait "$pid" || true
 		# Every line a comment, blank, or a cookie of seven fields.

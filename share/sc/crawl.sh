@@ -990,12 +990,13 @@ step_recrawl() {
 	[[ $WARC != 1 ]] || warc_gather "$DIR/$RECRAWL" "${RECRAWL##*/}-" "${dirs[@]}"
 }
 
-# A page whose record has headers (sc-fetch --headers) is asked for with
-# If-None-Match and If-Modified-Since from its ETag and Last-Modified, so
-# that an unchanged page costs a 304 (not_modified).
-# shellcheck disable=SC2016 # jq's variables
+# KEPT: the members of a URL record, to fetch a page again (relogin_chunk,
+# recrawl).  A page whose record has headers (sc-fetch --headers) is asked
+# for with If-None-Match and If-Modified-Since from its ETag and
+# Last-Modified, so that an unchanged page costs a 304 (not_modified).
 KEPT='with_entries(select(.key == "url" or .key == "depth" or .key == "seed"
     or .key == "from" or .key == "host"))'
+# shellcheck disable=SC2016 # jq's variables
 CONDITIONAL=$KEPT' + ((.headers // {}) as $h
     | ({} + (if $h.etag then {"If-None-Match": $h.etag} else {} end)
     + (if $h["last-modified"] then {"If-Modified-Since": $h["last-modified"]} else {} end))
