@@ -114,7 +114,8 @@ struct origin {
 struct flight {
 	struct flight *next;
 	int tab;
-	char *network_id;
+	char *network_id; /* NULL until its Network.requestWillBeSent names it */
+	char *url;        /* then, to find it by */
 	struct origin *o;
 };
 struct admit {
@@ -226,6 +227,7 @@ void admit_free(struct render *r)
 		struct flight *f = a->flights;
 		a->flights = f->next;
 		free(f->network_id);
+		free(f->url);
 		free(f);
 	}
 	sc_origin_state_close(a->state);
@@ -379,12 +381,16 @@ static void start(struct render *r, struct tab *t, struct origin *o, const json_
                   double now)
 {
 	const char *nid = str(params, "networkId");
+	const char *url = str(json_object_get(params, "request"), "url");
 
 	o->next_start = now + gap_ms(r, o);
-	if (r->opts.per_host && nid) {
+	if (r->opts.per_host) {
+		/* Chromium names the request's Network id only once it has sent
+		 * its requestWillBeSent, which may come after the pause. */
 		struct flight *f = sc_calloc(1, sizeof(*f));
 		f->tab = (int)(t - r->tabs);
-		f->network_id = sc_strdup(nid);
+		f->network_id = nid ? sc_strdup(nid) : NULL;
+		f->url = nid ? NULL : sc_strdup(url ? url : "");
 		f->o = o;
 		f->next = r->admit->flights;
 		r->admit->flights = f;
@@ -421,13 +427,15 @@ static void land(struct render *r, const struct tab *t, const char *network_id)
 		return;
 	for (struct flight **pf = &a->flights; *pf;) {
 		struct flight *f = *pf;
-		if (f->tab != tab || (network_id && strcmp(f->network_id, network_id) != 0)) {
+		if (f->tab != tab ||
+		    (network_id && (!f->network_id || strcmp(f->network_id, network_id) != 0))) {
 			pf = &f->next;
 			continue;
 		}
 		*pf = f->next;
 		f->o->inflight--;
 		free(f->network_id);
+		free(f->url);
 		free(f);
 	}
 }
@@ -436,6 +444,25 @@ void admit_finished(struct render *r, const struct tab *t, const char *network_i
 {
 	if (network_id)
 		land(r, t, network_id);
+}
+
+void admit_named(struct render *r, const struct tab *t, const char *network_id, const char *url)
+{
+	struct admit *a = r->admit;
+	int tab = (int)(t - r->tabs);
+
+	if (!a || !network_id || !url)
+		return;
+	for (struct flight *f = a->flights; f; f = f->next)
+		if (f->tab == tab && f->network_id && strcmp(f->network_id, network_id) == 0)
+			return; /* known: a redirect's next hop, or named already */
+	/* The oldest unnamed one of that URL (the list is newest first). */
+	struct flight *found = NULL;
+	for (struct flight *f = a->flights; f; f = f->next)
+		if (f->tab == tab && !f->network_id && strcmp(f->url, url) == 0)
+			found = f;
+	if (found)
+		found->network_id = sc_strdup(network_id);
 }
 
 void admit_page_end(struct render *r, const struct tab *t)

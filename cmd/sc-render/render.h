@@ -225,6 +225,9 @@ void admit_perform(struct render *r);
 /* A request of t's finished (Network.loadingFinished or loadingFailed):
  * its origin's slot is free (--per-host). */
 void admit_finished(struct render *r, const struct tab *t, const char *network_id);
+/* Network.requestWillBeSent named a request of t's: a slot taken before
+ * its id was known is its. */
+void admit_named(struct render *r, const struct tab *t, const char *network_id, const char *url);
 /* t's page ended: the slots of its requests are free. */
 void admit_page_end(struct render *r, const struct tab *t);
 

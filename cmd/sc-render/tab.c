@@ -675,6 +675,8 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			t->idle = true;
 	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
 		const char *type = str(params, "type"), *frame = str(params, "frameId");
+		admit_named(r, t, str(params, "requestId"),
+		            str(json_object_get(params, "request"), "url"));
 		if (type && strcmp(type, "Document") == 0 && frame && t->target &&
 		    strcmp(frame, t->target) == 0) {
 			/* The main frame's document (again after a redirect or a
