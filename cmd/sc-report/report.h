@@ -193,9 +193,9 @@ struct totals {
 	uint64_t status429, cooldowns, not_modified, throttles;
 	uint64_t kinds[KIND_COUNT];
 	uint64_t reasons[TR_COUNT];
-	uint64_t status[600];     /* by code; [0] is no status; robots.txt's apart */
+	uint64_t status[600];        /* by code; [0] is no status; robots.txt's apart */
 	uint64_t robots_status[600]; /* robots.txt's: a 404 there is no error */
-	double first_ms, last_ms; /* of request lines; first_ms 0 when none */
+	double first_ms, last_ms;    /* of request lines; first_ms 0 when none */
 	struct moments latency, queue, phase[PH_COUNT];
 	struct fvec lat; /* every request's latency, sorted by agg_finish */
 };

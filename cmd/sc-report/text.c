@@ -136,14 +136,17 @@ static void write_breakdowns(FILE *out, const struct report *r)
 		if (t->kinds[k])
 			fprintf(out, " %s %llu", kind_name(k), (unsigned long long)t->kinds[k]);
 	fprintf(out, "%s\n", t->errors ? "" : " none");
-	fprintf(out, "robots       %llu robots.txt requests", (unsigned long long)t->robots_requests);
+	fprintf(out, "robots       %llu robots.txt requests",
+	        (unsigned long long)t->robots_requests);
 	const char *sep = " (";
 	for (int s = 0; s < 600; s++)
 		if (t->robots_status[s]) {
 			if (s)
-				fprintf(out, "%s%d %llu", sep, s, (unsigned long long)t->robots_status[s]);
+				fprintf(out, "%s%d %llu", sep, s,
+				        (unsigned long long)t->robots_status[s]);
 			else
-				fprintf(out, "%snone %llu", sep, (unsigned long long)t->robots_status[s]);
+				fprintf(out, "%snone %llu", sep,
+				        (unsigned long long)t->robots_status[s]);
 			sep = ", ";
 		}
 	fprintf(out, "%s, %llu URLs refused\n", *sep == ',' ? "; not in ok or errors)" : "",

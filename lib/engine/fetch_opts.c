@@ -312,8 +312,8 @@ int fetch_options_check(const struct fetch_options *opts, char *err, size_t errl
 		    sc_sqlite_name_problem(databases[i].path, why, sizeof(why)))
 			return snprintf(err, errlen, "--%s: %.200s", databases[i].name, why), -1;
 	}
-	if (!opts->warc_path && (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path ||
-	                         opts->warc_info))
+	if (!opts->warc_path &&
+	    (opts->warc_max_size || opts->warc_cdx || opts->warc_dedupe_path || opts->warc_info))
 		return snprintf(err, errlen, "--%s needs --warc",
 		                opts->warc_cdx           ? "warc-cdx"
 		                : opts->warc_dedupe_path ? "warc-dedupe"

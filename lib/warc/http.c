@@ -1,13 +1,13 @@
 #include "warc/http.h"
 
 #include <brotli/decode.h>
-#include <zstd.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "core/util.h"
 

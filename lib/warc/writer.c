@@ -27,7 +27,7 @@ struct sc_warc_writer {
 	int fd;
 	uint64_t size;
 	unsigned serial;
-	uint64_t records; /* in the current file, its warcinfo not counted */
+	uint64_t records;             /* in the current file, its warcinfo not counted */
 	char info_id[SC_WARC_ID_LEN]; /* the current file's warcinfo's id */
 	char host[64];
 	z_stream z;

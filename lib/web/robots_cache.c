@@ -52,9 +52,9 @@ struct sc_robots_cache *sc_robots_cache_open(const char *path, char *err, size_t
 	 * process may just have, which is as good). */
 	(void)sqlite3_exec(c->db, "ALTER TABLE robots ADD COLUMN archive TEXT", NULL, NULL, NULL);
 	what = "not a robots cache";
-	if (sqlite3_prepare_v2(c->db,
-	                       "SELECT fetched_ms, status, body, archive FROM robots WHERE origin = ?1", -1,
-	                       &c->get, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(
+	            c->db, "SELECT fetched_ms, status, body, archive FROM robots WHERE origin = ?1",
+	            -1, &c->get, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(c->db,
 	                       "INSERT OR REPLACE INTO robots (origin, fetched_ms, status, body,"
 	                       " archive) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -124,8 +124,7 @@ int sc_robots_cache_get(struct sc_robots_cache *c, const char *origin, int64_t n
 }
 
 int sc_robots_cache_put(struct sc_robots_cache *c, const char *origin, int64_t now_ms, long status,
-                        const char *body, size_t len, const char *archive, char *err,
-                        size_t errlen)
+                        const char *body, size_t len, const char *archive, char *err, size_t errlen)
 {
 	if (sc_robots_kind_for_status(status) == SC_ROBOTS_DISALLOW_ALL)
 		return 0;

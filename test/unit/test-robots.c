@@ -595,7 +595,8 @@ static void test_cache_two_writers(void)
 			for (int i = 0; i < PER_WRITER; i++) {
 				snprintf(origin, sizeof origin, "http://w%d-%d:80", w, i);
 				if (sc_robots_cache_put(c, origin, 1000 + i, 200, origin,
-				                        strlen(origin), NULL, err, sizeof(err)) != 0)
+				                        strlen(origin), NULL, err,
+				                        sizeof(err)) != 0)
 					_exit(3);
 				/* Reads interleaved with the other writer's writes. */
 				if (i % 10 == 0) {
