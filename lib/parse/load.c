@@ -30,6 +30,15 @@ void parse_page_parser_free(struct page_parser *pp)
 	free(pp);
 }
 
+xmlNode *parse_next_in_order(xmlNode *node)
+{
+	if (node->type == XML_ELEMENT_NODE && node->children)
+		return node->children;
+	while (node && !node->next)
+		node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent : NULL;
+	return node ? node->next : NULL;
+}
+
 /* The href of the first <base href> (xmlFree it), or NULL. */
 static xmlChar *first_base_href(xmlDocPtr doc)
 {
@@ -42,16 +51,7 @@ static xmlChar *first_base_href(xmlDocPtr doc)
 			if (href)
 				return href;
 		}
-		/* Pre-order walk without recursion: pages can nest deep. */
-		if (node->type == XML_ELEMENT_NODE && node->children) {
-			node = node->children;
-			continue;
-		}
-		while (node && !node->next)
-			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent
-			                                                              : NULL;
-		if (node)
-			node = node->next;
+		node = parse_next_in_order(node);
 	}
 	return NULL;
 }

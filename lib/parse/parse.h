@@ -189,6 +189,9 @@ void parse_page_parser_free(struct page_parser *pp);
 int parse_page_load(struct page_parser *pp, const json_t *rec, struct page *page, char *why,
                     size_t whysize);
 void parse_page_free(struct page *page);
+/* The node after node in document order (pre-order, without recursion:
+ * pages nest deep), never leaving the root element; NULL at the end. */
+xmlNode *parse_next_in_order(xmlNode *node);
 
 /* fields.c */
 

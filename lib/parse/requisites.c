@@ -188,15 +188,7 @@ static void walk(struct requisites *r, xmlDocPtr doc)
 	while (node) {
 		if (node->type == XML_ELEMENT_NODE && node->name)
 			add_element(r, node);
-		if (node->type == XML_ELEMENT_NODE && node->children) {
-			node = node->children;
-			continue;
-		}
-		while (node && !node->next)
-			node = node->parent && node->parent->type == XML_ELEMENT_NODE ? node->parent
-			                                                              : NULL;
-		if (node)
-			node = node->next;
+		node = parse_next_in_order(node);
 	}
 }
 
