@@ -87,7 +87,7 @@ record() {
 	grep -q $'^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/identical-payload-digest\r$' plain.warc
 	grep -q $'^WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r$' plain.warc
 	grep -q $'^WARC-Refers-To-Target-URI: http://www.Example.com:8080/a/b?z=1&a=2\r$' plain.warc
-	grep -q $'^WARC-Refers-To-Date: 2025-12-01T15:00:00Z\r$' plain.warc
+	grep -q $'^WARC-Refers-To-Date: 2025-12-01T15:00:00.123Z\r$' plain.warc
 	grep -q $'^WARC-Truncated: length\r$' plain.warc
 	grep -q $'^WARC-Protocol: h2\r$' plain.warc
 	grep -q $'^WARC-Protocol: tls/1.3\r$' plain.warc

@@ -154,9 +154,14 @@ static int set_contact(void *base, const struct sc_opt *row, const char *arg, ch
 	free(opts->contact);
 	opts->contact = sc_strdup(arg);
 	if (!opts->user_agent_given) {
+		/* The program's own agent (sc-fetch/VERSION, sc-retry/VERSION),
+		 * without the contact an earlier --contact gave it. */
+		const char *ua = opts->user_agent ? opts->user_agent : "sc-fetch/" SC_VERSION;
+		const char *cut = strstr(ua, " (+");
 		struct sc_buf b;
 		sc_buf_init(&b, (size_t)-1 / 2);
-		sc_buf_printf(&b, "sc-fetch/%s (+%s)", SC_VERSION, arg);
+		sc_buf_printf(&b, "%.*s (+%s)", (int)(cut ? (size_t)(cut - ua) : strlen(ua)), ua,
+		              arg);
 		free(opts->user_agent);
 		opts->user_agent = sc_buf_take(&b, NULL);
 	}

@@ -60,9 +60,16 @@ static void default_text(const struct fetch_options *o, const struct sc_opt *row
 		snprintf(out, size, "%s",
 		         *(const char *const *)p ? *(const char *const *)p : "none");
 		break;
-	default: /* the calls: -H, --robots-agent, --adaptive and --no-adaptive */
+	default: /* the calls: -H, -A, --contact, --warc-info, --robots-agent,
+	          * --adaptive and --no-adaptive */
 		if (strcmp(row->name, "header") == 0)
 			snprintf(out, size, "%s", o->headers ? "some" : "none");
+		else if (strcmp(row->name, "warc-info") == 0)
+			snprintf(out, size, "%s", o->warc_info ? "some" : "none");
+		else if (strcmp(row->name, "user-agent") == 0)
+			snprintf(out, size, "%s", o->user_agent);
+		else if (strcmp(row->name, "contact") == 0)
+			snprintf(out, size, "%s", o->contact ? o->contact : "none");
 		else if (strcmp(row->name, "robots-agent") == 0)
 			snprintf(out, size, "%s", o->robots_agent ? o->robots_agent : "none");
 		else
