@@ -56,6 +56,16 @@ rec() {
 	assert_output 'PG-13'
 }
 
+@test "RDFa: a blank node in rel, rev or property is dropped, the words after it read (it once looped for ever)" {
+	page='<html><body><div vocab="http://schema.org/" about="#a" rel="_:x knows" resource="#b">
+		<span property="_:p name">A</span></div>
+		<div vocab="http://schema.org/" about="#c" rev="_:y knows" resource="#d"></div></body></html>'
+	jq -nc --arg b "$page" '{url: "http://pages.example/b", ok: true, status: 200, content_type: "text/html", body: $b}' >in.jsonl
+	run -0 timeout 10 sc-parse --structured=rdfa <in.jsonl
+	run jq -c '.structured.rdfa | map(del(.["@id"]) | keys[]) | sort' <<<"$output"
+	assert_output '["http://schema.org/knows","http://schema.org/knows","http://schema.org/name","http://www.w3.org/ns/rdfa#usesVocabulary"]'
+}
+
 @test "fields from structured data: KIND:PATH, NAME[] for all, --require, --structured=KINDS picks" {
 	{ rec shop-product-jsonld.html; rec plain-no-markup.html; } >in.jsonl
 	local rc=0

@@ -259,7 +259,7 @@ char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fr
 	 * allowed characters exclude spaces, controls and '#'). */
 	if (page->origin && parse_is_plain_root_relative(ref))
 		return origin_joined(page->origin, ref);
-	if (page->dir && is_plain_relative(ref, strip_fragment, &n) &&
+	if (page->origin && page->dir && is_plain_relative(ref, strip_fragment, &n) &&
 	    (result = relative_joined(page, ref, n)))
 		return result;
 	clean = clean_reference(ref, strip_fragment);

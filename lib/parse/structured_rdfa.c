@@ -307,20 +307,30 @@ static char *resource_of(struct rdfa *r, const struct state *st, const char *con
 	return NULL;
 }
 
-/* Calls each(iri) for each word of the attribute that makes an IRI. */
-#define FOR_EACH_IRI(r, st, name, iri, body)                                      \
-	do {                                                                      \
-		const char *words_ = attr(st, name);                              \
-		for (const char *p_ = words_ ? words_ : ""; *p_;) {               \
-			size_t n_ = strcspn(p_, " \t\n\r\f");                     \
-			char *iri = n_ ? term_curie_or_iri(r, st, p_, n_) : NULL; \
-			if (iri) {                                                \
-				body;                                             \
-				free(iri);                                        \
-			}                                                         \
-			p_ += n_ ? n_ : 1;                                        \
-		}                                                                 \
-	} while (0)
+/* The next word of *rest that makes an IRI, malloced (the caller frees),
+ * *rest moved past it; NULL when no word is left.  A loop over an
+ * attribute's IRIs:
+ *     for (const char *w = words(st, "rel"); (p = next_iri(r, st, &w)); free(p))
+ */
+static char *next_iri(struct rdfa *r, const struct state *st, const char **rest)
+{
+	while (**rest) {
+		const char *word = *rest;
+		size_t n = strcspn(word, " \t\n\r\f");
+		*rest += n ? n : 1;
+		char *iri = n ? term_curie_or_iri(r, st, word, n) : NULL;
+		if (iri)
+			return iri;
+	}
+	return NULL;
+}
+
+/* An attribute's words, "" where it is absent. */
+static const char *words(const struct state *st, const char *name)
+{
+	const char *v = attr(st, name);
+	return v ? v : "";
+}
 
 /* The text of an element as pyRdfa takes it: every text below, as is. */
 static void element_text(const xmlNode *node, struct sc_buf *b)
@@ -393,10 +403,10 @@ static void add_property(struct rdfa *r, const struct state *st, const char *sub
 		}
 		free(datatype);
 	}
-	FOR_EACH_IRI(r, st, "property", prop, {
+	char *prop;
+	for (const char *w = words(st, "property"); (prop = next_iri(r, st, &w)); free(prop))
 		if (!is_blank(prop))
 			add_triple(r, subject, prop, json_incref(object));
-	});
 	json_decref(object);
 }
 
@@ -603,25 +613,21 @@ static void parse_element(struct rdfa *r, const xmlNode *node, const char *paren
 		typed = typed_is_subject && subject ? sc_strdup(subject)
 		        : typed_is_object && object ? sc_strdup(object)
 		                                    : NULL;
-	if (typed)
-		FOR_EACH_IRI(r, &st, "typeof", t, add_iri_triple(r, typed, RDF_TYPE, t));
+	char *p;
+	for (const char *w = typed ? words(&st, "typeof") : ""; (p = next_iri(r, &st, &w)); free(p))
+		add_iri_triple(r, typed, RDF_TYPE, p);
 	if (subject) {
-		FOR_EACH_IRI(r, &st, "rel", p, {
-			if (is_blank(p))
-				continue;
-			if (object)
+		/* A blank node is no predicate (pyRdfa drops it). */
+		for (const char *w = words(&st, "rel"); (p = next_iri(r, &st, &w)); free(p))
+			if (!is_blank(p) && object)
 				add_iri_triple(r, subject, p, object);
-			else
+			else if (!is_blank(p))
 				add_pending(&mine, subject, p, NULL);
-		});
-		FOR_EACH_IRI(r, &st, "rev", p, {
-			if (is_blank(p))
-				continue;
-			if (object)
+		for (const char *w = words(&st, "rev"); (p = next_iri(r, &st, &w)); free(p))
+			if (!is_blank(p) && object)
 				add_iri_triple(r, object, p, subject);
-			else
+			else if (!is_blank(p))
 				add_pending(&mine, NULL, p, subject);
-		});
 		if (has(&st, "property"))
 			add_property(r, &st, subject, typed);
 	}

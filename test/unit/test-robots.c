@@ -562,7 +562,7 @@ static void test_cache_expiry(void)
 	       "archived only: an entry whose archive is not on disk misses");
 	FILE *f = fopen(archive, "w");
 	if (f)
-		fclose(f);
+		(void)fclose(f);
 	is_int(sc_robots_cache_get(c, "http://a:80", t0, &status, &body, &len, err, sizeof(err)), 1,
 	       "archived only: an entry whose archive is on disk is found");
 	free(body);
