@@ -160,8 +160,8 @@ archived_once() {
 }
 
 # killed_warc_crawl: the crawl of args into DIR=c, make's process group
-# killed with SIGKILL at a random moment (two in three inside a chunk's
-# fetch), KILLS times, then made to the end.
+# killed with SIGKILL at a random moment (the first, and two in three of
+# the others, inside a chunk's fetch), KILLS times, then made to the end.
 killed_warc_crawl() {
 	local pid ms tries k=0
 	while :; do
@@ -169,10 +169,11 @@ killed_warc_crawl() {
 		pid=$!
 		if ((k < KILLS)); then
 			ms=$((RANDOM % 600))
-			if ((RANDOM % 3)); then
+			if ((k == 0 || RANDOM % 3)); then
 				# A moment inside a chunk's fetch: once its WARC's .open is
-				# there (bounded wait), then 0-150 ms more.
-				for ((tries = 0; tries < 150; tries++)); do
+				# there (bounded wait: 30 s, for a loaded machine or an
+				# ASan build), then 0-150 ms more.
+				for ((tries = 0; tries < 1500; tries++)); do
 					compgen -G 'c/round-*/*.warc.gz.open' >/dev/null && break
 					kill -0 "$pid" 2>/dev/null || break
 					sleep 0.02

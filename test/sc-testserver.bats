@@ -533,6 +533,10 @@ EOF
 	# Other hosts are not held meanwhile.
 	run -0 curl -s -o /dev/null -w '%{http_code}' "$SC_BASE/page/1"
 	assert_output 200
-	run -0 sc_server_log '[.[] | select(.host == "slow.test") | .status]'
-	assert_equal "$(jq -c . <<<"$output")" '[200,0]'
+	# Both reached the server, the first answered.  The second's status is
+	# not asserted: a client gone with a FIN looks like one that half-closed
+	# after its request, which the server still answers when the delay ends
+	# (200), unless the log is read before that (0).
+	run -0 sc_server_log '[.[] | select(.host == "slow.test") | .status] | [length, .[0]]'
+	assert_equal "$(jq -c . <<<"$output")" '[2,200]'
 }
