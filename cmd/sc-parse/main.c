@@ -205,7 +205,13 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
-	/* Before anything else, and before any thread: libxml2's and
+	/* First: a pipeline's Ctrl-C can come while this stage still starts
+	 * (libcurl's and libxml2's set-up, the selectors compiled), and the
+	 * default action would end it with the records upstream drains unread.
+	 * Later stages keep reading after a first SIGINT until their input
+	 * ends (sc-fetch drains): nothing here stops early. */
+	sc_signals_install(NULL);
+	/* Before any thread: libxml2's and
 	 * libcurl's global state. */
 	if (sc_global_init() != SC_OK)
 		sc_die(SC_EXIT_FAILURE, "cannot initialise libcurl");
@@ -218,9 +224,6 @@ int main(int argc, char **argv)
 	 * rather than gathered while parsing. */
 	sc_parser_setopt(parser, SC_PARSEROPT_TREE, tree && strcmp(tree, "1") == 0);
 
-	sc_signals_install(NULL);
-	/* Later stages keep reading after a first SIGINT until their input
-	 * ends (sc-fetch drains): nothing here stops early. */
 	{
 		struct sc_lines *probe = sc_lines_open(0, "<stdin>");
 		sc_parser_setopt(parser, SC_PARSEROPT_LINE_MAX,

@@ -498,9 +498,11 @@ int main(int argc, char **argv)
 
 	sc_setprogname(argv[0]);
 	sc_stdio_hold();
+	/* Before the options: a Ctrl-C while a stage starts must not end it
+	 * with its input unread. */
+	sc_signals_install(NULL);
 	parse_options(&cli, argc, argv);
 
-	sc_signals_install(NULL);
 	/* atexit runs the last registered first: the temporary files go
 	 * first, so that a full disk has room for SQLite's checkpoint. */
 	if (atexit(sqlite_cleanup_all) != 0 || atexit(outfile_cleanup_all) != 0)
