@@ -53,13 +53,17 @@ static int sha256_of(const char *path, const void *p, size_t n, char out[72], ui
 		}
 		if (ferror(f))
 			rc = -1;
-		fclose(f);
+		(void)fclose(f); /* read only: its errors were ferror's */
 	}
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	strcpy(out, "sha256:");
-	for (unsigned i = 0; i < len; i++)
-		sprintf(out + 7 + 2 * i, "%02x", md[i]);
+	static const char hex[] = "0123456789abcdef";
+	memcpy(out, "sha256:", 7);
+	for (unsigned i = 0; i < len && 7 + 2 * i + 2 < 72; i++) {
+		out[7 + 2 * i] = hex[md[i] >> 4];
+		out[7 + 2 * i + 1] = hex[md[i] & 15];
+	}
+	out[7 + 2 * (len < 32 ? len : 32)] = '\0';
 	return rc;
 }
 

@@ -62,6 +62,8 @@ static int read_whole(const struct sc_opt *row, const char *arg, long *out, char
 {
 	char *end;
 
+	if (!arg)
+		return snprintf(err, errlen, "--%s: needs a whole number", row->name), -1;
 	errno = 0;
 	*out = strtol(arg, &end, 10);
 	if (end == arg || *end != '\0')
@@ -79,6 +81,8 @@ static int read_number(const struct sc_opt *row, const char *arg, double *out, c
 {
 	char *end;
 
+	if (!arg)
+		return snprintf(err, errlen, "--%s: needs a number", row->name), -1;
 	errno = 0;
 	*out = strtod(arg, &end);
 	if (end == arg || *end != '\0' || isnan(*out))
