@@ -52,7 +52,7 @@ setup() {
 	# own (CHUNK=4); ROUND_MAX_PER_HOST=4 spreads a host's 16 URLs over five
 	# rounds: four hand-overs from one sc-fetch to the next per host.
 	local args=(-j 3 SEEDS=seeds.txt DEPTH=2 CHUNK=4 ROUND_MAX_PER_HOST=4)
-	run -0 crawl_make "${args[@]}" DIR=c 'FETCH_ARGS=--delay 300'
+	run -0 crawl_make "${args[@]}" DIR=c 'FETCH_ARGS=--delay 700'
 	check_crawl 2 "${hosts[@]}"
 	[ -s c/origins.db ]
 	for f in c/round-*/chunk-*.urls; do jq -r .host "$f" | sort -u; done >chunk-hosts
@@ -63,18 +63,20 @@ setup() {
 	host_gaps >gaps
 	echo "# closest arrivals per host (ms): $(cut -d' ' -f2 gaps | paste -sd ' ')" >&3
 	[ "$(wc -l <gaps)" = 3 ]
-	awk '$2 < 290' gaps >close
-	[ ! -s close ] || fail "requests closer than --delay 300: $(cat close)"
+	awk '$2 < 690' gaps >close
+	[ ! -s close ] || fail "requests closer than --delay 700: $(cat close)"
 	# The same crawl with a fresh origin state for each sc-fetch, as
 	# before the state was shared (each chunk's bash names its own file,
 	# $$ being its process id): where one round hands over to the next, a
-	# host is asked again sooner than its delay.
+	# host is asked again sooner than its delay.  A hand-over (sc-fetch
+	# ending, the round's steps, the next starting) takes 230 ms on a quiet
+	# machine and over 300 ms on a loaded CI one: the delay is well above.
 	sc_server_reset
-	run -0 crawl_make "${args[@]}" DIR=c2 'FETCH_ARGS=--delay 300 --origin-state own-$$$$.db'
+	run -0 crawl_make "${args[@]}" DIR=c2 'FETCH_ARGS=--delay 700 --origin-state own-$$$$.db'
 	(($(ls own-*.db | wc -l) > 5))
 	host_gaps >gaps2
 	echo "# with an origin state per sc-fetch: $(cut -d' ' -f2 gaps2 | paste -sd ' ')" >&3
-	awk '$2 < 290' gaps2 >close2
+	awk '$2 < 690' gaps2 >close2
 	[ -s close2 ] || fail "the test would pass without the shared origin state: $(cat gaps2)"
 }
 

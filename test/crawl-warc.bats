@@ -159,26 +159,34 @@ archived_once() {
 	archived_once c
 }
 
+# fresh_open: the WARC .open files written since this run of make started.
+fresh_open() {
+	find c -name '*.warc.gz.open' -newer started 2>/dev/null
+}
+
 # killed_warc_crawl: the crawl of args into DIR=c, make's process group
 # killed with SIGKILL at a random moment (the first, and two in three of
 # the others, inside a chunk's fetch), KILLS times, then made to the end.
 killed_warc_crawl() {
 	local pid ms tries k=0
 	while :; do
+		# A .open older than this start is one a kill left, not this run's.
+		touch started
 		setsid make -f "$CRAWL_MK" --no-print-directory -j 2 "${args[@]}" >>make.log 2>&1 3>&- &
 		pid=$!
 		if ((k < KILLS)); then
 			ms=$((RANDOM % 600))
 			if ((k == 0 || RANDOM % 3)); then
-				# A moment inside a chunk's fetch: once its WARC's .open is
-				# there (bounded wait: 30 s, for a loaded machine or an
-				# ASan build), then 0-150 ms more.
+				# A moment inside a chunk's fetch: once this run's WARC
+				# .open is there (bounded wait: 30 s, for a loaded machine
+				# or an ASan build), then 0-40 ms more; a chunk of six
+				# under --delay 100 is open for 100 ms at least.
 				for ((tries = 0; tries < 1500; tries++)); do
-					compgen -G 'c/round-*/*.warc.gz.open' >/dev/null && break
+					[ -z "$(fresh_open)" ] || break
 					kill -0 "$pid" 2>/dev/null || break
 					sleep 0.02
 				done
-				ms=$((RANDOM % 150))
+				ms=$((RANDOM % 40))
 			fi
 			sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
 			if kill -0 "$pid" 2>/dev/null; then
@@ -191,7 +199,7 @@ killed_warc_crawl() {
 				k=$((k + 1))
 				echo "kill $k after $ms ms" >>kills.log
 				# A kill inside a chunk's fetch leaves its WARC's .open.
-				if compgen -G 'c/round-*/*.warc.gz.open' >/dev/null; then left=$((left + 1)); fi
+				[ -z "$(fresh_open)" ] || left=$((left + 1))
 				continue
 			fi
 		fi
@@ -207,7 +215,7 @@ killed_warc_crawl() {
 	seeds_for 127.0.0.1 127.0.0.2 127.0.0.3 >seeds.txt
 	left=0
 	for crawl in 1 2 3; do
-		args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=6 PER_HOST=1 WARC=1 "FETCH_ARGS=--delay 30")
+		args=(SEEDS=seeds.txt DEPTH=2 DIR=c CHUNK=6 PER_HOST=1 WARC=1 "FETCH_ARGS=--delay 100")
 		# With a digest file: what a kill left is forgotten in it, else a
 		# page redone would be a revisit of a record that is gone.
 		((crawl == 1)) || args+=(WARC_DEDUPE=digests.db)
