@@ -89,6 +89,14 @@ typedef struct sc_parser sc_parser;
 #define SC_PARSER_STRUCTURED \
 	4u /* sc-parse --structured: a "structured" member, every
                                    kind (SC_PARSEROPT_STRUCTURED picks) */
+/* sc-parse --main: "title", "byline", "published" and "text", the page's
+ * main content as text, boilerplate removed */
+#define SC_PARSER_MAIN 8u
+/* sc-parse --markdown: "title", "byline", "published" and "markdown", the
+ * same content as Markdown */
+#define SC_PARSER_MARKDOWN 16u
+/* sc-parse --simhash: "simhash", the 64-bit simhash of the main text in hex */
+#define SC_PARSER_SIMHASH 32u
 /* sc-parse --requisites: a "requisites" member, the absolute URLs of what
  * the page (or stylesheet) needs to be displayed */
 #define SC_PARSER_REQUISITES 64u

@@ -30,6 +30,9 @@ struct cli {
 	bool forms;          /* --forms */
 	bool requisites;     /* --requisites */
 	bool structured;     /* --structured */
+	bool main_text;      /* --main */
+	bool markdown;       /* --markdown */
+	bool simhash;        /* --simhash */
 	long kinds;          /* and its kinds (SC_STRUCTURED_*) */
 	const char *explain; /* --explain's selector, or NULL */
 	const char *each;    /* --each's selector, or NULL */
@@ -101,6 +104,9 @@ static const struct sc_opt rows[] = {
 	  .arg = "KINDS",
 	  .arg_optional = true,
 	  .call = set_structured },
+	SC_OPT_ROW_FLAG("main", 0, AT(main_text)),
+	SC_OPT_ROW_FLAG("markdown", 0, AT(markdown)),
+	SC_OPT_ROW_FLAG("simhash", 0, AT(simhash)),
 	{ .name = "field",
 	  .letter = 'f',
 	  .kind = SC_OPT_CALL,
@@ -142,14 +148,16 @@ static sc_parser *make_parser(const struct cli *cli)
 		sc_parser_free(parser);
 		sc_usage_error("--explain cannot be combined with -f, --each or --require");
 	}
-	if (cli->forms &&
-	    (cli->nfields || cli->each || cli->nrequire || cli->keep_body || cli->structured))
-		sc_usage_error("--forms cannot be combined with -f, --each, --require, --keep-body "
-		               "or --structured");
+	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body ||
+	                   cli->structured || cli->main_text || cli->markdown || cli->simhash))
+		sc_usage_error("--forms cannot be combined with -f, --each, --require, --keep-body, "
+		               "--structured, --main, --markdown or --simhash");
 	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |
 	                 (cli->forms ? SC_PARSER_FORMS : 0) |
 	                 (cli->structured ? SC_PARSER_STRUCTURED : 0) |
-	                 (cli->requisites ? SC_PARSER_REQUISITES : 0);
+	                 (cli->requisites ? SC_PARSER_REQUISITES : 0) |
+	                 (cli->main_text ? SC_PARSER_MAIN : 0) |
+	                 (cli->markdown ? SC_PARSER_MARKDOWN : 0) | (cli->simhash ? SC_PARSER_SIMHASH : 0);
 	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
 	                       flags, &err);
 	if (!parser)

@@ -12,6 +12,7 @@
 #include "api/api.h"
 #include "core/util.h"
 #include "parse/parse.h"
+#include "parse/maintext.h"
 #include "parse/structured.h"
 #include "record/lines.h"
 #include "record/record.h"
@@ -57,8 +58,22 @@ static bool field_exists_in(const struct config *cfg, const char *name)
 
 /* Whether the fields asked for (the default ones when no -f was given)
  * include name. */
+/* A member that --main, --markdown or --simhash writes (cfg->maintext). */
+static bool maintext_member(const struct config *cfg, const char *name)
+{
+	bool meta = cfg->maintext & (MAINTEXT_TEXT | MAINTEXT_MARKDOWN);
+
+	return (meta && (strcmp(name, "title") == 0 || strcmp(name, "byline") == 0 ||
+	                 strcmp(name, "published") == 0)) ||
+	       ((cfg->maintext & MAINTEXT_TEXT) && strcmp(name, "text") == 0) ||
+	       ((cfg->maintext & MAINTEXT_MARKDOWN) && strcmp(name, "markdown") == 0) ||
+	       ((cfg->maintext & MAINTEXT_SIMHASH) && strcmp(name, "simhash") == 0);
+}
+
 static bool field_exists(const struct config *cfg, const char *name)
 {
+	if (maintext_member(cfg, name))
+		return true;
 	if (cfg->nfields == 0) {
 		for (size_t i = 0; i < default_field_count; i++)
 			if (strcmp(default_field_names[i], name) == 0)
@@ -99,6 +114,10 @@ static char *add_field(struct config *cfg, const char *spec)
 	else if (cfg->structured && strcmp(f.name, "structured") == 0)
 		err = sc_api_error("-f structured: --structured outputs a member by that name; "
 		                   "choose another name");
+	else if (maintext_member(cfg, f.name))
+		err = sc_api_error("-f %s: --main, --markdown or --simhash outputs a member by "
+		                   "that name; choose another name",
+		                   f.name);
 	else if (eq[1] == '\0')
 		err = sc_api_error("-f %s: empty selector", f.name);
 	else if (parse_structured_path_kind(eq + 1, &f.structured, &f.path)) {
@@ -191,6 +210,9 @@ sc_parser *sc_parser_new(const char *const *fields, size_t nfields, const char *
 	p->cfg.requisites = flags & SC_PARSER_REQUISITES;
 	p->cfg.structured = flags & SC_PARSER_STRUCTURED ? STRUCTURED_ALL : 0;
 	p->cfg.structured_need = p->cfg.structured;
+	p->cfg.maintext = (flags & SC_PARSER_MAIN ? MAINTEXT_TEXT : 0) |
+	                  (flags & SC_PARSER_MARKDOWN ? MAINTEXT_MARKDOWN : 0) |
+	                  (flags & SC_PARSER_SIMHASH ? MAINTEXT_SIMHASH : 0);
 	p->cfg.max_line = SC_LINE_MAX;
 	if ((err = compile_specs(p, require, nrequire))) {
 		if (errmsg)

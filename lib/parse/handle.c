@@ -4,6 +4,7 @@
  * configuration, and leaves diagnostics to the writer (struct output), so
  * that they come out in input order. */
 #include "parse/parse.h"
+#include "parse/maintext.h"
 #include "parse/structured.h"
 
 #include <stdarg.h>
@@ -131,12 +132,14 @@ static void null_fields(const struct config *cfg, json_t *rec)
 struct structured {
 	json_t *all; /* NULL: none asked for */
 	json_t *shown;
+	json_t *maintext; /* --main, --markdown, --simhash's members, or NULL */
 };
 
 static void structured_make(const struct config *cfg, const struct page *page,
                             struct sc_buf *scratch, struct structured *s)
 {
 	s->all = s->shown = NULL;
+	s->maintext = cfg->maintext ? parse_page_maintext(page, cfg->maintext) : NULL;
 	if (!cfg->structured_need)
 		return;
 	s->all = parse_page_structured(page, cfg->structured_need, scratch);
@@ -168,6 +171,15 @@ static void structured_free(struct structured *s)
 {
 	json_decref(s->all);
 	json_decref(s->shown);
+	json_decref(s->maintext);
+}
+
+/* The members of --main, --markdown and --simhash (maintext.h), after
+ * the fields: title replaces the default field's. */
+static void maintext_set(const struct structured *st, json_t *rec)
+{
+	if (st->maintext)
+		json_object_update(rec, st->maintext);
 }
 
 static void set_fields(struct worker *w, const struct page *page, xmlXPathContextPtr ctx,
@@ -178,11 +190,13 @@ static void set_fields(struct worker *w, const struct page *page, xmlXPathContex
 	if (!page->doc) {
 		null_fields(cfg, rec);
 		structured_set(cfg, st, rec);
+		maintext_set(st, rec);
 		return;
 	}
 	if (cfg->nfields == 0) {
 		parse_page_default_fields(page, rec, &w->text);
 		structured_set(cfg, st, rec);
+		maintext_set(st, rec);
 		return;
 	}
 	for (size_t i = 0; i < cfg->nfields; i++) {
@@ -194,6 +208,7 @@ static void set_fields(struct worker *w, const struct page *page, xmlXPathContex
 		                      : parse_field_value(page, ctx, w->comps[i], at, f, &w->text));
 	}
 	structured_set(cfg, st, rec);
+	maintext_set(st, rec);
 }
 
 static bool is_empty(const json_t *v)
@@ -377,6 +392,12 @@ static bool process_sitemap(struct worker *w, json_t *rec, struct output *out)
 		json_object_set_new(rec, "index", json_null());
 	if (cfg->structured)
 		json_object_set_new(rec, "structured", json_null());
+	if (cfg->maintext) {
+		struct page none = { 0 };
+		json_t *m = parse_page_maintext(&none, cfg->maintext);
+		json_object_update(rec, m);
+		json_decref(m);
+	}
 	json_object_set_new(rec, "links", links);
 	json_object_set_new(rec, "sitemap", json_string(kind));
 	validate(cfg, rec, out);
@@ -449,7 +470,8 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 		process_forms(w, rec, out);
 		return;
 	}
-	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only && !cfg->structured_need) {
+	if (cfg->nfields == 0 && !cfg->has_each && !cfg->tree_only && !cfg->structured_need &&
+	    !cfg->maintext) {
 		process_defaults(w, rec, out);
 		return;
 	}
@@ -483,6 +505,7 @@ void parse_worker_process(struct worker *w, const char *line, size_t len, size_t
 			json_object_set_new(rec, "index", json_null());
 			null_fields(cfg, rec);
 			structured_set(cfg, &st, rec);
+			maintext_set(&st, rec);
 			validate(cfg, rec, out);
 			add_output(out, rec);
 		}

@@ -68,6 +68,7 @@ struct config {
 	bool tree_only;           /* default fields from the tree too (SC_PARSEROPT_TREE) */
 	unsigned structured;      /* --structured's kinds (structured.h), 0: none */
 	unsigned structured_need; /* the kinds read: structured and the KIND:PATH fields' */
+	unsigned maintext;        /* --main, --markdown, --simhash (maintext.h's MAINTEXT_*) */
 	size_t max_line;
 };
 
