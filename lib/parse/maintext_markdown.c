@@ -389,10 +389,15 @@ static const char *const block_names[] = { "p", "div", "table", "ul", "ol", "pre
 
 static bool has_block(const xmlNode *el)
 {
-	for (const xmlNode *n = el->children; n; n = n->next)
+	for (const xmlNode *n = el->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
 		for (size_t i = 0; block_names[i]; i++)
-			if (parse_maintext_is(n, block_names[i]) || has_block(n))
+			if (parse_maintext_is(n, block_names[i]))
 				return true;
+		if (has_block(n))
+			return true;
+	}
 	return false;
 }
 
