@@ -150,14 +150,15 @@ static sc_parser *make_parser(const struct cli *cli)
 	}
 	if (cli->forms && (cli->nfields || cli->each || cli->nrequire || cli->keep_body ||
 	                   cli->structured || cli->main_text || cli->markdown || cli->simhash))
-		sc_usage_error("--forms cannot be combined with -f, --each, --require, --keep-body, "
-		               "--structured, --main, --markdown or --simhash");
-	unsigned flags = (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) |
-	                 (cli->forms ? SC_PARSER_FORMS : 0) |
-	                 (cli->structured ? SC_PARSER_STRUCTURED : 0) |
-	                 (cli->requisites ? SC_PARSER_REQUISITES : 0) |
-	                 (cli->main_text ? SC_PARSER_MAIN : 0) |
-	                 (cli->markdown ? SC_PARSER_MARKDOWN : 0) | (cli->simhash ? SC_PARSER_SIMHASH : 0);
+		sc_usage_error(
+		        "--forms cannot be combined with -f, --each, --require, --keep-body, "
+		        "--structured, --main, --markdown or --simhash");
+	unsigned flags =
+	        (cli->keep_body ? SC_PARSER_KEEP_BODY : 0) | (cli->forms ? SC_PARSER_FORMS : 0) |
+	        (cli->structured ? SC_PARSER_STRUCTURED : 0) |
+	        (cli->requisites ? SC_PARSER_REQUISITES : 0) |
+	        (cli->main_text ? SC_PARSER_MAIN : 0) | (cli->markdown ? SC_PARSER_MARKDOWN : 0) |
+	        (cli->simhash ? SC_PARSER_SIMHASH : 0);
 	parser = sc_parser_new(cli->fields, cli->nfields, cli->each, cli->require, cli->nrequire,
 	                       flags, &err);
 	if (!parser)

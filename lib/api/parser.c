@@ -11,8 +11,8 @@
 
 #include "api/api.h"
 #include "core/util.h"
-#include "parse/parse.h"
 #include "parse/maintext.h"
+#include "parse/parse.h"
 #include "parse/structured.h"
 #include "record/lines.h"
 #include "record/record.h"

@@ -3,8 +3,8 @@
  * Runs on a worker thread: it touches nothing shared but the read-only
  * configuration, and leaves diagnostics to the writer (struct output), so
  * that they come out in input order. */
-#include "parse/parse.h"
 #include "parse/maintext.h"
+#include "parse/parse.h"
 #include "parse/structured.h"
 
 #include <stdarg.h>

@@ -32,21 +32,20 @@ static const char *const never[] = { "script", "style",  "noscript", "template",
 	                             "select", "input",  "textarea", "iframe",   "object",
 	                             "embed",  "dialog", "menu",     "head",     NULL };
 
-static const char *const unlikely_roles[] = { "navigation", "banner", "contentinfo",
+static const char *const unlikely_roles[] = { "navigation",    "banner", "contentinfo",
 	                                      "complementary", "search", "dialog",
-	                                      "alertdialog", "menu", "menubar", "toolbar",
-	                                      NULL };
+	                                      "alertdialog",   "menu",   "menubar",
+	                                      "toolbar",       NULL };
 
 /* Hints in class and id (substrings, without case). */
-static const char *const negative[] = { "banner",  "breadcrumb", "comment", "community",
-	                                "disqus",  "footer",     "header",  "menu",
-	                                "related", "remark",     "replies", "shoutbox",
-	                                "sidebar", "skyscraper", "social",  "sponsor",
-	                                "popup",   "cookie",     "consent", "share",
-	                                "nav",     "promo",      "gdpr",    "pagination",
-	                                "pager",   "newsletter", "subscribe", NULL };
-static const char *const maybe[] = { "and", "article", "body", "column", "content", "main",
-	                             "shadow", NULL };
+static const char *const negative[] = {
+	"banner", "breadcrumb", "comment",    "community", "disqus",     "footer",    "header",
+	"menu",   "related",    "remark",     "replies",   "shoutbox",   "sidebar",   "skyscraper",
+	"social", "sponsor",    "popup",      "cookie",    "consent",    "share",     "nav",
+	"promo",  "gdpr",       "pagination", "pager",     "newsletter", "subscribe", NULL
+};
+static const char *const maybe[] = { "and",     "article", "body",   "column",
+	                             "content", "main",    "shadow", NULL };
 static const char *const positive[] = { "article", "body", "content", "entry", "main",
 	                                "post",    "text", "story",   "blog",  NULL };
 
@@ -170,7 +169,8 @@ static double link_density(const xmlNode *el)
 static int class_weight(const xmlNode *el)
 {
 	int w = 0;
-	const char *attrs[] = { parse_structured_attr(el, "class"), parse_structured_attr(el, "id") };
+	const char *attrs[] = { parse_structured_attr(el, "class"),
+		                parse_structured_attr(el, "id") };
 
 	for (size_t i = 0; i < 2; i++) {
 		if (!attrs[i] || !*attrs[i])
@@ -223,10 +223,11 @@ static struct cand *candidate(struct scoring *s, xmlNode *el)
 	return &s->c[s->n - 1];
 }
 
-static const char *const blocks[] = { "address", "article", "aside", "blockquote", "div", "dl",
-	                              "figure",  "footer",  "form",  "h1", "h2", "h3", "h4",
-	                              "h5", "h6", "header", "hr", "main", "ol", "p", "pre",
-	                              "section", "table", "ul", NULL };
+static const char *const blocks[] = { "address", "article", "aside",  "blockquote", "div",
+	                              "dl",      "figure",  "footer", "form",       "h1",
+	                              "h2",      "h3",      "h4",     "h5",         "h6",
+	                              "header",  "hr",      "main",   "ol",         "p",
+	                              "pre",     "section", "table",  "ul",         NULL };
 
 /* A paragraph that is scored: p, pre, td, dd, or a div with no block child. */
 static bool scored(const xmlNode *el)
@@ -254,7 +255,9 @@ static void score_paragraph(struct scoring *s, xmlNode *el, struct sc_buf *b)
 	int level = 0;
 	for (xmlNode *a = el->parent; a && a->type == XML_ELEMENT_NODE && level < 5;
 	     a = a->parent, level++)
-		candidate(s, a)->score += level == 0 ? score : level == 1 ? score / 2 : score / (level * 3);
+		candidate(s, a)->score += level == 0   ? score
+		                          : level == 1 ? score / 2
+		                                       : score / (level * 3);
 }
 
 static xmlNode *body_of(const struct page *page)
@@ -331,7 +334,8 @@ static void choose_top(struct maintext *mt, struct scoring *s, struct sc_buf *b)
 		size_t i = (size_t)(uintptr_t)sib->_private;
 		const char *sc = parse_structured_attr(sib, "class");
 		double bonus = tc && sc && *tc && strcmp(tc, sc) == 0 ? top->score * 0.2 : 0;
-		if (sib == top->el || (i && s->c[i - 1].score + bonus >= threshold) || prose(sib, b))
+		if (sib == top->el || (i && s->c[i - 1].score + bonus >= threshold) ||
+		    prose(sib, b))
 			add_root(mt, sib);
 	}
 }

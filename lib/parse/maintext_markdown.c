@@ -23,9 +23,9 @@ struct writer {
 	bool space;              /* a space is due before the next text */
 	bool md_blank, txt_blank;
 	int quote, last_quote;
-	char indent[128];  /* continuation indent of list items */
-	char marker[160];  /* the next line's prefix after the quotes: "## ", "  - " */
-	int inline_depth;  /* inside a link or emphasis: blocks do not break */
+	char indent[128]; /* continuation indent of list items */
+	char marker[160]; /* the next line's prefix after the quotes: "## ", "  - " */
+	int inline_depth; /* inside a link or emphasis: blocks do not break */
 	int item_depth;
 };
 
@@ -95,7 +95,8 @@ static void escape_into(struct sc_buf *out, const char *s, size_t n, bool line_s
 	size_t digits = line_start ? strspn(s, "0123456789") : 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (strchr("\\`*_[]!|<>#~&", s[i]) || (line_start && i == 0 && strchr("-+=", s[i])) ||
+		if (strchr("\\`*_[]!|<>#~&", s[i]) ||
+		    (line_start && i == 0 && strchr("-+=", s[i])) ||
 		    (digits > 0 && i == digits && (s[i] == '.' || s[i] == ')')))
 			add(out, "\\", 1);
 		add(out, s + i, 1);
@@ -383,9 +384,9 @@ static void list(struct writer *w, const xmlNode *el, int depth)
 	flush_line(w, w->item_depth == 0);
 }
 
-static const char *const block_names[] = { "p", "div", "table", "ul", "ol", "pre", "h1", "h2",
-	                                   "h3", "h4", "h5", "h6", "blockquote", "section",
-	                                   "article", "dl", NULL };
+static const char *const block_names[] = { "p",          "div",     "table",   "ul", "ol", "pre",
+	                                   "h1",         "h2",      "h3",      "h4", "h5", "h6",
+	                                   "blockquote", "section", "article", "dl", NULL };
 
 static bool has_block(const xmlNode *el)
 {
@@ -503,11 +504,11 @@ static void element(struct writer *w, const xmlNode *el, int depth)
 	static const char *const em[] = { "em", "i", "cite", "dfn", NULL };
 	static const char *const strong[] = { "strong", "b", NULL };
 	static const char *const code[] = { "code", "kbd", "samp", "tt", NULL };
-	static const char *const inl[] = { "a",    "span", "em",  "i",    "b",    "strong", "code",
-		                           "kbd",  "samp", "tt",  "cite", "dfn",  "sup",    "sub",
-		                           "abbr", "q",    "mark", "small", "u",   "s",      "img",
-		                           "label", "time", "var", "font", "del", "ins", "br",
-		                           NULL };
+	static const char *const inl[] = { "a",    "span", "em",   "i",     "b",    "strong",
+		                           "code", "kbd",  "samp", "tt",    "cite", "dfn",
+		                           "sup",  "sub",  "abbr", "q",     "mark", "small",
+		                           "u",    "s",    "img",  "label", "time", "var",
+		                           "font", "del",  "ins",  "br",    NULL };
 
 	if (parse_maintext_skipped(el))
 		return;
@@ -521,33 +522,28 @@ static void element(struct writer *w, const xmlNode *el, int depth)
 	const char *const *which = NULL;
 	for (size_t i = 0; em[i] && !which; i++)
 		which = parse_maintext_is(el, em[i]) ? em : NULL;
-	if (which)
-		{
-			emphasis(w, el, depth, "*");
-			return;
-		}
+	if (which) {
+		emphasis(w, el, depth, "*");
+		return;
+	}
 	for (size_t i = 0; strong[i]; i++)
-		if (parse_maintext_is(el, strong[i]))
-			{
-				emphasis(w, el, depth, "**");
-				return;
-			}
+		if (parse_maintext_is(el, strong[i])) {
+			emphasis(w, el, depth, "**");
+			return;
+		}
 	for (size_t i = 0; code[i]; i++)
-		if (parse_maintext_is(el, code[i]))
-			{
-				code_span(w, el);
-				return;
-			}
-	if (parse_maintext_is(el, "a"))
-		{
-			link(w, el, depth);
+		if (parse_maintext_is(el, code[i])) {
+			code_span(w, el);
 			return;
 		}
-	if (parse_maintext_is(el, "img"))
-		{
-			image(w, el);
-			return;
-		}
+	if (parse_maintext_is(el, "a")) {
+		link(w, el, depth);
+		return;
+	}
+	if (parse_maintext_is(el, "img")) {
+		image(w, el);
+		return;
+	}
 	if (parse_maintext_is(el, "br")) {
 		if (w->inline_depth > 0)
 			w->space = true;
@@ -555,43 +551,37 @@ static void element(struct writer *w, const xmlNode *el, int depth)
 			flush_line(w, false);
 		return;
 	}
-	if (is_heading(el))
-		{
-			heading(w, el, depth);
-			return;
-		}
-	if (parse_maintext_is(el, "pre"))
-		{
-			if (w->inline_depth > 0)
-				walk(w, el, depth);
-			else
-				code_block(w, el);
-			return;
-		}
-	if (parse_maintext_is(el, "ul") || parse_maintext_is(el, "ol"))
-		{
-			if (w->inline_depth > 0)
-				walk(w, el, depth);
-			else
-				list(w, el, depth);
-			return;
-		}
-	if (parse_maintext_is(el, "table"))
-		{
-			table(w, el, depth);
-			return;
-		}
-	if (parse_maintext_is(el, "blockquote"))
-		{
-			quote(w, el, depth);
-			return;
-		}
+	if (is_heading(el)) {
+		heading(w, el, depth);
+		return;
+	}
+	if (parse_maintext_is(el, "pre")) {
+		if (w->inline_depth > 0)
+			walk(w, el, depth);
+		else
+			code_block(w, el);
+		return;
+	}
+	if (parse_maintext_is(el, "ul") || parse_maintext_is(el, "ol")) {
+		if (w->inline_depth > 0)
+			walk(w, el, depth);
+		else
+			list(w, el, depth);
+		return;
+	}
+	if (parse_maintext_is(el, "table")) {
+		table(w, el, depth);
+		return;
+	}
+	if (parse_maintext_is(el, "blockquote")) {
+		quote(w, el, depth);
+		return;
+	}
 	for (size_t i = 0; inl[i]; i++)
-		if (parse_maintext_is(el, inl[i]))
-			{
-				walk(w, el, depth);
-				return;
-			}
+		if (parse_maintext_is(el, inl[i])) {
+			walk(w, el, depth);
+			return;
+		}
 	break_block(w); /* p, div, section, dt, dd, li outside a list... */
 	walk(w, el, depth);
 	break_block(w);

@@ -34,7 +34,8 @@ static void meta(const xmlNode *el, struct found *f)
 		f->tw_title = content;
 	else if (attr_is(el, "name", "author") && !f->author)
 		f->author = content;
-	else if ((attr_is(el, "property", "article:author") || attr_is(el, "name", "article:author")) &&
+	else if ((attr_is(el, "property", "article:author") ||
+	          attr_is(el, "name", "article:author")) &&
 	         !f->article_author && !parse_has_http_prefix(content))
 		f->article_author = content;
 	else if ((attr_is(el, "property", "article:published_time") ||
@@ -124,7 +125,7 @@ void parse_maintext_meta(const struct page *page, json_t *out)
 	json_object_set_new(out, "title", t ? t : json_null());
 
 	const char *author = f.author ? f.author : f.article_author ? f.article_author : ld_author;
-	json_t *by = author       ? string_or_null(author, &b)
+	json_t *by = author         ? string_or_null(author, &b)
 	             : f.rel_author ? text_of(f.rel_author, &b)
 	             : f.byline     ? text_of(f.byline, &b)
 	                            : NULL;
