@@ -60,7 +60,9 @@ static bool has_hint(const char *s, const char *const *hints)
 /* "ad" and "ads" as a whole word of s (split at anything not a letter). */
 static bool has_ad_word(const char *s)
 {
-	for (const char *p = s; p && *p;) {
+	if (!s)
+		return false;
+	for (const char *p = s; *p;) {
 		while (*p && !((*p | 32) >= 'a' && (*p | 32) <= 'z'))
 			p++;
 		const char *w = p;
@@ -204,23 +206,23 @@ struct cand {
 };
 
 struct scoring {
-	struct cand *c;
+	struct cand **c; /* each malloced, and el->_private points to it */
 	size_t n, cap;
 };
 
 static struct cand *candidate(struct scoring *s, xmlNode *el)
 {
-	size_t i = (size_t)(uintptr_t)el->_private;
-
-	if (i)
-		return &s->c[i - 1];
+	if (el->_private)
+		return el->_private;
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->c = sc_realloc(s->c, s->cap * sizeof(*s->c));
 	}
-	s->c[s->n] = (struct cand){ el, tag_score(el) + class_weight(el) };
-	el->_private = (void *)(uintptr_t)(++s->n);
-	return &s->c[s->n - 1];
+	struct cand *c = sc_malloc(sizeof(*c));
+	*c = (struct cand){ el, tag_score(el) + class_weight(el) };
+	s->c[s->n++] = c;
+	el->_private = c;
+	return c;
 }
 
 static const char *const blocks[] = { "address", "article", "aside",  "blockquote", "div",
@@ -249,7 +251,8 @@ static void score_paragraph(struct scoring *s, xmlNode *el, struct sc_buf *b)
 	parse_node_text(el, b);
 	if (b->len < 25)
 		return;
-	double score = 1 + (b->len / 100 < 3 ? (double)(b->len / 100) : 3);
+	size_t hundreds = b->len / 100;
+	double score = 1 + (double)(hundreds < 3 ? hundreds : 3);
 	for (size_t i = 0; i < b->len; i++)
 		score += b->p[i] == ',';
 	int level = 0;
@@ -319,9 +322,9 @@ static void choose_top(struct maintext *mt, struct scoring *s, struct sc_buf *b)
 	struct cand *top = NULL;
 
 	for (size_t i = 0; i < s->n; i++) {
-		s->c[i].score *= 1 - link_density(s->c[i].el);
-		if (!top || s->c[i].score > top->score)
-			top = &s->c[i];
+		s->c[i]->score *= 1 - link_density(s->c[i]->el);
+		if (!top || s->c[i]->score > top->score)
+			top = s->c[i];
 	}
 	if (!top)
 		return;
@@ -331,11 +334,10 @@ static void choose_top(struct maintext *mt, struct scoring *s, struct sc_buf *b)
 	     sib = sib->next) {
 		if (sib->type != XML_ELEMENT_NODE || parse_maintext_skipped(sib))
 			continue;
-		size_t i = (size_t)(uintptr_t)sib->_private;
+		const struct cand *c = sib->_private;
 		const char *sc = parse_structured_attr(sib, "class");
 		double bonus = tc && sc && *tc && strcmp(tc, sc) == 0 ? top->score * 0.2 : 0;
-		if (sib == top->el || (i && s->c[i - 1].score + bonus >= threshold) ||
-		    prose(sib, b))
+		if (sib == top->el || (c && c->score + bonus >= threshold) || prose(sib, b))
 			add_root(mt, sib);
 	}
 }
@@ -360,8 +362,10 @@ bool parse_maintext_choose(const struct page *page, struct maintext *mt)
 		    scored(n))
 			score_paragraph(&s, n, &b);
 	choose_top(mt, &s, &b);
-	for (size_t i = 0; i < s.n; i++)
-		((xmlNode *)s.c[i].el)->_private = NULL;
+	for (size_t i = 0; i < s.n; i++) {
+		((xmlNode *)s.c[i]->el)->_private = NULL;
+		free(s.c[i]);
+	}
 	free(s.c);
 	sc_buf_free(&b);
 	if (mt->nroots == 0)
