@@ -702,5 +702,5 @@ lines</textarea>
 	run -0 bash -c "$(declare -f rec); rec '<p>none</p>' | sc-parse --forms"
 	assert_equal "$(jq -c '[.url, .form, .form_index, has("body")]' <<<"$output")" '["http://ex.com/dir/page.html?q=1",null,null,false]'
 	run -2 --separate-stderr sc-parse --forms -f 'x=p' </dev/null
-	[[ $stderr == *"--forms cannot be combined with -f, --each, --require, --keep-body or --structured"* ]]
+	[[ $stderr == *"--forms cannot be combined with -f, --each, --require, --keep-body, --structured, --main, --markdown or --simhash"* ]]
 }
