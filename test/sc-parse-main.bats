@@ -161,3 +161,11 @@ hamming() {
 	run jq -r 'select(.text | test("Navigation|Quick search|Previous topic")) | .url' out.jsonl
 	assert_output ''
 }
+
+@test "sc-render's records: the rendered member kept, links against the page's base, nothing of sc-fetch's needed" {
+	jq -nc --rawfile b "$FIX/elements.html" '{url: "https://start.example/", final_url: "https://start.example/moved/", status: 200, ok: true,
+		content_type: "text/html", body: $b, rendered: {ms: 120, requests: 3, failed: 0, blocked: 0}}' |
+		sc-parse --main --markdown --simhash >out.jsonl
+	run jq -c '[.rendered.ms, .title, (.text | contains("nested two")), (.markdown | contains("(https://docs.example/guide/page.html#part)")), (.simhash | length)]' out.jsonl
+	assert_output '[120,"Every element",true,true,16]'
+}

@@ -54,7 +54,7 @@ void parse_maintext_write(const struct page *page, const struct maintext *mt, st
 /* title, byline, published: new JSON strings or null. */
 void parse_maintext_meta(const struct page *page, json_t *out);
 
-/* The simhash of text[0..n): word 3-shingles, FNV-1a 64 mixed. */
+/* The simhash of text[0..n): its words of four bytes or more, FNV-1a 64 mixed. */
 uint64_t parse_simhash(const char *text, size_t n);
 
 #endif
