@@ -135,7 +135,8 @@ static void text(struct writer *w, const char *s)
 		while (s[n] && !is_space(s[n]))
 			n++;
 		before_text(w);
-		escape_into(&w->lmd, s, n, w->ltxt.len == 0);
+		/* After a heading's "# ", a line's start is no list nor rule. */
+		escape_into(&w->lmd, s, n, w->ltxt.len == 0 && !strchr(w->marker, '#'));
 		add(&w->ltxt, s, n);
 		s += n;
 	}
