@@ -100,7 +100,7 @@ rec() {
 	run -2 --separate-stderr sc-parse -f 'p=jsonld:Product..price' </dev/null
 	assert_equal "${stderr_lines[0]}" "sc-parse: -f p: invalid path: empty step in 'Product..price'"
 	run -2 --separate-stderr sc-parse --forms --structured </dev/null
-	assert_equal "${stderr_lines[0]}" "sc-parse: --forms cannot be combined with -f, --each, --require, --keep-body or --structured"
+	assert_equal "${stderr_lines[0]}" "sc-parse: --forms cannot be combined with -f, --each, --require, --keep-body, --structured, --main, --markdown or --simhash"
 	run sc-parse --help
 	assert_output --partial '[--structured[=KINDS]]'
 	# -j 2: each worker's sc_parser_dup keeps the kinds
