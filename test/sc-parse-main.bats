@@ -6,6 +6,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load 'lib/page'
 
 bats_require_minimum_version 1.5.0
 
@@ -17,8 +18,7 @@ setup() {
 
 # rec FILE: an ok fetch record of a fixture page.
 rec() {
-	jq -nc --rawfile b "$FIX/$1" --arg u "https://example.org/2026/$1" \
-		'{url: $u, ok: true, status: 200, content_type: "text/html", body: $b}'
+	page_record "$FIX/$1" "https://example.org/2026/$1"
 }
 
 @test "main text: the article's sentences, none of the boilerplate; title, byline, published" {

@@ -7,6 +7,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+load 'lib/page'
 
 bats_require_minimum_version 1.5.0
 
@@ -18,8 +19,7 @@ setup() {
 
 # rec FILE: an ok fetch record of a page of the corpus.
 rec() {
-	jq -nc --rawfile b "$PAGES/$1" --arg u "http://pages.example/$1" \
-		'{url: $u, ok: true, status: 200, content_type: "text/html", body: $b}'
+	page_record "$PAGES/$1" "http://pages.example/$1"
 }
 
 @test "agreement with extruct: the corpus (every disagreement listed and explained) and the Debian documentation" {
