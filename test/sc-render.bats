@@ -352,6 +352,42 @@ paths_asked() {
 	assert_equal "$(jq -r 'select(.url | test("js.html")) | .error.kind' <<<"$output")" timeout
 }
 
+@test "a browser that dies (its descriptor 4 ends) is started again: the pages it held tried again, every page rendered, none left behind" {
+	mkfifo in
+	sc-render -c 2 <in >out.jsonl 2>err.txt 3>&- &
+	local pid=$! b b2
+	exec 5>in
+	b=$(browser_of $pid) || fail "no browser"
+	echo "$SC_BASE/js.html?before" >&5
+	for _ in $(seq 100); do [ -s out.jsonl ] && break; sleep 0.1; done
+	[ -s out.jsonl ] || fail "no first record: $(cat err.txt)"
+	# Two pages in flight (the server has both requests and answers them
+	# after 3 s), then the browser's whole group killed under them.
+	printf '%s\n' "$SC_BASE/delay/3000?a" "$SC_BASE/delay/3000?b" >&5
+	for _ in $(seq 150); do
+		(($(sc_server_log '[.[] | select(.path | startswith("/delay/3000"))] | length') == 2)) && break
+		sleep 0.1
+	done
+	kill -KILL -- "-$b"
+	for _ in $(seq 100); do
+		b2=$(browser_of $pid) && [ "$b2" != "$b" ] && break
+		sleep 0.1
+	done
+	[ -n "$b2" ] && [ "$b2" != "$b" ] || fail "no new browser after the kill: $(cat err.txt)"
+	echo "$SC_BASE/js.html?after" >&5
+	exec 5>&-
+	status=0
+	wait $pid || status=$?
+	assert_equal "$status" 0
+	assert_no_orphan "$b"
+	assert_no_orphan "$b2"
+	assert_equal "$(jq -c . out.jsonl | wc -l)" 4
+	assert_equal "$(jq -r 'select(.ok | not) | .url' out.jsonl)" ""
+	# The held pages were tried again in the new browser; the others once.
+	assert_equal "$(jq -r '[(.url | sub(".*/"; "")), .attempts] | @tsv' out.jsonl | sort | tr '\t\n' ': ')" \
+		"3000?a:2 3000?b:2 js.html?after:1 js.html?before:1 "
+}
+
 @test "recycling: a tab after K pages, the browser after M, every page rendered" {
 	for i in 1 2 3 4 5; do echo "$SC_BASE/js.html?$i"; done >in.txt
 	run -0 --separate-stderr sc-render -c 2 --tab-pages 1 --browser-pages 2 <in.txt
