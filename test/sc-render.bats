@@ -10,6 +10,7 @@ load '/usr/lib/bats/bats-assert/load'
 
 bats_require_minimum_version 1.5.0
 load 'lib/server'
+load 'lib/render'
 
 setup_file() {
 	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
@@ -386,6 +387,32 @@ paths_asked() {
 	# The held pages were tried again in the new browser; the others once.
 	assert_equal "$(jq -r '[(.url | sub(".*/"; "")), .attempts] | @tsv' out.jsonl | sort | tr '\t\n' ': ')" \
 		"3000?a:2 3000?b:2 js.html?after:1 js.html?before:1 "
+}
+
+@test "no traffic but the page's: every connection the browser holds, sampled through a run and an idle spell, is to the fixture server" {
+	mkfifo in
+	sc-render -c 2 <in >out.jsonl 2>err.txt 3>&- &
+	local pid=$! b peers=0 samples
+	exec 5>in
+	b=$(browser_of $pid) || fail "no browser"
+	# Pages that hold their connection (0.8 s), one built by script with its
+	# XHR, then 3 s with nothing to do: Chromium's background services
+	# (updates, safe browsing, metrics) would connect then.
+	printf '%s\n' "$SC_BASE/delay/800?1" "$SC_BASE/delay/800?2" "$SC_BASE/js.html" "$SC_BASE/delay/800?3" >&5
+	# Sampled for 6 s (a sample takes 0.05 s on a quiet machine, more on a
+	# loaded one), at most 60 times.
+	SECONDS=0
+	for ((samples = 0; samples < 60 && SECONDS < 6; samples++)); do
+		sc_render_remote_addrs "$b" >>peers.txt
+		sleep 0.05
+	done
+	exec 5>&-
+	wait $pid || fail "sc-render failed: $(cat err.txt)"
+	assert_equal "$(jq -r 'select(.ok) | .url' out.jsonl | wc -l)" 4
+	peers=$(grep -c . peers.txt) || true
+	echo "# $peers connections seen in $samples samples: $(sort -u peers.txt | paste -sd ' ')" >&3
+	((peers > 0)) || fail "no connection of the browser seen: the sampling saw nothing"
+	assert_equal "$(sort -u peers.txt)" "${SC_BASE#http://}"
 }
 
 @test "recycling: a tab after K pages, the browser after M, every page rendered" {

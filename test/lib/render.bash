@@ -229,12 +229,18 @@ sc_render_reap() {
 }
 
 sc_render_remote_addrs() {
-	local pids pid
-	pids=$(sc_render_chromium_in "$@")
-	[[ -n $pids ]] || return 0
+	local pids=() pid g
+	# The groups' members by pgrep, not sc_render_chromium_in's walk of
+	# every /proc entry: a sample takes milliseconds, not seconds.
+	for g in "$@"; do
+		for pid in $(pgrep -g "$g"); do
+			_sc_render_is_chromium "$pid" && pids+=("$pid")
+		done
+	done
+	((${#pids[@]})) || return 0
 	# ss -p prints users:(("name",pid=N,fd=M),...) for sockets of our processes.
 	ss -tnpH 2>/dev/null | while read -r _ _ _ _ peer users; do
-		for pid in $pids; do
+		for pid in "${pids[@]}"; do
 			if [[ $users == *"pid=$pid,"* ]]; then
 				echo "$peer"
 				break
