@@ -136,10 +136,11 @@ depth_times() {
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	echo "# the crawl took $ms ms" >&3
 	# The healthy hosts' 12 pages take well under a second; round 0 waits
-	# one timeout (1 s) for the hanging robots.txt, round 1 does not meet
-	# the host.  2.5 s leaves room for a loaded machine; three tries of
-	# robots.txt, as before, would take over 3 s.
-	((ms < 2500)) || fail "the crawl took $ms ms with one host hanging for 1 s"
+	# one timeout (1 s) for the hanging robots.txt (20 s), round 1 does not
+	# meet the host: about 2 s on a quiet machine, 3.8 s seen on a loaded
+	# one.  Under 8 s is no wait for the hang; that robots.txt was asked
+	# once, not tried three times, the server's log says below.
+	((ms < 8000)) || fail "the crawl took $ms ms with one host hanging for 1 s"
 	run -0 jq -r "select(.url | contains(\"$hang:\")) | \"\(.ok) \(.error.kind) \(.error.message)\"" c/pages.jsonl
 	assert_output "false robots robots.txt unreachable"
 	run -0 sc_server_log "[.[] | select(.host | startswith(\"$hang:\"))] | map(.path)"
