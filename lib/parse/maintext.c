@@ -14,9 +14,12 @@
 #include "core/util.h"
 #include "parse/structured.h"
 
+/* The first letters compared before the whole name: a node is tested
+ * against every name of a list, on every walk, and most differ at once. */
 bool parse_maintext_is(const xmlNode *el, const char *name)
 {
-	return el && el->type == XML_ELEMENT_NODE && strcasecmp((const char *)el->name, name) == 0;
+	return el && el->type == XML_ELEMENT_NODE && ((el->name[0] | 32) == (name[0] | 32)) &&
+	       strcasecmp((const char *)el->name, name) == 0;
 }
 
 static bool name_in(const xmlNode *el, const char *const *names)
@@ -49,11 +52,19 @@ static const char *const maybe[] = { "and",     "article", "body",   "column",
 static const char *const positive[] = { "article", "body", "content", "entry", "main",
 	                                "post",    "text", "story",   "blog",  NULL };
 
+/* Whether a hint occurs in s, without case.  One pass over s, each
+ * position's letter against the hints' first letters: strcasestr for each
+ * hint in turn was a fifth of --main's time (its set-up per call). */
 static bool has_hint(const char *s, const char *const *hints)
 {
-	for (; s && *hints; hints++)
-		if (strcasestr(s, *hints))
-			return true;
+	if (!s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)(*s | 32);
+		for (const char *const *h = hints; *h; h++)
+			if ((unsigned char)(*h)[0] == c && strncasecmp(s, *h, strlen(*h)) == 0)
+				return true;
+	}
 	return false;
 }
 
@@ -130,10 +141,18 @@ static const xmlNode *next_after(const xmlNode *node, const xmlNode *top)
 	return node && node != top ? node->next : NULL;
 }
 
-/* The next node in document order within top, not entering skipped ones. */
-static const xmlNode *next_kept(const xmlNode *node, const xmlNode *top)
+/* Whether a walk under top leaves node out: top itself never. */
+static bool walk_skips(const xmlNode *node, const xmlNode *top)
 {
-	if (node->children && (node == top || !parse_maintext_skipped(node)))
+	return node != top && parse_maintext_skipped(node);
+}
+
+/* The next node in document order within top, not entering node when the
+ * walk skips it (the caller's walk_skips, asked once per node: the test
+ * reads attributes and hint lists, and every candidate walks its subtree). */
+static const xmlNode *next_kept(const xmlNode *node, const xmlNode *top, bool skipped)
+{
+	if (node->children && !skipped)
 		return node->children;
 	return next_after(node, top);
 }
@@ -143,10 +162,10 @@ static const xmlNode *next_kept(const xmlNode *node, const xmlNode *top)
 static void text_counts(const xmlNode *el, size_t *all, size_t *linked)
 {
 	*all = *linked = 0;
-	for (const xmlNode *n = el; n; n = next_kept(n, el)) {
-		if (n != el && parse_maintext_skipped(n))
-			continue;
-		if (n->type != XML_TEXT_NODE || !n->content)
+	bool skip = false;
+	for (const xmlNode *n = el; n; n = next_kept(n, el, skip)) {
+		skip = walk_skips(n, el);
+		if (skip || n->type != XML_TEXT_NODE || !n->content)
 			continue;
 		size_t k = 0;
 		for (const char *s = (const char *)n->content; *s; s++)
@@ -279,8 +298,10 @@ static const xmlNode *preferred(const xmlNode *body)
 	const xmlNode *article = NULL, *main = NULL, *role = NULL;
 	size_t articles = 0;
 
-	for (const xmlNode *n = body; n; n = next_kept(n, body)) {
-		if (n->type != XML_ELEMENT_NODE || (n != body && parse_maintext_skipped(n)))
+	bool skip = false;
+	for (const xmlNode *n = body; n; n = next_kept(n, body, skip)) {
+		skip = walk_skips(n, body);
+		if (n->type != XML_ELEMENT_NODE || skip)
 			continue;
 		const char *r = parse_structured_attr(n, "role");
 		if (parse_maintext_is(n, "article") && articles++ == 0)
@@ -357,10 +378,12 @@ bool parse_maintext_choose(const struct page *page, struct maintext *mt)
 		add_root(mt, pref);
 		return true;
 	}
-	for (xmlNode *n = body; n; n = (xmlNode *)next_kept(n, body))
-		if (n->type == XML_ELEMENT_NODE && (n == body || !parse_maintext_skipped(n)) &&
-		    scored(n))
+	bool skip = false;
+	for (xmlNode *n = body; n; n = (xmlNode *)next_kept(n, body, skip)) {
+		skip = walk_skips(n, body);
+		if (n->type == XML_ELEMENT_NODE && !skip && scored(n))
 			score_paragraph(&s, n, &b);
+	}
 	choose_top(mt, &s, &b);
 	for (size_t i = 0; i < s.n; i++) {
 		((xmlNode *)s.c[i]->el)->_private = NULL;
