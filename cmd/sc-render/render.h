@@ -153,6 +153,7 @@ struct tab {
 	bool shot;             /* the screenshot was asked for */
 	char *shot_path;       /* the PNG written, or NULL */
 	bool loaded, dcl, idle, timed_out, answered;
+	bool doc_paused; /* this page's main document was paused: later pauses are its own */
 	long stable_hash;
 	double stable_since;
 	char *waited_for;

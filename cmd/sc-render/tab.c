@@ -96,7 +96,7 @@ static void navigate(struct render *r, struct tab *t, double now)
 	json_decref(t->request_ids);
 	t->request_ids = NULL;
 	t->status = 0;
-	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = false;
+	t->loaded = t->dcl = t->idle = t->timed_out = t->answered = t->doc_paused = false;
 	t->scrolls = t->scrolled = 0;
 	t->shot = t->script_ran = false;
 	set_str(&t->shot_path, NULL);
@@ -653,6 +653,25 @@ static void count_request(struct tab *t, const json_t *params)
 	t->requests++;
 }
 
+/* Whether a paused request is the tab's page before this one (a fetch() its
+ * script began, whose pause came after that page's record): it is failed,
+ * neither counted nor listed as missing in this page's record.  Nothing of
+ * a page comes before its main document. */
+static bool stale_pause(struct render *r, struct tab *t, const json_t *params)
+{
+	const char *type = str(params, "resourceType"), *frame = str(params, "frameId");
+
+	if (type && strcmp(type, "Document") == 0 && frame && t->target &&
+	    strcmp(frame, t->target) == 0)
+		t->doc_paused = true;
+	if (t->doc_paused)
+		return false;
+	send_tab(r, t, "Fetch.failRequest",
+	         json_pack("{s:s?,s:s}", "requestId", str(params, "requestId"), "errorReason",
+	                   "Aborted"));
+	return true;
+}
+
 static void on_event(struct render *r, struct tab *t, const char *method, const json_t *params)
 {
 	/* Every request is paused when admit.c intercepts them all: counted
@@ -727,6 +746,8 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 	} else if (strcmp(method, "Fetch.requestPaused") == 0) {
 		if (warc_paused(r, t, params))
 			return; /* the response stage: its body archived */
+		if (stale_pause(r, t, params))
+			return;
 		if (admit_intercepts(r))
 			count_request(t, params);
 		admit_paused(r, t, params);
