@@ -93,6 +93,17 @@ $(diff <(echo "$usage") <(echo "$man"))"
 	done
 }
 
+@test "every man page is clean under mandoc -Tlint -Wwarning and groff -ww, as distcheck checks its installed copy" {
+	local page lint bad=0
+	for page in "$BATS_TEST_DIRNAME"/../man/*.[1-9]; do
+		lint=$(mandoc -Tlint -Wwarning "$page" 2>&1) || true
+		[[ -z $lint ]] || { echo "$lint"; bad=1; }
+		lint=$(groff -ww -z -mandoc -Tutf8 "$page" 2>&1) || true
+		[[ -z $lint ]] || { echo "${page##*/}: $lint"; bad=1; }
+	done
+	((bad == 0))
+}
+
 @test "--version and -V print the name and the version from the Makefile" {
 	version=$(sed -n 's/^VERSION *= *//p' "$BATS_TEST_DIRNAME/../Makefile")
 	for p in $PROGRAMS; do

@@ -133,15 +133,18 @@ _sc_render_is_chromium() {
 	local exe state
 	exe=$(readlink "/proc/$1/exe" 2>/dev/null) || return 1
 	[[ ${exe##*/} == chrom* ]] || return 1
-	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[[ $state != Z ]]
+	{ read -r state <"/proc/$1/stat"; } 2>/dev/null || return 1
+	state=${state##*) }
+	[[ ${state:0:1} != Z ]]
 }
 
 # "PID PPID PGID SID" of every process.
 _sc_render_procs() {
 	local stat rest
 	for stat in /proc/[0-9]*/stat; do
-		{ rest=$(<"$stat"); } 2>/dev/null || continue
+		# read, not $(<...): no fork per process, so that a scan of a
+		# loaded machine's /proc takes milliseconds, not seconds.
+		{ read -r rest <"$stat"; } 2>/dev/null || continue
 		# Fields after the command name, which may hold spaces: ") S PPID PGRP SESSION".
 		rest=${rest##*) }
 		# shellcheck disable=SC2086 # the fields are split on purpose
