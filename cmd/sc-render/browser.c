@@ -171,7 +171,7 @@ long browser_send(struct browser *b, const char *session, const char *method, js
 	char *text = json_dumps(m, JSON_COMPACT);
 	json_decref(m);
 	if (text && getenv("SC_RENDER_TRACE"))
-		fprintf(stderr, "> %.300s\n", text);
+		fprintf(stderr, "> %s\n", text);
 	if (!text)
 		sc_die(1, "out of memory");
 	size_t len = strlen(text) + 1; /* the NUL ends the message */
@@ -210,7 +210,7 @@ int browser_read(struct browser *b, void (*fn)(void *ctx, json_t *msg), void *ct
 			json_error_t je;
 			json_t *msg = json_loadb(b->in + start, i - start, 0, &je);
 			if (getenv("SC_RENDER_TRACE"))
-				fprintf(stderr, "< %.300s\n", b->in + start);
+				fprintf(stderr, "< %s\n", b->in + start);
 			if (msg)
 				fn(ctx, msg);
 			else if (getenv("SC_RENDER_TRACE"))

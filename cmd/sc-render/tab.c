@@ -692,6 +692,11 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 			t->loaded = t->dcl = true;
 		else if (strcmp(name, "networkIdle") == 0)
 			t->idle = true;
+		/* The document is parsed, so its body has all come: its
+		 * --per-host slot is free, whether or not its loadingFinished
+		 * comes (in one run of three with two tabs, it never did). */
+		if (t->dcl && t->doc_request)
+			admit_finished(r, t, t->doc_request);
 	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
 		const char *type = str(params, "type"), *frame = str(params, "frameId");
 		admit_named(r, t, str(params, "requestId"),
@@ -710,6 +715,10 @@ static void on_event(struct render *r, struct tab *t, const char *method, const 
 	} else if (strcmp(method, "Network.responseReceived") == 0) {
 		const char *id = str(params, "requestId");
 		const json_t *resp = json_object_get(params, "response");
+		/* A request whose requestWillBeSent never came (a fetch() paused
+		 * before it: seen in one tab of two) is named by its response, so
+		 * that its loadingFinished frees its --per-host slot. */
+		admit_named(r, t, id, str(resp, "url"));
 		if (id && t->doc_request && strcmp(id, t->doc_request) == 0) {
 			t->status = (long)json_integer_value(json_object_get(resp, "status"));
 			set_str(&t->mime, str(resp, "mimeType"));
