@@ -97,3 +97,14 @@ pages() {
 		'/fetch-json.html round-0-chunk-ID-render.warc.gz' '/fetch-json.html round-0-chunk-ID.warc.gz' \
 		'/robots.txt round-0-chunk-ID.warc.gz' '/static.html round-0-chunk-ID.warc.gz')"
 }
+
+@test "COOKIES with RENDER=1: the requests a page's script makes carry the crawl's cookies, and what the script sets is in the crawl's jar" {
+	echo "$SC_BASE/session.html" >seeds.txt
+	printf '# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tok-me\n' >seed.txt
+	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=1 COOKIES=seed.txt \
+		RENDER_ARGS='--wait networkidle' PARSE_ARGS=--keep-body
+	run -0 jq -r '.body | capture("GOT\\[(?<c>[^]]*)\\]").c' c/pages.jsonl
+	assert_output 'session=ok-me; fromscript=yes'
+	grep -q $'\tfromscript\tyes$' c/cookies.txt || fail "$(cat c/cookies.txt)"
+	grep -q $'\tsession\tok-me$' c/cookies.txt
+}

@@ -151,6 +151,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_STRING("origin-state", 0, "FILE", AT(origin_state)),
 	SC_OPT_ROW_CALL("user-agent", 'A', "AGENT", set_agent, 0),
 	SC_OPT_ROW_CALLS("header", 'H', "'NAME: VALUE'", add_header, 0),
+	SC_OPT_ROW_STRING("cookies", 0, "FILE", AT(cookies)),
 	SC_OPT_ROW_FLAG("keep-order", 0, AT(keep_order)),
 	SC_OPT_ROW_HELP(NULL),
 	SC_OPT_ROW_VERSION(NULL),
@@ -337,6 +338,7 @@ static int start_browser(struct render *r, char *err, size_t errlen)
 	}
 	r->b.context = sc_strdup(ctx);
 	json_decref(reply);
+	cookies_browser_new(r);
 	return 0;
 }
 
@@ -499,6 +501,7 @@ static void tab_clear(struct render *r, struct tab *t)
 	free(t->refused_doc);
 	json_decref(t->js_result);
 	json_decref(t->request_ids);
+	json_decref(t->dom);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -620,6 +623,7 @@ int main(int argc, char **argv)
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
 	if (admit_init(&r, err, sizeof(err)) < 0 || replay_init(&r, err, sizeof(err)) < 0 ||
+	    cookies_init(&r, err, sizeof(err)) < 0 ||
 	    warc_init(&r, argc, argv, err, sizeof(err)) < 0)
 		sc_die(SC_EXIT_FAILURE, "%s", err);
 	r.b.to = r.b.from = r.b.err = -1;
@@ -637,6 +641,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);
 	admit_free(&r);
+	cookies_free(&r);
 	needed_free(&r);
 	replay_free(&r);
 	if (warc_close(&r, err, sizeof(err)) < 0) {

@@ -46,6 +46,7 @@ struct render_opts {
 	const char *origin_state; /* --origin-state: the crawl's pace file */
 	const char *user_agent;   /* -A */
 	json_t *headers;          /* -H: name -> value (owned), or NULL */
+	const char *cookies;      /* --cookies: the crawl's jar file, or NULL */
 	bool keep_order;          /* --keep-order */
 };
 
@@ -119,13 +120,15 @@ enum tab_state {
 	TAB_FREE,     /* no tab yet */
 	TAB_CREATING, /* Target.createTarget sent */
 	TAB_ATTACHING,
-	TAB_IDLE,      /* ready for a page */
-	TAB_LOADING,   /* Page.navigate sent, waiting for the condition */
-	TAB_POLLING,   /* a wait's poll sent */
-	TAB_SCROLLING, /* the wait is met: a scroll to the end sent */
-	TAB_SCRIPT,    /* --js's script sent */
-	TAB_SHOOTING,  /* Page.captureScreenshot sent */
-	TAB_READING,   /* the DOM's read sent */
+	TAB_IDLE,        /* ready for a page */
+	TAB_COOKIES_IN,  /* --cookies: the jar's changes put into the context */
+	TAB_LOADING,     /* Page.navigate sent, waiting for the condition */
+	TAB_POLLING,     /* a wait's poll sent */
+	TAB_SCROLLING,   /* the wait is met: a scroll to the end sent */
+	TAB_SCRIPT,      /* --js's script sent */
+	TAB_SHOOTING,    /* Page.captureScreenshot sent */
+	TAB_READING,     /* the DOM's read sent */
+	TAB_COOKIES_OUT, /* --cookies: the context's cookies asked for, the DOM read */
 	TAB_CLOSING,
 };
 struct tab {
@@ -159,6 +162,7 @@ struct tab {
 	char *waited_for;
 	struct tab_warc *warc; /* --warc's captures of the page (warc.c), or NULL */
 	json_t *missing;       /* --from-warc: the URLs not in the archive (owned), or NULL */
+	json_t *dom;           /* the DOM read, while its cookies are saved (owned), or NULL */
 };
 
 struct render;
@@ -170,16 +174,17 @@ struct render {
 	struct tab *tabs;
 	struct page *queue, *queue_tail;
 	size_t queued, in_flight, failed, written;
-	int rss_checked;          /* b.pages when the RSS was last looked at */
-	long seq;                 /* pages navigated so far */
-	struct admit *admit;      /* --robots' state (admit.c), or NULL */
-	struct sc_parser *needs;  /* --only-if-needed's parser (needed.c), or NULL */
-	struct render_warc *warc; /* --warc's writer (warc.c), or NULL */
-	struct replay *replay;    /* --from-warc's archives (replay.c), or NULL */
-	size_t passed;            /* fetch records written as they came (not needed) */
-	size_t inputs;            /* input lines that make a record, so far */
-	size_t next_out;          /* --keep-order: the order of the next record out */
-	struct held_line *held;   /* --keep-order: records made before their turn */
+	int rss_checked;                /* b.pages when the RSS was last looked at */
+	long seq;                       /* pages navigated so far */
+	struct admit *admit;            /* --robots' state (admit.c), or NULL */
+	struct sc_parser *needs;        /* --only-if-needed's parser (needed.c), or NULL */
+	struct render_warc *warc;       /* --warc's writer (warc.c), or NULL */
+	struct replay *replay;          /* --from-warc's archives (replay.c), or NULL */
+	struct render_cookies *cookies; /* --cookies' jar file (cookies.c), or NULL */
+	size_t passed;                  /* fetch records written as they came (not needed) */
+	size_t inputs;                  /* input lines that make a record, so far */
+	size_t next_out;                /* --keep-order: the order of the next record out */
+	struct held_line *held;         /* --keep-order: records made before their turn */
 	size_t nheld;
 	bool draining, input_done, read_error;
 };
@@ -259,6 +264,22 @@ void replay_free(struct render *r);
 /* A request paused in t: fulfilled from the archive, or failed and its
  * URL added to t->missing. */
 void replay_paused(struct render *r, struct tab *t, const json_t *params);
+
+/* ---- cookies.c: --cookies, the crawl's jar file shared with the context ---- */
+/* Opens the file; -1 with why. */
+int cookies_init(struct render *r, char *err, size_t errlen);
+void cookies_free(struct render *r);
+/* A browser (a context) started: it holds none of the file's cookies. */
+void cookies_browser_new(struct render *r);
+/* Before a page: the file's changes sent to the context; the command's
+ * id, to wait for before navigating, or 0 when there was none. */
+long cookies_before(struct render *r);
+/* After a page's DOM is read: the context's cookies asked for; the
+ * command's id (its reply to cookies_got), or 0 without --cookies. */
+long cookies_after(struct render *r);
+/* Storage.getCookies' result: merged into the file, and others' changes
+ * into the context. */
+void cookies_got(struct render *r, const json_t *result);
 
 /* ---- output.c: records out, in the input's order with --keep-order ---- */
 /* Writes rec (or the encoded line text[0..len)), the input's order-th, now

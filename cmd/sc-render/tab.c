@@ -60,6 +60,8 @@ static void tab_drop(struct render *r, struct tab *t, const char *why)
 	warc_tab_free(r, t);
 	json_decref(t->missing);
 	t->missing = NULL;
+	json_decref(t->dom);
+	t->dom = NULL;
 	t->state = TAB_FREE;
 	t->page = NULL;
 	t->pending = 0;
@@ -134,6 +136,20 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->next_poll = now;
 }
 
+/* The page begins: the crawl's jar's changes put into the context first
+ * (--cookies), then the navigation. */
+static void begin(struct render *r, struct tab *t, double now)
+{
+	long id = cookies_before(r);
+
+	if (!id) {
+		navigate(r, t, now);
+		return;
+	}
+	t->state = TAB_COOKIES_IN;
+	track(r, t, id, now + r->opts.command_ms);
+}
+
 void tab_start_page(struct render *r, struct tab *t, struct page *p)
 {
 	double now = sc_now_ms();
@@ -143,7 +159,7 @@ void tab_start_page(struct render *r, struct tab *t, struct page *p)
 	r->in_flight++;
 	r->b.pages++;
 	if (t->state == TAB_IDLE) {
-		navigate(r, t, now);
+		begin(r, t, now);
 		return;
 	}
 	t->state = TAB_CREATING;
@@ -418,7 +434,8 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 	double now = sc_now_ms();
 
 	t->pending = 0;
-	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING && t->state != TAB_SCRIPT) {
+	if (err && t->state != TAB_POLLING && t->state != TAB_SCROLLING && t->state != TAB_SCRIPT &&
+	    t->state != TAB_COOKIES_IN && t->state != TAB_COOKIES_OUT) {
 		char why[256];
 		snprintf(why, sizeof(why), "the browser refused a command: %s",
 		         str(err, "message") ? str(err, "message") : "?");
@@ -454,6 +471,10 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		send_tab(r, t, "Emulation.setDeviceMetricsOverride",
 		         json_pack("{s:i,s:i,s:i,s:b}", "width", r->opts.width, "height",
 		                   r->opts.height, "deviceScaleFactor", 1, "mobile", 0));
+		begin(r, t, now);
+		break;
+	case TAB_COOKIES_IN:
+		/* Refused: the page goes without them, as the next may not. */
 		navigate(r, t, now);
 		break;
 	case TAB_LOADING: {
@@ -512,9 +533,28 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		settled(r, t, now);
 		break;
 	}
-	case TAB_READING:
-		page_done(r, t, json_object_get(json_object_get(res, "result"), "value"));
+	case TAB_READING: {
+		json_t *dom = json_object_get(json_object_get(res, "result"), "value");
+		long id = cookies_after(r);
+		if (!id) {
+			page_done(r, t, dom);
+			break;
+		}
+		/* The record waits for its cookies to be in the file. */
+		t->dom = json_incref(dom);
+		t->state = TAB_COOKIES_OUT;
+		track(r, t, id, now + r->opts.command_ms);
 		break;
+	}
+	case TAB_COOKIES_OUT: {
+		json_t *dom = t->dom;
+		t->dom = NULL;
+		if (!err)
+			cookies_got(r, res);
+		page_done(r, t, dom);
+		json_decref(dom);
+		break;
+	}
 	default:
 		break;
 	}

@@ -5,6 +5,7 @@
  * a response that set a cookie the jar's changes are merged into it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "engine/fetch_engine.h"
 #include "web/cookiefile.h"
@@ -14,14 +15,21 @@ struct fetch_cookiefile {
 	CURL *handle; /* attached to the default share: loads and lists it */
 };
 
-/* The jar as libcurl holds it now (expired cookies gone). */
+/* The jar as libcurl holds it now, expired cookies left out: libcurl
+ * keeps one a Set-Cookie deleted (Max-Age=0: expiry 1) in its list until
+ * it next cleans up, and the file would hold it as a dead line. */
 static void jar_lines(CURL *handle, struct sc_cookie_lines *into)
 {
 	struct curl_slist *list = NULL;
+	time_t now = time(NULL);
+	size_t len;
 
 	curl_easy_getinfo(handle, CURLINFO_COOKIELIST, &list);
-	for (struct curl_slist *l = list; l; l = l->next)
-		sc_cookie_lines_add(into, l->data);
+	for (struct curl_slist *l = list; l; l = l->next) {
+		long long expires = strtoll(sc_cookie_field(l->data, 4, &len), NULL, 10);
+		if (expires == 0 || expires > (long long)now)
+			sc_cookie_lines_add(into, l->data);
+	}
 	curl_slist_free_all(list);
 	sc_cookie_lines_sort(into);
 }

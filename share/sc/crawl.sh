@@ -104,6 +104,8 @@ render_options() {
 	render_opts=(-c "$RENDER_C")
 	[[ $RENDER != auto ]] || render_opts+=(--only-if-needed)
 	[[ $RENDER != auto || -z $RENDER_IF ]] || render_opts+=(--needed-if "$RENDER_IF")
+	# The browser's cookies are the crawl's jar too (COOKIES, LOGIN).
+	[[ -z $COOKIES$LOGIN || $1 == worker ]] || render_opts+=(--cookies "$2/cookies.txt")
 	[[ $ROBOTS == 1 ]] || return 0
 	render_opts+=(--robots)
 	[[ $1 == worker ]] || render_opts+=(--robots-cache "$2/robots.cache")
