@@ -157,6 +157,16 @@ static const xmlNode *next_kept(const xmlNode *node, const xmlNode *top, bool sk
 	return next_after(node, top);
 }
 
+/* The characters of a text node but whitespace. */
+static size_t visible_chars(const xmlNode *text)
+{
+	size_t k = 0;
+
+	for (const char *s = (const char *)text->content; *s; s++)
+		k += !(*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r');
+	return k;
+}
+
 /* The characters of text under el (whitespace not counted), and of those
  * inside links. */
 static void text_counts(const xmlNode *el, size_t *all, size_t *linked)
@@ -167,9 +177,7 @@ static void text_counts(const xmlNode *el, size_t *all, size_t *linked)
 		skip = walk_skips(n, el);
 		if (skip || n->type != XML_TEXT_NODE || !n->content)
 			continue;
-		size_t k = 0;
-		for (const char *s = (const char *)n->content; *s; s++)
-			k += !(*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r');
+		size_t k = visible_chars(n);
 		*all += k;
 		for (const xmlNode *p = n->parent; p && p != el->parent; p = p->parent)
 			if (parse_maintext_is(p, "a")) {
@@ -222,6 +230,7 @@ static double tag_score(const xmlNode *el)
 struct cand {
 	const xmlNode *el;
 	double score;
+	size_t all, linked; /* text_counts of el (count_candidates) */
 };
 
 struct scoring {
@@ -238,7 +247,7 @@ static struct cand *candidate(struct scoring *s, xmlNode *el)
 		s->c = sc_realloc(s->c, s->cap * sizeof(*s->c));
 	}
 	struct cand *c = sc_malloc(sizeof(*c));
-	*c = (struct cand){ el, tag_score(el) + class_weight(el) };
+	*c = (struct cand){ el, tag_score(el) + class_weight(el), 0, 0 };
 	s->c[s->n++] = c;
 	el->_private = c;
 	return c;
@@ -336,14 +345,45 @@ static bool prose(const xmlNode *sib, struct sc_buf *b)
 	return (b->len > 80 && ld < 0.25) || (b->len > 0 && ld == 0 && strstr(b->p, ". "));
 }
 
+/* Every candidate's text_counts at once: each text node's characters go
+ * up its ancestors to the candidates among them.  A walk per candidate
+ * was most of --main's time: the body and its first levels are
+ * candidates, so the page's text was counted once for each.  The same
+ * counts, since no candidate is a node the walk skips (they are the
+ * ancestors of paragraphs a walk that skips them found). */
+static void count_candidates(const xmlNode *root)
+{
+	bool skip = false;
+
+	for (const xmlNode *n = root; n; n = next_kept(n, root, skip)) {
+		skip = walk_skips(n, root);
+		if (skip || n->type != XML_TEXT_NODE || !n->content)
+			continue;
+		size_t k = visible_chars(n);
+		bool in_link = false;
+		for (const xmlNode *p = n->parent; k && p && p->type == XML_ELEMENT_NODE;
+		     p = p->parent) {
+			in_link = in_link || parse_maintext_is(p, "a");
+			struct cand *c = p->_private;
+			if (!c)
+				continue;
+			c->all += k;
+			c->linked += in_link ? k : 0;
+		}
+	}
+}
+
 /* The top candidate, and its siblings that score a fifth of it (a bonus
  * for sharing its class) or are prose. */
 static void choose_top(struct maintext *mt, struct scoring *s, struct sc_buf *b)
 {
 	struct cand *top = NULL;
 
+	if (s->n)
+		count_candidates(xmlDocGetRootElement(s->c[0]->el->doc));
 	for (size_t i = 0; i < s->n; i++) {
-		s->c[i]->score *= 1 - link_density(s->c[i]->el);
+		const struct cand *c = s->c[i];
+		s->c[i]->score *= 1 - (c->all ? (double)c->linked / (double)c->all : 0);
 		if (!top || s->c[i]->score > top->score)
 			top = s->c[i];
 	}
