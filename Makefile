@@ -22,7 +22,11 @@ DEB_PKGS  = libcurl4-openssl-dev libxml2-dev libjansson-dev libsqlite3-dev zlib1
             pkg-config jq bats bats-support bats-assert curl sqlite3 valgrind \
             mandoc python3 cppcheck clang-tidy clang-format shellcheck clang \
             openssh-server openssh-client parallel rsync gnuplot-nox chromium chromium-headless-shell nodejs wget \
-            nginx openssl abigail-tools tinyproxy $(DEB_BUILD_TOOLS)
+            nginx openssl abigail-tools tinyproxy $(DEB_TEST_DATA) $(DEB_BUILD_TOOLS)
+# What tests compare with or read: extruct (sc-parse --structured's anchor,
+# test/sc-parse-structured.bats), the Python docs (a real Sphinx tree,
+# test/sc-parse-main.bats).
+DEB_TEST_DATA = python3-extruct python3.11-doc
 # What `make deb` needs besides the build's own libraries (debian/control's
 # Build-Depends), and man-db for test/deb.bats' `man -w`.
 DEB_BUILD_TOOLS = build-essential debhelper dpkg-dev fakeroot lintian man-db
