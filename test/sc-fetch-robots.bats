@@ -101,13 +101,16 @@ gaps() {
 	assert_equal "$(paths)" '["/robots.txt","/robots.txt","/page/1?a=1"]'
 }
 
-@test "a 4xx robots.txt (404, 410, 403) allows everything" {
+@test "a 4xx robots.txt (404, 410, 403) allows everything, and is an answer, no error, in the metrics and the summary" {
 	for code in 404 410 403; do
 		sc_server_reset
 		echo "$code" >"$ROBOTS/127.0.0.1.status"
-		run --separate-stderr sc-fetch -q --robots <<<"$SC_BASE/page/1"
+		run --separate-stderr sc-fetch --robots <<<"$SC_BASE/page/1"
 		assert_success
 		assert_equal "$(paths)" '["/robots.txt","/page/1"]'
+		assert_equal "$(jq -c 'select(.event == "request" and .robots) | [.status, .error]' <<<"$stderr")" "[$code,null]"
+		assert_equal "$(jq -c 'select(.event == "summary") | [.errors, .status, (.hosts | map(.errors))]' <<<"$stderr")" \
+			'[{},{"2xx":1,"4xx":1},[0]]'
 	done
 }
 
@@ -121,6 +124,10 @@ gaps() {
 		'[false,null,{"kind":"robots","message":"robots.txt unreachable"}] [false,null,{"kind":"robots","message":"robots.txt unreachable"}] [true,200,null] '
 	assert_equal "$(paths)" '["/robots.txt"]'
 	assert_equal "$(paths localhost)" '["/robots.txt","/page/1"]'
+	# An error, unlike a 4xx's answer: the summary counts it.
+	run --separate-stderr sc-fetch --robots --retries 0 <<<"$SC_BASE/page/1"
+	assert_equal "$(jq -c 'select(.event == "request" and .robots) | [.status, .error]' <<<"$stderr")" '[503,"http"]'
+	assert_equal "$(jq -c 'select(.event == "summary") | .errors' <<<"$stderr")" '{"http":1}'
 }
 
 @test "a robots.txt that times out, or whose connection is reset, is unreachable" {

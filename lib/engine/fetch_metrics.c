@@ -22,6 +22,7 @@
 #include "kit/cli.h"
 #include "record/jsonstr.h"
 #include "web/pace.h"
+#include "web/robots.h"
 
 bool fetch_metrics_init(struct fetch_engine *e, const struct fetch_streams *streams, char *err,
                         size_t errlen)
@@ -307,6 +308,18 @@ static bool buf_string_member(struct sc_buf *b, const char *key, const char *val
  * attempt, and building and dumping a jansson object for it cost more than
  * the rest of the record's bookkeeping.  The same text jansson would make
  * (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)). */
+/* The error an attempt counts as, or -1.  A robots.txt answered 4xx (but
+ * 429) is an answer, not an error: RFC 9309's "unavailable", everything
+ * allowed (web/robots), as most hosts without one answer; counted as an
+ * HTTP error it put an error on nearly every host of a crawl. */
+static int attempt_error(const struct job *job, const struct outcome *oc)
+{
+	if (job->robots_for && oc->kind == SC_ERR_HTTP &&
+	    sc_robots_kind_for_status(oc->status) == SC_ROBOTS_ALLOW_ALL)
+		return -1;
+	return oc->kind;
+}
+
 void fetch_request_metrics(struct fetch_engine *e, struct job *job, struct transfer *xfer,
                            const struct outcome *oc, const char *next)
 {
@@ -343,7 +356,7 @@ void fetch_request_metrics(struct fetch_engine *e, struct job *job, struct trans
 		sc_buf_printf(b, ",\"status\":null,\"latency_ms\":");
 	buf_real(b, round1(oc->latency_ms));
 	sc_buf_printf(b, ",\"bytes\":%zu,\"attempt\":%d,\"error\":", oc->bytes, job->attempts);
-	if (oc->kind >= 0)
+	if (attempt_error(job, oc) >= 0)
 		sc_buf_printf(b, "\"%s\"", sc_error_kind_name(oc->kind));
 	else
 		sc_buf_add(b, "null", 4);
@@ -381,16 +394,17 @@ void fetch_count_attempt(struct fetch_engine *e, struct job *job, const struct o
 {
 	struct hoststat *hs = hoststat_for(e, job->origin);
 	uint64_t us = (uint64_t)(oc->latency_ms * 1000.0);
+	int error = attempt_error(job, oc);
 
 	e->metrics.requests++;
 	e->metrics.bytes += oc->bytes;
 	if (oc->status >= 100 && oc->status < 600)
 		e->metrics.status_class[oc->status / 100]++;
-	if (oc->kind >= 0)
-		e->metrics.attempt_errors[oc->kind]++;
+	if (error >= 0)
+		e->metrics.attempt_errors[error]++;
 	sc_hist_add(&e->metrics.lat, us);
 	hs->requests++;
-	if (oc->kind >= 0)
+	if (error >= 0)
 		hs->errors++;
 	sc_hist_add(&hs->lat, us);
 }
