@@ -117,7 +117,12 @@ set_url() {
 	assert_equal "$(cookie_fields <<<"$output" | tr -d ' ' | tr ';' '\n' | wc -l)" 18
 }
 
-@test "--cookies: a folder or an unreadable file is an error at start, before any page" {
+@test "--cookies: a file not there is made at the first cookie, not before; a folder is an error at start, before any page" {
+	run -0 --separate-stderr sc-render --cookies new.txt <<<"$SC_BASE/set-cookie"
+	[[ ! -e new.txt ]] || fail "made with no cookie: $(cat new.txt)"
+	run -0 --separate-stderr sc-render --cookies new.txt < <(set_url 'first=1; Path=/')
+	grep -q $'\tfirst\t1$' new.txt
+	assert_equal "$(stat -c %a new.txt)" 600
 	mkdir dir
 	run -1 --separate-stderr sc-render --cookies dir <<<"$SC_BASE/set-cookie"
 	assert_equal "$stderr" "sc-render: --cookies: dir: not a file"

@@ -235,6 +235,12 @@ void cookies_got(struct render *r, const json_t *result)
 		free(line);
 	}
 	sc_cookie_lines_sort(&jar);
+	/* Nothing set, changed or gone: no lock taken, nothing written (the
+	 * next page's look at the file brings others' changes). */
+	if (sc_cookie_lines_same(&jar, &c->mirror)) {
+		sc_cookie_lines_free(&jar);
+		return;
+	}
 	if (sc_cookiefile_save(c->file, &jar, &into) < 0) {
 		warn_once(r, "cannot be written (the cookies are kept for the next try)");
 	} else {
