@@ -10,6 +10,7 @@
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load 'lib/server'
+load 'lib/tinyproxy'
 
 bats_require_minimum_version 1.5.0
 
@@ -69,6 +70,35 @@ normalize() {
 	printf '%s\n' "$output" >lib.jsonl
 	cmp <(normalize <cli.jsonl | sort) <(normalize <lib.jsonl | sort) ||
 		fail "the event-loop run's records differ from sc-fetch's"
+}
+
+@test "fetcher: SC_FETCHOPT_COOKIES and SC_FETCHOPT_PROXY, and a record's session and proxy members, through sc_fetcher_submit as through sc-fetch" {
+	command -v tinyproxy >/dev/null || fail "tinyproxy is not installed (make deps)"
+	start_tinyproxy
+	{
+		echo "$SC_BASE/set-cookie?c=sid%3Dlib1"
+		echo "$SC_BASE/set-cookie"
+		echo "{\"url\":\"$SC_BASE/set-cookie\",\"session\":\"other\"}"
+		echo "{\"url\":\"$SC_BASE/echo\",\"proxy\":\"\"}"
+		echo "$SC_BASE/echo"
+	} >jar.in
+	run -0 --separate-stderr "$API/fetch-records" -k -c 1 -j lib.txt -p "$PROXY" <jar.in
+	[ -z "$stderr" ] || fail "fetch-records: $stderr"
+	printf '%s\n' "$output" >lib.jsonl
+	# The default jar kept the cookie, the session's own had none; the
+	# record's "" went direct, the others through the proxy (its Via).
+	assert_equal "$(jq -r 'select(.url | contains("set-cookie")) | .body' lib.jsonl | tr '\n' '|')" '|sid=lib1||'
+	assert_equal "$(jq -r 'select(.url | endswith("/echo")) | .body | fromjson | .headers | has("Via")' lib.jsonl | tr '\n' ' ')" 'false true '
+	grep -q $'\tsid\tlib1$' lib.txt
+	assert_equal "$(stat -c %a lib.txt)" 600
+	# Byte for byte what sc-fetch writes with the same options.
+	run -0 --separate-stderr bash -c 'sc-fetch --keep-order -c 1 --cookies cli.txt --proxy "$1" <jar.in >cli.jsonl' _ "$PROXY"
+	stop_tinyproxy
+	cmp <(normalize <cli.jsonl) <(normalize <lib.jsonl) || {
+		diff <(normalize <cli.jsonl) <(normalize <lib.jsonl) | head -5
+		fail "libsc's records differ from sc-fetch's"
+	}
+	cmp <(grep -v '^#' cli.txt | cut -f1-4,6-) <(grep -v '^#' lib.txt | cut -f1-4,6-)
 }
 
 @test "fetcher: metrics lines to the callback, one per request and the summary, as sc-fetch's" {

@@ -10,7 +10,9 @@
  * for MS milliseconds at most, then free the fetcher whatever is still
  * pending, and say how many were), -x N (sc_fetcher_cancel from the Nth
  * done callback), -d N (sc_fetcher_drain from the Nth), -w (warnings on
- * standard error, "LINE: why"), -g SECS (the drain's grace).
+ * standard error, "LINE: why"), -g SECS (the drain's grace), -j FILE
+ * (SC_FETCHOPT_COOKIES: the jar's cookies.txt), -p URL
+ * (SC_FETCHOPT_PROXY).
  * It includes sc.h only: what a user of the installed library has. */
 #include <poll.h>
 #include <stdio.h>
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
 
 	if (!f || sc_version_num() / 10000 != SC_VERSION_MAJOR || sc_version_num() < SC_VERSION_NUM)
 		return 2;
-	while ((opt = getopt(argc, argv, "c:km:et:x:d:wg:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:km:et:x:d:wg:j:p:")) != -1) {
 		int rc = SC_OK;
 		if (opt == 'c')
 			rc = sc_fetcher_setopt(f, SC_FETCHOPT_CONCURRENCY, optarg, &err);
@@ -114,6 +116,10 @@ int main(int argc, char **argv)
 			rc = sc_fetcher_set_warning(f, warn, NULL);
 		else if (opt == 'g')
 			rc = sc_fetcher_setopt(f, SC_FETCHOPT_GRACE, optarg, &err);
+		else if (opt == 'j')
+			rc = sc_fetcher_setopt(f, SC_FETCHOPT_COOKIES, optarg, &err);
+		else if (opt == 'p')
+			rc = sc_fetcher_setopt(f, SC_FETCHOPT_PROXY, optarg, &err);
 		else
 			return 2;
 		if (rc != SC_OK) {
