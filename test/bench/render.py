@@ -48,6 +48,7 @@ AUTO_DELAY_MS = 50
 REPS = 1 if b.SMOKE else max(1, int(os.environ.get("SC_BENCH_REPS", "1")))
 FLAT = 200 if b.SMOKE else 5000
 TABS = 4
+BROWSER_PAGES = 1000  # sc-render's --browser-pages default (cmd/sc-render/main.c)
 HOST_RULES = "MAP * ~NOTFOUND, EXCLUDE 127.0.0.*, EXCLUDE localhost"
 PYDOC = "/usr/share/doc/python3.11/html"
 REF = os.path.join(b.HERE, "render-ref.js")
@@ -382,6 +383,27 @@ def scenario_flat(js_urls):
           "written, while the last tenth were, and over the whole run; sc-render's recycling "
           "(--tab-pages, --browser-pages, --browser-rss) at their defaults.")
     b.say()
+    # The same comparison within a browser's life: sc-render starts a new
+    # browser every BROWSER_PAGES pages, so the first tenth is the first
+    # half of the first browser's life and the last tenth the second half
+    # of the last one's.  Each half of the first and the last life, side
+    # by side, tells a sawtooth (the same peaks in each life) from a climb.
+    lives = FLAT // BROWSER_PAGES
+    if lives >= 2:
+        half = BROWSER_PAGES // 2
+
+        def peak(lo, hi):
+            return max((kb for n, kb in s["samples"] if lo <= n < hi), default=0) / 1024
+        rows = []
+        for life in (0, lives - 1):
+            lo = life * BROWSER_PAGES
+            rows.append([f"browser {life + 1} of {lives}", b.f(peak(lo, lo + half)),
+                         b.f(peak(lo + half, lo + BROWSER_PAGES))])
+        b.table(["Browser life", f"peak PSS MB, its first {half:,} renders",
+                 f"peak PSS MB, its last {half:,}"], rows)
+        b.say(f"Each browser renders {BROWSER_PAGES:,} pages (--browser-pages' default) before the next "
+              "starts: its halves, for the first browser of the run and the last.")
+        b.say()
     x = late / early if early else None
     b.target("render-flat", "peak tree memory over the last tenth ≤ over the first tenth", x, "≤ 1.00x",
              None if x is None else x <= 1.0, None if x is not None else "not measured")
