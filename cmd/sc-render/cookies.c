@@ -175,10 +175,7 @@ static long put(struct render *r, const struct sc_cookie_lines *into)
 	json_t *list = changes(&c->mirror, into);
 	long id = 0;
 
-	sc_cookie_lines_clear(&c->mirror);
-	for (size_t i = 0; i < into->n; i++)
-		sc_cookie_lines_add(&c->mirror, into->v[i]);
-	sc_cookie_lines_sort(&c->mirror);
+	sc_cookie_lines_copy(&c->mirror, into); /* sorted, as the file's merge leaves it */
 	sc_cookiefile_synced(c->file, &c->mirror);
 	if (json_array_size(list))
 		id = browser_send(
@@ -245,9 +242,7 @@ void cookies_got(struct render *r, const json_t *result)
 		warn_once(r, "cannot be written (the cookies are kept for the next try)");
 	} else {
 		/* The context holds jar now; others' changes, in into, go to it. */
-		sc_cookie_lines_clear(&c->mirror);
-		for (i = 0; i < jar.n; i++)
-			sc_cookie_lines_add(&c->mirror, jar.v[i]);
+		sc_cookie_lines_copy(&c->mirror, &jar);
 		(void)put(r, &into);
 	}
 	sc_cookie_lines_free(&jar);

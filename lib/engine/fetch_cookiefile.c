@@ -22,14 +22,11 @@ static void jar_lines(CURL *handle, struct sc_cookie_lines *into)
 {
 	struct curl_slist *list = NULL;
 	time_t now = time(NULL);
-	size_t len;
 
 	curl_easy_getinfo(handle, CURLINFO_COOKIELIST, &list);
-	for (struct curl_slist *l = list; l; l = l->next) {
-		long long expires = strtoll(sc_cookie_field(l->data, 4, &len), NULL, 10);
-		if (expires == 0 || expires > (long long)now)
+	for (struct curl_slist *l = list; l; l = l->next)
+		if (!sc_cookie_line_expired(l->data, now))
 			sc_cookie_lines_add(into, l->data);
-	}
 	curl_slist_free_all(list);
 	sc_cookie_lines_sort(into);
 }

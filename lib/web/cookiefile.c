@@ -41,6 +41,14 @@ const char *sc_cookie_field(const char *line, int i, size_t *len)
 	return line;
 }
 
+bool sc_cookie_line_expired(const char *line, time_t now)
+{
+	size_t len;
+	long long expires = strtoll(sc_cookie_field(line, 4, &len), NULL, 10);
+
+	return expires != 0 && expires <= (long long)now;
+}
+
 /* A cookie is its domain (without #HttpOnly_ or a leading dot, in any
  * case), path and name: what RFC 6265 replaces a cookie by. */
 static int key_cmp(const char *a, const char *b)
@@ -80,6 +88,13 @@ void sc_cookie_lines_add(struct sc_cookie_lines *l, const char *line)
 		l->v = sc_realloc(l->v, l->cap * sizeof(*l->v));
 	}
 	l->v[l->n++] = sc_strdup(line);
+}
+
+void sc_cookie_lines_copy(struct sc_cookie_lines *dst, const struct sc_cookie_lines *src)
+{
+	sc_cookie_lines_clear(dst);
+	for (size_t i = 0; i < src->n; i++)
+		sc_cookie_lines_add(dst, src->v[i]);
 }
 
 void sc_cookie_lines_clear(struct sc_cookie_lines *l)
@@ -162,16 +177,12 @@ static bool cookie_line(char *line)
 static void read_lines(FILE *f, struct sc_cookie_lines *into)
 {
 	char *line = NULL;
-	size_t cap = 0, len;
+	size_t cap = 0;
 	time_t now = time(NULL);
 
-	while (getline(&line, &cap, f) >= 0) {
-		if (!cookie_line(line))
-			continue;
-		long long expires = strtoll(sc_cookie_field(line, 4, &len), NULL, 10);
-		if (expires == 0 || expires > (long long)now)
+	while (getline(&line, &cap, f) >= 0)
+		if (cookie_line(line) && !sc_cookie_line_expired(line, now))
 			sc_cookie_lines_add(into, line);
-	}
 	free(line);
 	sc_cookie_lines_sort(into);
 }
@@ -302,23 +313,25 @@ static void remove_leftovers(const char *path)
 	free(pattern);
 }
 
-/* The file's cookies, read from in, with the jar's changes merged in:
- * into, and *st the file read; returns how many changes the jar held. */
+/* The file's cookies, read from in, with the (sorted) jar's changes
+ * merged in: into, and *st the file read; returns how many changes the
+ * jar held. */
 static size_t merged_file(struct sc_cookiefile *c, FILE *in, const struct sc_cookie_lines *jar,
                           struct sc_cookie_lines *file, struct sc_cookie_lines *into,
                           struct stat *st)
 {
-	struct sc_cookie_lines sorted = { 0 };
-
 	read_lines(in, file);
 	if (fstat(fileno(in), st) != 0)
 		st->st_ino = 0;
-	for (size_t i = 0; i < jar->n; i++)
-		sc_cookie_lines_add(&sorted, jar->v[i]);
-	sc_cookie_lines_sort(&sorted);
-	size_t changes = merge(file, &sorted, &c->as_synced, into);
-	sc_cookie_lines_free(&sorted);
-	return changes;
+	return merge(file, jar, &c->as_synced, into);
+}
+
+/* into takes merged's lines (into is empty: the callers' contract). */
+static void take(struct sc_cookie_lines *into, struct sc_cookie_lines *merged)
+{
+	sc_cookie_lines_free(into);
+	*into = *merged;
+	*merged = (struct sc_cookie_lines){ 0 };
 }
 
 struct sc_cookiefile *sc_cookiefile_open(const char *path, const char *writer, char *err,
@@ -389,8 +402,7 @@ int sc_cookiefile_load(struct sc_cookiefile *c, const struct sc_cookie_lines *ja
 		/* The first read counts only when it brings cookies. */
 		c->counts.loads += c->seen.st_ino != 0 || file.n > 0;
 		c->seen = st;
-		for (size_t i = 0; i < merged.n; i++)
-			sc_cookie_lines_add(into, merged.v[i]);
+		take(into, &merged);
 		rc = 1;
 	}
 	sc_cookie_lines_free(&file);
@@ -426,8 +438,7 @@ int sc_cookiefile_save(struct sc_cookiefile *c, const struct sc_cookie_lines *ja
 	(void)fclose(in); /* read only; lets the lock go */
 	if (rc >= 0) {
 		c->seen = st;
-		for (size_t i = 0; i < merged.n; i++)
-			sc_cookie_lines_add(into, merged.v[i]);
+		take(into, &merged);
 	}
 	sc_cookie_lines_free(&file);
 	sc_cookie_lines_free(&merged);
@@ -436,10 +447,7 @@ int sc_cookiefile_save(struct sc_cookiefile *c, const struct sc_cookie_lines *ja
 
 void sc_cookiefile_synced(struct sc_cookiefile *c, const struct sc_cookie_lines *jar)
 {
-	sc_cookie_lines_clear(&c->as_synced);
-	for (size_t i = 0; i < jar->n; i++)
-		sc_cookie_lines_add(&c->as_synced, jar->v[i]);
-	sc_cookie_lines_sort(&c->as_synced);
+	sc_cookie_lines_copy(&c->as_synced, jar);
 }
 
 const struct sc_cookiefile_counts *sc_cookiefile_counts(const struct sc_cookiefile *c)

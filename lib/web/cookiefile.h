@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* A jar as lines of cookies.txt ("domain\tflag\tpath\tsecure\texpires\t
  * name\tvalue", the domain "#HttpOnly_"-prefixed for an HttpOnly one). */
@@ -45,6 +46,8 @@ struct sc_cookie_lines {
 };
 
 void sc_cookie_lines_add(struct sc_cookie_lines *l, const char *line);
+/* dst made a copy of src, line for line, in src's order. */
+void sc_cookie_lines_copy(struct sc_cookie_lines *dst, const struct sc_cookie_lines *src);
 /* Sorted by cookie (domain without a leading dot, in any case; path;
  * name: what RFC 6265 replaces a cookie by), of two lines of one cookie
  * the later kept, as libcurl keeps a file's later line. */
@@ -57,6 +60,8 @@ void sc_cookie_lines_free(struct sc_cookie_lines *l);
 
 /* Field i (0-based) of a cookie line, and its length ("" past the end). */
 const char *sc_cookie_field(const char *line, int i, size_t *len);
+/* Whether a cookie line's expiry (not 0: a session cookie) is past at now. */
+bool sc_cookie_line_expired(const char *line, time_t now);
 
 struct sc_cookiefile_counts {
 	uint64_t loads;       /* the file read into the jar */
@@ -75,7 +80,10 @@ struct sc_cookiefile *sc_cookiefile_open(const char *path, const char *writer, c
                                          size_t errlen);
 void sc_cookiefile_free(struct sc_cookiefile *c);
 
-/* Before a request: whether the file changed since last seen; when it
+/* jar, in the three calls below, is sorted (sc_cookie_lines_sort), and
+ * into empty.
+ *
+ * Before a request: whether the file changed since last seen; when it
  * did, into gets the file with the jar's changes put in (what the jar is
  * to become: make it so, then sc_cookiefile_synced).  0: unchanged (into
  * untouched); 1: into filled; 2: the jar holds changes the file lacks
