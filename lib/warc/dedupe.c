@@ -21,6 +21,12 @@ static const char schema[] =
         " digest TEXT PRIMARY KEY, id TEXT NOT NULL, uri TEXT NOT NULL, date TEXT NOT NULL);"
         "CREATE INDEX IF NOT EXISTS payloads_uri ON payloads (uri, date);";
 
+/* find_uri's latest record is the latest by time, not by text: WARC-Date has
+ * had milliseconds since issue 30, and as text "...:05Z" sorts after
+ * "...:05.900Z" ('Z' > '.'), so an index kept from an earlier crawl would
+ * give that crawl's record of the same second as the latest.  julianday()
+ * reads both (to the millisecond); rowid breaks a tie by the record
+ * learnt last. */
 struct sc_warc_dedupe *sc_warc_dedupe_open(const char *path, char *err, size_t errlen)
 {
 	struct sc_warc_dedupe *d = sc_calloc(1, sizeof(*d));
@@ -37,7 +43,7 @@ struct sc_warc_dedupe *sc_warc_dedupe_open(const char *path, char *err, size_t e
 	                       &d->find, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(d->db,
 	                       "SELECT id, uri, date FROM payloads WHERE uri = ?1"
-	                       " ORDER BY date DESC LIMIT 1",
+	                       " ORDER BY julianday(date) DESC, rowid DESC LIMIT 1",
 	                       -1, &d->find_uri, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(d->db,
 	                       "INSERT OR IGNORE INTO payloads (digest, id, uri, date)"

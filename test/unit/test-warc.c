@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "warc/capture.h"
 #include "warc/cdx.h"
+#include "warc/dedupe.h"
 #include "warc/digest.h"
 #include "warc/http.h"
 #include "warc/json.h"
@@ -513,6 +514,36 @@ static void test_bad_input(void)
 	}
 }
 
+/* A 304's revisit names the URI's latest record by time: an index kept
+ * from a crawl before WARC-Date had milliseconds holds "...:05Z", which as
+ * text sorts after this crawl's "...:05.900Z". */
+static void test_dedupe_latest(const char *dir)
+{
+	char path[4096], err[512];
+	struct sc_warc_original o;
+	const char *uri = "http://127.0.0.1/page";
+
+	snprintf(path, sizeof(path), "%s/dedupe.sqlite", dir);
+	struct sc_warc_dedupe *d = sc_warc_dedupe_open(path, err, sizeof(err));
+	ok(d != NULL, "dedupe index opens: %s", d ? "" : err);
+	if (!d)
+		return;
+	ok(sc_warc_dedupe_add(d, "sha1:AAAA", "<urn:uuid:old>", uri, "2026-12-03T10:00:05Z", err,
+	                      sizeof(err)) == 0 &&
+	           sc_warc_dedupe_add(d, "sha1:BBBB", "<urn:uuid:new>", uri,
+	                              "2026-12-03T10:00:05.900Z", err, sizeof(err)) == 0,
+	   "two records of one URI learnt");
+	ok(sc_warc_dedupe_find_uri(d, uri, &o) && strcmp(o.id, "<urn:uuid:new>") == 0,
+	   "the latest by time, not by text: %s", o.id);
+	ok(sc_warc_dedupe_add(d, "sha1:CCCC", "<urn:uuid:older>", uri, "2026-12-03T09:59:59.999Z",
+	                      err, sizeof(err)) == 0 &&
+	           sc_warc_dedupe_find_uri(d, uri, &o) && strcmp(o.id, "<urn:uuid:new>") == 0,
+	   "a record learnt last but older does not win");
+	ok(sc_warc_dedupe_find(d, "sha1:AAAA", &o) && strcmp(o.date, "2026-12-03T10:00:05Z") == 0,
+	   "a digest gives its own record");
+	sc_warc_dedupe_close(d);
+}
+
 /* The scratch folder and the files in it (no subfolders). */
 static void remove_dir(const char *dir)
 {
@@ -548,6 +579,7 @@ int main(int argc, char **argv)
 	test_mend(dir);
 	test_rotation(dir);
 	test_bad_input();
+	test_dedupe_latest(dir);
 	remove_dir(dir);
 	return tap_done();
 }
