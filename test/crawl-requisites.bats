@@ -112,6 +112,11 @@ setup() {
 	jq -r 'select(.ok) | .url' c/pages.jsonl | sort >pages
 	diff -u pages listed
 	jq -se 'map(select(.url | endswith("/index.html")) | .title | length > 0) | length == 2 and all' pages.listed
+	# The main page a replay tool may open first: the first page listed,
+	# a seed (wacz-check.py: a listed page, with its ts).
+	unzip -p c/crawl.wacz datapackage.json >dp.json
+	jq -e --arg first "$(jq -r .url pages.listed | head -1)" '.mainPageUrl == $first' dp.json
+	grep -qxF "$(jq -r .mainPageUrl dp.json)" seeds.txt
 	# The WARCs of the package are the crawl's, byte for byte, and read by
 	# npm's warcio; the index is sc-warc cdx's of them.
 	local f
@@ -126,6 +131,13 @@ setup() {
 	jq -e --argjson n "${#warcs[@]}" '.wacz == "alone.wacz" and .files == $n and .pages == 3' <<<"$output"
 	python3 "$BATS_TEST_DIRNAME/lib/wacz-check.py" alone.wacz unpacked2 | jq -r .url | sort >alone
 	diff -u pages alone
+	# --main-page chooses among the pages; a URL that is no page is refused.
+	run -0 sc-warc wacz -q --pages c/pages.jsonl --main-page "$SC_BASE/python3/index.html" main.wacz c/warc/*.warc.gz
+	python3 "$BATS_TEST_DIRNAME/lib/wacz-check.py" main.wacz unpacked3 >/dev/null
+	unzip -p main.wacz datapackage.json | jq -e --arg u "$SC_BASE/python3/index.html" '.mainPageUrl == $u'
+	run -1 sc-warc wacz --main-page "$SC_BASE/no-such-page.html" nomain.wacz c/warc/*.warc.gz
+	assert_output --partial 'not a page of the package'
+	[ ! -e nomain.wacz ]
 	# A bad use is refused before anything is written.
 	run -2 sc-warc wacz out.wacz c/warc/round-0-chunk-0-0000.warc.gz c/round-0/round-0-chunk-0-0000.warc.gz
 	assert_output --partial 'two files named'

@@ -16,13 +16,15 @@
 #include "sc-warc.h"
 
 /* A copy of the SYNOPSIS of man/sc-warc.1. */
-static const char usage_text[] = "usage: sc-warc records [-q] [--headers] file...\n"
-                                 "       sc-warc check [-q] file...\n"
-                                 "       sc-warc cdx file...\n"
-                                 "       sc-warc mend [-q] file.open...\n"
-                                 "       sc-warc forget [-q] index file...\n"
-                                 "       sc-warc wacz [-q] [--pages pages.jsonl] out.wacz file...\n"
-                                 "       sc-warc -h | -V\n";
+static const char usage_text[] =
+        "usage: sc-warc records [-q] [--headers] file...\n"
+        "       sc-warc check [-q] file...\n"
+        "       sc-warc cdx file...\n"
+        "       sc-warc mend [-q] file.open...\n"
+        "       sc-warc forget [-q] index file...\n"
+        "       sc-warc wacz [-q] [--pages pages.jsonl] [--main-page url] out.wacz\n"
+        "              file...\n"
+        "       sc-warc -h | -V\n";
 
 #define AT(member) SC_OPT_AT(struct warc_options, member)
 static const struct sc_opt rows[] = {
@@ -31,6 +33,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_VERSION(NULL),
 	SC_OPT_ROW_FLAG("headers", 0, AT(headers)),
 	{ .name = "pages", .kind = SC_OPT_STRING, .arg = "FILE", AT(pages) },
+	{ .name = "main-page", .kind = SC_OPT_STRING, .arg = "URL", AT(main_page) },
 	{ 0 },
 };
 
@@ -66,6 +69,8 @@ static int parse_options(int argc, char **argv, struct warc_options *o)
 		sc_usage_error("--headers: only for records");
 	if (o->pages && strcmp(argv[first], "wacz") != 0)
 		sc_usage_error("--pages: only for wacz");
+	if (o->main_page && strcmp(argv[first], "wacz") != 0)
+		sc_usage_error("--main-page: only for wacz");
 	if (strcmp(argv[first], "wacz") == 0 && first + 2 >= argc)
 		sc_usage_error("wacz: OUT.wacz and the WARC files to package");
 	return first;

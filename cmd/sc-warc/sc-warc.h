@@ -7,9 +7,10 @@
 #include <stdint.h>
 
 struct warc_options {
-	bool headers;      /* records: http_version and headers members */
-	bool quiet;        /* no summary on stderr */
-	const char *pages; /* wacz --pages FILE, or NULL */
+	bool headers;          /* records: http_version and headers members */
+	bool quiet;            /* no summary on stderr */
+	const char *pages;     /* wacz --pages FILE, or NULL */
+	const char *main_page; /* wacz --main-page URL, or NULL */
 };
 
 int warc_records(char **files, int nfiles, const struct warc_options *o);

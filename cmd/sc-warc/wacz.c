@@ -184,6 +184,12 @@ static int write_zip(const char *tmp, char **files, int nfiles, struct wacz *z, 
 	json_t *package = json_pack("{s:s,s:s,s:s,s:s,s:o}", "profile", "data-package",
 	                            "wacz_version", "1.1.1", "created", created, "software",
 	                            "sc-warc " SC_VERSION, "resources", json_incref(resources));
+	/* The spec's names (py-wacz writes mainPageURL; the spec, browsertrix
+	 * and the readers say mainPageUrl). */
+	if (z->main_url) {
+		json_object_set_new(package, "mainPageUrl", json_string(z->main_url));
+		json_object_set_new(package, "mainPageDate", json_string(z->main_ts));
+	}
 	dp = json_dumps(package, JSON_INDENT(2));
 	json_decref(package);
 	sha256_of(NULL, dp, strlen(dp), hash, &bytes);
@@ -226,6 +232,7 @@ int warc_wacz(char **files, int nfiles, const struct warc_options *o)
 	if (nfiles < 1)
 		sc_usage_error("wacz: OUT.wacz and the WARC files to package");
 	check_names(files, nfiles);
+	z.want_main = o->main_page;
 	status = wacz_read_archives(&z, files, nfiles);
 	if (status != SC_EXIT_FAILURE && !sc_stop_signal) {
 		int st = SC_EXIT_OK;
@@ -235,6 +242,12 @@ int warc_wacz(char **files, int nfiles, const struct warc_options *o)
 			wacz_pages_from_archives(&z);
 		if (st != SC_EXIT_OK)
 			status = st;
+		if (o->main_page && !z.main_url && status != SC_EXIT_FAILURE) {
+			sc_warn("wacz: --main-page %s: not a page of the package (not archived, "
+			        "failed, or a requisite)",
+			        o->main_page);
+			status = SC_EXIT_FAILURE;
+		}
 	}
 	if (status == SC_EXIT_FAILURE || sc_stop_signal) {
 		wacz_free(&z);

@@ -19,6 +19,10 @@ struct wacz {
 	struct sc_buf index;       /* the CDXJ lines, unsorted */
 	struct sc_buf pages;       /* pages.jsonl, its header line first */
 	size_t records, npages, unlisted;
+	/* datapackage.json's mainPageUrl and mainPageDate: the page asked for
+	 * (want_main, the caller's), else the first page listed; malloced. */
+	const char *want_main;
+	char *main_url, *main_ts;
 };
 
 /* Reads every record of files[0..nfiles): the index lines into z->index

@@ -145,6 +145,10 @@ static void add_page(struct wacz *z, const char *url, const char *ts, const char
 	free(text);
 	json_decref(p);
 	z->npages++;
+	if (!z->main_url && (!z->want_main || strcmp(url, z->want_main) == 0)) {
+		z->main_url = sc_strdup(url);
+		z->main_ts = sc_strdup(ts);
+	}
 }
 
 /* The header line of WACZ 1.1.1's pages.jsonl. */
@@ -234,4 +238,6 @@ void wacz_free(struct wacz *z)
 	sc_strtab_free(&z->captures);
 	sc_buf_free(&z->index);
 	sc_buf_free(&z->pages);
+	free(z->main_url);
+	free(z->main_ts);
 }

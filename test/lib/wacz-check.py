@@ -11,7 +11,8 @@ datapackage-digest.json holds the hash of datapackage.json; the WARCs are
 stored, not deflated; pages/pages.jsonl begins with the json-pages-1.0
 header and every other line is a page (an http(s) url, an ISO 8601 ts, a
 string title if any); indexes/index.cdx is sorted CDXJ whose every line
-names a WARC of archive/ and a range inside it."""
+names a WARC of archive/ and a range inside it; mainPageUrl, when there,
+is a listed page and mainPageDate its ts."""
 import datetime
 import hashlib
 import json
@@ -68,6 +69,7 @@ def main():
     lines = z.read("pages/pages.jsonl").decode("utf-8").splitlines()
     head = json.loads(lines[0])
     check(head.get("format") == "json-pages-1.0" and head.get("id") == "pages", f"pages header {lines[0]}")
+    pages = []
     for line in lines[1:]:
         page = json.loads(line)
         check(page.get("url", "").startswith(("http://", "https://")), f"page url: {line}")
@@ -76,7 +78,13 @@ def main():
         except ValueError:
             bad.append(f"page ts: {line}")
         check(isinstance(page.get("title", ""), str), f"page title: {line}")
+        pages.append(page)
         print(json.dumps(page, sort_keys=True))
+    # mainPageUrl and mainPageDate (optional): a listed page and its ts.
+    if "mainPageUrl" in dp or "mainPageDate" in dp:
+        main_ts = [p["ts"] for p in pages if p["url"] == dp.get("mainPageUrl")]
+        check(main_ts != [], f"mainPageUrl {dp.get('mainPageUrl')!r} is not a listed page")
+        check(main_ts[:1] == [dp.get("mainPageDate")], f"mainPageDate {dp.get('mainPageDate')!r} is not its ts")
     cdx = z.read("indexes/index.cdx").decode("utf-8").splitlines()
     check(cdx == sorted(cdx, key=lambda s: s.encode()), "index.cdx is not sorted")
     for line in cdx:
