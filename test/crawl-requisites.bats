@@ -167,3 +167,55 @@ setup() {
 	run -0 node "$REPLAY" diff live1.png bare1.png
 	jq -e '.ratio > 0.2' <<<"$output" || fail "a replay without requisites looks live: $output"
 }
+
+@test "make retry with REQUISITES=1: failed requisites fetched again, then the requisites of the page and the stylesheet the retry made ok, each once" {
+	local base=$SC_BASE/retry
+	# a.html comes whole, but its stylesheet fails once (503) and
+	# @imports deep.css, whose url() is tile.png; b.html fails once and
+	# needs b.css and b.png.
+	mkdir -p site/retry
+	printf '<!doctype html><title>a</title><link rel=stylesheet href="a.css?fail=1"><img src="dot.png" alt="">\n' \
+		>site/retry/a.html
+	printf '@import "deep.css";\nbody { color: black }\n' >site/retry/a.css
+	printf 'p { background: url(tile.png) }\n' >site/retry/deep.css
+	printf '<!doctype html><title>b</title><link rel=stylesheet href="b.css"><img src="b.png" alt="">\n' \
+		>site/retry/b.html
+	printf 'h1 { color: red }\n' >site/retry/b.css
+	local png
+	for png in dot tile b; do cp site/img/dot.png "site/retry/$png.png"; done
+	printf '%s\n' "$base/a.html" "$base/b.html?fail=1" >retry-seeds.txt
+	sc_server_reset
+	local settings=(SEEDS=retry-seeds.txt DEPTH=0 DIR=rt WARC=1 REQUISITES=1 PROGRESS=0)
+	run -0 crawl_make "${settings[@]}" FETCH_ARGS='--retries 0'
+	jq -se --arg u "$base/b.html?fail=1" 'map(select(.ok == false) | .url) == [$u]' rt/pages.jsonl
+	jq -se --arg u "$base/a.css?fail=1" 'map(select(.ok == false) | .url) == [$u]' rt/round-0/requisites-0.jsonl
+	run -0 crawl_make retry "${settings[@]}" RETRY_ARGS='--retry-base 10'
+	run -0 crawl_make "${settings[@]}"
+	jq -se 'length == 2 and all(.ok)' rt/pages.jsonl
+	# Every requisite now ok, the new ones in the retry's own pass (its
+	# levels: the page's and the stylesheet's, then deep.css's tile).
+	jq -se 'all(.ok)' rt/round-0/requisites-*.jsonl
+	jq -r .url rt/round-0/requisites-*.jsonl | sort >fetched
+	printf '%s\n' "$base/a.css?fail=1" "$base/b.css" "$base/b.png" "$base/deep.css" "$base/dot.png" \
+		"$base/tile.png" | sort >wanted
+	diff -u wanted fetched
+	jq -r .url rt/round-0/requisites-r1-1.jsonl | diff -u - <(echo "$base/tile.png")
+	# Asked for once each, but the two that failed once: twice.
+	sc_server_log '.[] | select(.path | startswith("/retry/")) | .path' | jq -r . | sort | uniq -c |
+		awk '{ print $2, $1 }' >asked
+	printf '%s\n' "/retry/a.css?fail=1 2" "/retry/a.html 1" "/retry/b.css 1" "/retry/b.html?fail=1 2" \
+		"/retry/b.png 1" "/retry/deep.css 1" "/retry/dot.png 1" "/retry/tile.png 1" | diff -u - asked
+	# The archive: each URL's 200 once, the requisite retried in a retry
+	# WARC of its level, which marks it a requisite (hop: E).
+	warc_checked rt/warc/*.warc.gz >/dev/null
+	sc-warc records rt/warc/*.warc.gz 2>/dev/null | jq -r 'select(.status == 200) | .url' | sort >archived
+	sort wanted - <<<"$(printf '%s\n' "$base/a.html" "$base/b.html?fail=1")" | diff -u - archived
+	jq -r --arg u "$base/a.css?fail=1" 'select(.url == $u) | .warc.filename' rt/round-0/requisites-0.jsonl |
+		diff -u - <(echo round-0-requisites-0-retry-1.warc.gz)
+	[ "$(zcat rt/warc/round-0-requisites-0-retry-1.warc.gz | grep -ac '^hop: E')" = 1 ]
+	# A second retry finds nothing to do and asks for nothing.
+	sc_server_reset
+	run -0 crawl_make retry "${settings[@]}" RETRY_ARGS='--retry-base 10'
+	[ "$(sc_server_log length)" = 0 ]
+	[ ! -e rt/round-0/requisites-r2-0.urls ]
+}

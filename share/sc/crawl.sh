@@ -448,7 +448,7 @@ step_crawl() {
 	[[ $PROGRESS != 1 ]] || progress_end "$started"
 }
 
-# requisites N: REQUISITES=1, round N's pages' requisites (sc-parse
+# requisites N [TAG]: REQUISITES=1, round N's pages' requisites (sc-parse
 # --requisites listed them in the chunks), fetched in levels: level 0 the
 # pages', level L+1 those of the stylesheets fetched at level L, up to
 # REQUISITE_LEVELS.  Each level's URLs, DIR/round-N/requisites-L.urls,
@@ -463,20 +463,31 @@ step_crawl() {
 # are never followed.  Last, the URLs of every level go into the seen
 # set, so the next rounds fetch none of them as a page.  A kill redoes
 # the level it stopped in.
+#
+# With TAG (a retry's pass, retry_requisites): the files are
+# requisites-TAG-L.*, and level 0 also reads the stylesheets of the
+# round's earlier levels, so that the requisites of a page or a
+# stylesheet a retry made ok are fetched; what the earlier passes
+# fetched is in the seen set already, so only those come out.
 step_requisites() {
 	local r=$DIR/round-$1 l in chunks=("$DIR/round-$1"/chunk-*.jsonl) st check status
+	local base=requisites-${2:+$2-} earlier=()
 	local req_opts=(--seen "$DIR/seen.db" --no-commit --scope any --max-depth 1000000 --links requisites)
+	[[ -z ${2-} ]] || earlier=("$r"/requisites-*.jsonl)
 	options here 0
 	for ((l = 0; l < REQUISITE_LEVELS; l++)); do
-		in=$r/requisites-$l
+		in=$r/$base$l
 		if [[ ! -e $in.urls ]]; then
 			status=0
 			if ((l == 0)); then
-				cat /dev/null "${chunks[@]}" | sc-frontier -q "${req_opts[@]}" --add "$r/urls.jsonl" \
+				{
+					cat /dev/null "${chunks[@]}"
+					cat /dev/null "${earlier[@]}" | stylesheets
+				} | sc-frontier -q "${req_opts[@]}" --add "$r/urls.jsonl" \
 					>"$in.urls.tmp" 2>>"$r/requisites.log" || status=$?
 			else
-				jq -c 'select((.content_type // "") | test("^[ \t]*text/css"; "i"))' "$r/requisites-$((l - 1)).jsonl" |
-					sc-frontier -q "${req_opts[@]}" --add "$r/requisites-$((l - 1)).urls" \
+				stylesheets <"$r/$base$((l - 1)).jsonl" |
+					sc-frontier -q "${req_opts[@]}" --add "$r/$base$((l - 1)).urls" \
 						>"$in.urls.tmp" 2>>"$r/requisites.log" || status=$?
 			fi
 			[[ $status == 0 || $status == 3 ]] || die "sc-frontier failed (status $status), see $r/requisites.log"
@@ -485,21 +496,27 @@ step_requisites() {
 		[[ -s $in.urls ]] || break
 		[[ ! -e $in.jsonl ]] || continue
 		made=() warc=()
-		local stale=("$r/.requisites-$l.jsonl.tmp".*)
-		warc_for "$r" "${warc_pfx}round-$1-requisites-$l" stale
+		local stale=("$r/.$base$l.jsonl.tmp".*)
+		warc_for "$r" "${warc_pfx}round-$1-$base$l" stale
 		((${#stale[@]} == 0)) || remove "${stale[@]}"
 		set +e
 		sed 's/}$/,"requisite":true}/' "$in.urls" |
 			sc-fetch "${fetch_opts[@]}" "${warc[@]}" "${fetch_args[@]}" 2>"$in.log" |
-			sc-parse --requisites 2>>"$in.log" | sc-sink --jsonl "$r/.requisites-$l.jsonl.tmp" 2>"$in.sum"
+			sc-parse --requisites 2>>"$in.log" | sc-sink --jsonl "$r/.$base$l.jsonl.tmp" 2>"$in.sum"
 		st=("${PIPESTATUS[@]}")
 		set -e
-		commit_or_remove "$in.jsonl" "$r/.requisites-$l.jsonl.tmp" "$in.sum" "$(wc -l <"$in.urls")" status "${st[@]:1}"
+		commit_or_remove "$in.jsonl" "$r/.$base$l.jsonl.tmp" "$in.sum" "$(wc -l <"$in.urls")" status "${st[@]:1}"
 	done
 	# Every level's URLs into the seen set (each file is on disk: the
 	# order of writes holds).
 	cat /dev/null "$r"/requisites-*.urls | sc-frontier -q --commit --seen "$DIR/seen.db" 2>>"$r/requisites.log" ||
 		die "sc-frontier --commit failed, see $r/requisites.log"
+}
+
+# stylesheets: the records on stdin that are CSS, whose requisites
+# (@import, url()) are the next level's.
+stylesheets() {
+	jq -c 'select((.content_type // "") | test("^[ \t]*text/css"; "i"))'
 }
 
 # seed_cookies: with COOKIES=FILE, DIR/cookies.txt, the crawl's one jar,
@@ -835,11 +852,16 @@ warc_gather() {
 				[[ ! -e $f ]] || files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
 			done
 		done
-		# The requisites' archives (REQUISITES=1), a level's with its records.
+		# The requisites' archives (REQUISITES=1), a level's with its
+		# records, and its retries' that they name.
 		for c in "$d"/requisites-*.jsonl; do
 			w=$d/$warc_pfx$pfx${d##*/}-${c##*/} w=${w%.jsonl}
 			[[ -e $w.warc.gz && -e $w.cdxj ]] || die "$c has no WARC $w.warc.gz (crawled without WARC=1?)"
 			files+=("$w.warc.gz") cdx+=("$w.cdxj")
+			for f in "$w"-retry-*.warc.gz; do
+				grep -qF "\"filename\":\"${f##*/}\"" "$c" || continue
+				files+=("$f") cdx+=("${f%.warc.gz}.cdxj")
+			done
 		done
 	done
 	# The sitemaps step's archives (SITEMAPS=1), the crawl's, not a recrawl's.
@@ -923,38 +945,81 @@ step_report() {
 
 # retry MAKE: the rounds one after another (a host is in one chunk per
 # round, but in many rounds), the chunks of a round side by side (a
-# sub-make each).  DIR/pages.* are removed, so that the next make merges
-# the new records.
+# sub-make each); with REQUISITES=1, then the round's requisites
+# (retry_requisites).  DIR/pages.* are removed, so that the next make
+# merges the new records.
 step_retry() {
 	local n listed
 	rounds listed
 	for n in "${listed[@]}"; do
-		[[ ! -e $DIR/round-$n/chunks.mk ]] || sub_make "$1" "$n" retry-round
+		[[ -e $DIR/round-$n/chunks.mk ]] || continue
+		sub_make "$1" "$n" retry-round
+		[[ $REQUISITES != 1 ]] || retry_requisites "$n"
 	done
 	rm -rf "$DIR/pages.jsonl" "$DIR/pages.csv" "$DIR/warc" "${WACZ:-$DIR/crawl.wacz}"
 }
 
 # retry-chunk N ID: a chunk's ok records stay as they are; its failed ones
-# go through sc-retry and sc-parse, always here; the chunk is replaced
-# only when every record came back.  sc-retry's status is hidden in the
-# group, so the records are searched for cancelled ones.
+# go through sc-retry and sc-parse, always here (retry_records).
 step_retry_chunk() {
-	local r=$DIR/round-$1 id=$2 st
-	local f=$r/chunk-$2.jsonl tmp=$r/.chunk-$2.retry.tmp sum=$r/.chunk-$2.retry.sum want
-	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
 	options here
-	[[ $WARC != 1 ]] || retry_warc "$r" "${warc_pfx}round-$1-chunk-$id" "$f"
+	retry_records "$1" "chunk-$2" page
+}
+
+# retry_records N NAME KIND: round N's NAME.jsonl (a chunk's, KIND page;
+# a requisites level's, KIND requisite) with its failed records fetched
+# again by sc-retry, then parsed as the step that made them parsed them
+# (a page with the crawl's fields, and rendered with RENDER; a requisite
+# for its requisites only); its ok records stay as they are.  The file is
+# replaced only when every record came back.  sc-retry's status is
+# hidden in the group, so the records are searched for cancelled ones.
+# options here is the caller's.
+retry_records() {
+	local r=$DIR/round-$1 name=$2 st
+	local f=$r/$2.jsonl tmp=$r/.$2.retry.tmp sum=$r/.$2.retry.sum want log=$r/$2.log
+	[[ -e $f ]] && grep -q '"ok":false' "$f" || return 0
+	[[ $WARC != 1 ]] || retry_warc "$r" "${warc_pfx}round-$1-$name" "$f"
 	want=$(wc -l <"$f")
 	set +e
 	{
 		grep -v '"ok":false' "$f"
-		grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
-			render_stage | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
-	} 2>>"$r/chunk-$id.log" | sc-sink --jsonl "$tmp" 2>"$sum"
+		if [[ $3 == page ]]; then
+			grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
+				render_stage | sc-parse "${parse_opts[@]}" "${parse_args[@]}"
+		else
+			grep '"ok":false' "$f" | sc-retry "${retry_opts[@]}" "${warc[@]}" "${retry_args[@]}" |
+				sc-parse --requisites
+		fi
+	} 2>>"$log" | sc-sink --jsonl "$tmp" 2>"$sum"
 	st=("${PIPESTATUS[@]}")
 	set -e
 	commit_or_remove "$f" "$tmp" "$sum" "$want" records "${st[@]}"
 	rm -f "$sum"
+}
+
+# retry_requisites N: REQUISITES=1, after round N's chunks were retried:
+# the failed requisites of each of its levels fetched again
+# (retry_records), then the requisites no pass fetched yet, those of the
+# pages and stylesheets the retry made ok, in a pass of their own,
+# requisites-rK-L (step_requisites N rK: K the first pass not done; a
+# pass that finds nothing leaves no file, so make retry again looks
+# again).  Only a round that is done: an unfinished round's own pass
+# reads the retried chunks when the crawl goes on.
+retry_requisites() {
+	local r=$DIR/round-$1 f k=1
+	[[ -e $r/done ]] || return 0
+	options here
+	for f in "$r"/requisites-*.jsonl; do
+		f=${f##*/}
+		retry_records "$1" "${f%.jsonl}" requisite
+	done
+	while [[ -e $r/requisites-r$k.done ]]; do k=$((k + 1)); done
+	step_requisites "$1" "r$k"
+	if [[ -s $r/requisites-r$k-0.urls ]]; then
+		: >"$r/requisites-r$k.done"
+	else
+		rm -f "$r/requisites-r$k-0.urls"
+	fi
 }
 
 # retry_warc DIR NAME CHUNK: the WARC of a retry of CHUNK, DIR/NAME-retry-K

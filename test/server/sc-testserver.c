@@ -2531,6 +2531,27 @@ static bool read_whole_file(const char *path, buf_t *out)
 	return ok;
 }
 
+/* FILE?fail=K: the first K requests of that path and query answer 503, as
+ * /flaky does, so that a page or a requisite of a --root site fails once
+ * and is fetched whole by a retry (test/crawl-requisites.bats).  Returns
+ * whether it answered. */
+static bool root_file_fails(conn_t *c, const char *file)
+{
+	bool ok = true, inserted;
+	uint64_t fail = query_u64(c->req.query, "fail", 0, UINT32_MAX, &ok);
+	struct stat st;
+	if (!ok || fail == 0 || stat(file, &st) != 0)
+		return false;
+	buf_t key = { 0 };
+	buf_printf(&key, "root:%s?%s", c->req.path, c->req.query);
+	int64_t *seen = strmap_value(&stats.flaky, key.data, &inserted);
+	buf_free(&key);
+	if ((uint64_t)++*seen > fail)
+		return false;
+	respond_text(c, 503, "root file failure\n");
+	return true;
+}
+
 /* Serves the request from --root if it names a file there. */
 static bool serve_root_file(conn_t *c)
 {
@@ -2565,7 +2586,9 @@ static bool serve_root_file(conn_t *c)
 		}
 	}
 	buf_t body = { 0 };
-	if (!handled && read_whole_file(full.data, &body)) {
+	if (!handled && root_file_fails(c, full.data)) {
+		handled = true;
+	} else if (!handled && read_whole_file(full.data, &body)) {
 		/* A web font is loaded across origins only with CORS's
 		 * consent, which font hosts give (test/crawl-requisites.bats). */
 		const char *type = content_type_for(full.data);
@@ -3421,7 +3444,8 @@ static void usage(FILE *out)
 	      "                            DIR/H.delay ms; else DIR/default*; else 404;\n"
 	      "                            DIR/H.unreliable P: P in 100 of H's /page/\n"
 	      "                            requests answer 503 (as /unreliable counts)\n"
-	      "  anything else             a file under --root DIR, or 404\n",
+	      "  anything else             a file under --root DIR, or 404; with ?fail=K\n"
+	      "                            its first K requests answer 503\n",
 	      out);
 }
 
