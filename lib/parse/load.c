@@ -96,7 +96,8 @@ void parse_page_free(struct page *page)
 	curl_url_cleanup(page->base);
 	free(page->origin);
 	free(page->dir);
+	free(page->self);
 	page->doc = NULL;
 	page->base = NULL;
-	page->origin = page->dir = NULL;
+	page->origin = page->dir = page->self = NULL;
 }

@@ -81,6 +81,8 @@ struct page {
 	char *dir;     /* the base's path up to its last '/', as libcurl spells it,
 	                         for relative links; malloced, or NULL (no origin, or a
 	                         path libcurl would spell otherwise once joined) */
+	char *self;    /* the base as libcurl spells it, less its fragment, for
+	                         "#name" links; malloced, or NULL (no origin) */
 };
 
 /* The maximum of sc-parse's scratch buffers (lib/buf.h): 8 times the

@@ -59,6 +59,19 @@ out:
 	curl_free(path);
 }
 
+/* The base less its fragment, for "#name" links (self_joined): what
+ * libcurl gives for the base with a fragment set, before the '#' it adds
+ * (a '#' anywhere else in a URL libcurl spells is percent-encoded). */
+static void set_self(struct page *page)
+{
+	char *url = NULL;
+
+	if (curl_url_get(page->base, CURLUPART_URL, &url, 0) != CURLUE_OK || !url)
+		return;
+	page->self = sc_strndup(url, strcspn(url, "#"));
+	curl_free(url);
+}
+
 /* The page's origin for root-relative links, as libcurl spells it: "/"
  * resolved against the base, less that "/".  Only for http(s) bases, where
  * what follows the authority is the path as given. */
@@ -73,6 +86,7 @@ static void set_origin(struct page *page)
 		root[n - 1] = '\0';
 		page->origin = root;
 		set_dir(page);
+		set_self(page);
 		return;
 	}
 	free(root);
@@ -92,23 +106,53 @@ void parse_page_locate(struct page *page, const json_t *rec, const char *base_hr
 		set_origin(page);
 }
 
-bool parse_is_plain_root_relative(const char *ref)
+/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits of
+ * ASCII 0-63 and 64-127: "A-Za-z0-9-._~!$&'()*+,;=:@/?".  What a query or
+ * a fragment may hold as libcurl leaves it. */
+static const uint64_t plain_chars[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
+
+/* Whether the fragment after a '#' (frag, to its end) is one libcurl
+ * keeps as it is: not empty (libcurl drops an empty one), plain
+ * characters only. */
+static bool is_plain_fragment(const char *frag)
 {
-	/* Unreserved characters, sub-delims, ':', '@', '/', and '?', as bits
-	 * of ASCII 0-63 and 64-127:
-	 * "A-Za-z0-9-._~!$&'()*+,;=:@/?". */
-	static const uint64_t allowed[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
+	if (!*frag)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)frag; *p; p++)
+		if (*p >= 128 || !(plain_chars[*p >> 6] >> (*p & 63) & 1))
+			return false;
+	return true;
+}
+
+/* Whether frag is a fragment that libcurl, setting it as the fragment of
+ * the base (curl_resolve's "#name" on the page itself), keeps as it is:
+ * not empty, and unreserved characters only (it percent-encodes the rest,
+ * '!' and '/' too, where it keeps them in a fragment it parses). */
+static bool is_unreserved_fragment(const char *frag)
+{
+	if (!*frag)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)frag; *p; p++)
+		if (!sc_url_is_unreserved(*p))
+			return false;
+	return true;
+}
+
+/* parse_is_plain_root_relative for the first n bytes of ref. */
+static bool is_plain_root_relative_n(const char *ref, size_t n)
+{
+	const uint64_t *allowed = plain_chars;
 	const char *query = NULL;
 
-	if (ref[0] != '/' || ref[1] == '/')
+	if (n < 1 || ref[0] != '/' || (n > 1 && ref[1] == '/'))
 		return false;
-	for (const unsigned char *p = (const unsigned char *)ref; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)ref, *end = p + n; p < end; p++) {
 		if (*p >= 128 || !(allowed[*p >> 6] >> (*p & 63) & 1))
 			return false;
-		if (*p == '/' && p[1] == '.')
+		if (*p == '/' && p + 1 < end && p[1] == '.')
 			return false; /* a dot segment, perhaps */
 		if (*p == '?') {
-			if (query || p[1] == '\0')
+			if (query || p + 1 == end)
 				return false; /* a second '?', or an empty query */
 			query = (const char *)p;
 		}
@@ -116,11 +160,17 @@ bool parse_is_plain_root_relative(const char *ref)
 	return true;
 }
 
+bool parse_is_plain_root_relative(const char *ref)
+{
+	return is_plain_root_relative_n(ref, strlen(ref));
+}
+
 /* Whether ref, up to its fragment (strip_fragment) or its end, is a
  * relative path that relative_joined resolves as libcurl would: not empty,
  * nothing to trim or encode, no scheme (no ':'), no query, no authority or
- * root ('/' first), and no dot segment but "./" and "../" at its start.
- * Sets *n to the length of that path. */
+ * root ('/' first), and no dot segment but "./" and "../" at its start;
+ * a fragment kept must be plain (is_plain_fragment).  Sets *n to the
+ * length of that path, and of the fragment kept. */
 static bool is_plain_relative(const char *ref, bool strip_fragment, size_t *n)
 {
 	/* parse_is_plain_root_relative's characters less ':' and '?'. */
@@ -138,8 +188,11 @@ static bool is_plain_relative(const char *ref, bool strip_fragment, size_t *n)
 		if (*p == '/' && p[1] == '.')
 			return false; /* a dot segment, perhaps */
 	}
-	if (*p == '#' && !strip_fragment)
-		return false;
+	if (*p == '#' && !strip_fragment) {
+		if (!is_plain_fragment(p + 1))
+			return false;
+		p += strlen(p); /* kept as it is */
+	}
 	*n = (size_t)(p - ref);
 	return true;
 }
@@ -258,6 +311,15 @@ char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fr
 	/* The common cases first: nothing to trim, drop or encode (the
 	 * allowed characters exclude spaces, controls and '#'). */
 	if (page->origin && parse_is_plain_root_relative(ref))
+		return origin_joined(page->origin, ref);
+	/* The same with a fragment kept, which libcurl keeps as it is when
+	 * it is plain: a "#name" on the page itself (a heading's permalink),
+	 * or a root-relative path and its "#name". */
+	const char *hash = strip_fragment || !page->origin ? NULL : strchr(ref, '#');
+	if (hash && hash == ref && page->self && is_unreserved_fragment(ref + 1))
+		return origin_joined(page->self, ref);
+	if (hash && hash > ref && is_plain_fragment(hash + 1) &&
+	    is_plain_root_relative_n(ref, (size_t)(hash - ref)))
 		return origin_joined(page->origin, ref);
 	if (page->origin && page->dir && is_plain_relative(ref, strip_fragment, &n) &&
 	    (result = relative_joined(page, ref, n)))
