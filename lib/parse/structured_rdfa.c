@@ -103,8 +103,31 @@ struct rdfa {
 };
 
 /* What an element inherits (pyRdfa's ExecutionContext). */
+/* The attributes RDFa reads, as bits of struct state's attrs: which of
+ * them an element has, found in one pass over its attributes (enter), so
+ * that the many "has it @rel?" of parse_element are a mask each, and an
+ * element with none of them costs that one pass. */
+enum {
+	RDFA_ABOUT = 1 << 0,
+	RDFA_CONTENT = 1 << 1,
+	RDFA_DATATYPE = 1 << 2,
+	RDFA_HREF = 1 << 3,
+	RDFA_PREFIX = 1 << 4,
+	RDFA_PROPERTY = 1 << 5,
+	RDFA_REL = 1 << 6,
+	RDFA_RESOURCE = 1 << 7,
+	RDFA_REV = 1 << 8,
+	RDFA_ROLE = 1 << 9,
+	RDFA_SRC = 1 << 10,
+	RDFA_TYPEOF = 1 << 11,
+	RDFA_VOCAB = 1 << 12,
+	RDFA_XML_LANG = 1 << 13,
+	RDFA_XMLNS = 1 << 14, /* any xmlns:NAME */
+};
+
 struct state {
 	const xmlNode *node;
+	unsigned attrs;    /* the RDFA_* it has */
 	const char *vocab; /* borrowed from the tree or the parent, or NULL */
 	const char *lang;  /* likewise */
 	json_t *prefixes;  /* borrowed from the parent, or owned when own_prefixes */
@@ -191,9 +214,33 @@ static const char *attr(const struct state *st, const char *name)
 	return parse_structured_attr(st->node, name);
 }
 
-static bool has(const struct state *st, const char *name)
+static bool has(const struct state *st, unsigned bit)
 {
-	return attr(st, name) != NULL;
+	return (st->attrs & bit) != 0;
+}
+
+/* The RDFA_* bit of an attribute name, or 0. */
+static unsigned attr_bit(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "about", RDFA_ABOUT },       { "content", RDFA_CONTENT },
+		{ "datatype", RDFA_DATATYPE }, { "href", RDFA_HREF },
+		{ "prefix", RDFA_PREFIX },     { "property", RDFA_PROPERTY },
+		{ "rel", RDFA_REL },           { "resource", RDFA_RESOURCE },
+		{ "rev", RDFA_REV },           { "role", RDFA_ROLE },
+		{ "src", RDFA_SRC },           { "typeof", RDFA_TYPEOF },
+		{ "vocab", RDFA_VOCAB },       { "xml:lang", RDFA_XML_LANG },
+	};
+
+	if (strncmp(name, "xmlns:", 6) == 0)
+		return name[6] ? RDFA_XMLNS : 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].name[0] == name[0] && strcmp(names[i].name, name) == 0)
+			return names[i].bit;
+	return 0;
 }
 
 /* A URI reference resolved against the base (pyRdfa's _URI). */
@@ -380,13 +427,14 @@ static void add_property(struct rdfa *r, const struct state *st, const char *sub
 	static const char *const irirefs[] = { "resource", "href", "src", NULL };
 	json_t *object;
 
-	if ((has(st, "resource") || has(st, "href") || has(st, "src")) && !has(st, "content") &&
-	    !has(st, "datatype") && !has(st, "rel") && !has(st, "rev")) {
+	if ((has(st, RDFA_RESOURCE) || has(st, RDFA_HREF) || has(st, RDFA_SRC)) &&
+	    !has(st, RDFA_CONTENT) && !has(st, RDFA_DATATYPE) && !has(st, RDFA_REL) &&
+	    !has(st, RDFA_REV)) {
 		char *iri = resource_of(r, st, irirefs);
 		object = iri_value(iri);
 		free(iri);
-	} else if (has(st, "typeof") && !has(st, "content") && !has(st, "datatype") &&
-	           !has(st, "rel") && !has(st, "rev") && !has(st, "about") && typed) {
+	} else if (has(st, RDFA_TYPEOF) && !has(st, RDFA_CONTENT) && !has(st, RDFA_DATATYPE) &&
+	           !has(st, RDFA_REL) && !has(st, RDFA_REV) && !has(st, RDFA_ABOUT) && typed) {
 		object = iri_value(typed);
 	} else {
 		const char *dt = attr(st, "datatype"), *content = attr(st, "content");
@@ -419,9 +467,12 @@ static void enter(struct rdfa *r, struct state *st, const struct state *parent, 
 	st->vocab = parent ? parent->vocab : NULL;
 	st->lang = parent ? parent->lang : NULL;
 	st->prefixes = parent ? parent->prefixes : NULL;
-	if ((v = attr(st, "xml:lang")))
+	for (const xmlAttr *a = node->properties; a; a = a->next)
+		st->attrs |= attr_bit((const char *)a->name);
+	if (has(st, RDFA_XML_LANG) && (v = attr(st, "xml:lang")))
 		st->lang = *v ? v : NULL;
-	for (const xmlAttr *a = node->properties; a; a = a->next) {
+	for (const xmlAttr *a = has(st, RDFA_XMLNS | RDFA_PREFIX) ? node->properties : NULL; a;
+	     a = a->next) {
 		bool xmlns = strncmp((const char *)a->name, "xmlns:", 6) == 0 && a->name[6];
 		bool prefix = strcmp((const char *)a->name, "prefix") == 0;
 		if (!xmlns && !prefix)
@@ -470,7 +521,7 @@ static void enter(struct rdfa *r, struct state *st, const struct state *parent, 
 			}
 		}
 	}
-	if ((v = attr(st, "vocab"))) {
+	if (has(st, RDFA_VOCAB) && (v = attr(st, "vocab"))) {
 		if (*v) {
 			char *iri = resolve(r, v);
 			/* The tree's attribute outlives the walk; the resolved IRI is
@@ -493,11 +544,12 @@ static void leave(struct state *st)
 
 static void role(struct rdfa *r, const struct state *st)
 {
-	const char *roles = attr(st, "role"), *id = attr(st, "id");
+	const char *roles = has(st, RDFA_ROLE) ? attr(st, "role") : NULL, *id;
 	char *subject;
 
 	if (!roles)
 		return;
+	id = attr(st, "id");
 	subject = NULL;
 	for (const char *p = roles; *p;) {
 		p += strspn(p, " \t\n\r\f");
@@ -554,44 +606,41 @@ static void parse_element(struct rdfa *r, const xmlNode *node, const char *paren
 {
 	static const char *const about_first[] = { "about", "resource", "href", "src", NULL };
 	static const char *const irirefs[] = { "resource", "href", "src", NULL };
-	static const char *const any[] = { "href", "resource", "about", "property", "rel",
-		                           "rev",  "typeof",   "src",   "vocab",    "prefix" };
+	const unsigned any = RDFA_HREF | RDFA_RESOURCE | RDFA_ABOUT | RDFA_PROPERTY | RDFA_REL |
+	                     RDFA_REV | RDFA_TYPEOF | RDFA_SRC | RDFA_VOCAB | RDFA_PREFIX;
 	struct state st;
 	char *subject = NULL, *object = NULL, *typed = NULL, *children_object;
 	bool typed_is_subject = false, typed_is_object = false;
 	struct pendings mine = { 0 };
-	bool active = false;
 
 	enter(r, &st, parent, node);
 	role(r, &st);
-	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]) && !active; i++)
-		active = has(&st, any[i]);
-	if (!active) {
+	if (!has(&st, any)) {
 		parse_children(r, node, parent_object, &st, incoming, depth);
 		leave(&st);
 		return;
 	}
-	if (has(&st, "rel") || has(&st, "rev")) {
-		if (has(&st, "about")) {
+	if (has(&st, RDFA_REL) || has(&st, RDFA_REV)) {
+		if (has(&st, RDFA_ABOUT)) {
 			subject = curie_or_uri(r, &st, attr(&st, "about"));
-			typed_is_subject = has(&st, "typeof");
+			typed_is_subject = has(&st, RDFA_TYPEOF);
 		}
 		if (!subject && parent_object)
 			subject = sc_strdup(parent_object);
 		object = resource_of(r, &st, irirefs);
-		if (has(&st, "typeof") && !has(&st, "about")) {
+		if (has(&st, RDFA_TYPEOF) && !has(&st, RDFA_ABOUT)) {
 			if (!object)
 				object = new_blank(r);
 			typed_is_object = true;
 		}
-	} else if (has(&st, "property") && !has(&st, "content") && !has(&st, "datatype")) {
-		if (has(&st, "about")) {
+	} else if (has(&st, RDFA_PROPERTY) && !has(&st, RDFA_CONTENT) && !has(&st, RDFA_DATATYPE)) {
+		if (has(&st, RDFA_ABOUT)) {
 			subject = curie_or_uri(r, &st, attr(&st, "about"));
-			typed_is_subject = has(&st, "typeof");
+			typed_is_subject = has(&st, RDFA_TYPEOF);
 		}
 		if (!subject && parent_object)
 			subject = sc_strdup(parent_object);
-		if (!(typed_is_subject && subject) && has(&st, "typeof")) {
+		if (!(typed_is_subject && subject) && has(&st, RDFA_TYPEOF)) {
 			typed_is_subject = false;
 			typed = resource_of(r, &st, irirefs);
 			if (!typed)
@@ -603,11 +652,11 @@ static void parse_element(struct rdfa *r, const xmlNode *node, const char *paren
 	} else {
 		subject = resource_of(r, &st, about_first);
 		if (!subject)
-			subject = has(&st, "typeof")
+			subject = has(&st, RDFA_TYPEOF)
 			                  ? new_blank(r)
 			                  : (parent_object ? sc_strdup(parent_object) : NULL);
 		object = subject ? sc_strdup(subject) : NULL;
-		typed_is_subject = has(&st, "typeof");
+		typed_is_subject = has(&st, RDFA_TYPEOF);
 	}
 	if (!typed)
 		typed = typed_is_subject && subject ? sc_strdup(subject)
@@ -628,7 +677,7 @@ static void parse_element(struct rdfa *r, const xmlNode *node, const char *paren
 				add_iri_triple(r, object, p, subject);
 			else if (!is_blank(p))
 				add_pending(&mine, NULL, p, subject);
-		if (has(&st, "property"))
+		if (has(&st, RDFA_PROPERTY))
 			add_property(r, &st, subject, typed);
 	}
 	children_object = object ? sc_strdup(object) : new_blank(r);

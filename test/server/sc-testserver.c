@@ -2546,7 +2546,7 @@ static bool root_file_fails(conn_t *c, const char *file)
 	buf_printf(&key, "root:%s?%s", c->req.path, c->req.query);
 	int64_t *seen = strmap_value(&stats.flaky, key.data, &inserted);
 	buf_free(&key);
-	if ((uint64_t)++*seen > fail)
+	if ((uint64_t)++ * seen > fail)
 		return false;
 	respond_text(c, 503, "root file failure\n");
 	return true;
