@@ -303,6 +303,42 @@ static char *curl_resolve(const struct page *page, const char *clean, bool strip
 	return result;
 }
 
+/* The length of ref as libcurl would spell it resolved, when it is a
+ * plain http(s) URL, or 0: a lowercase scheme, a lowercase host name with
+ * a letter in its last label (libcurl rewrites a numeric IPv4 host:
+ * "127.1") and no port or userinfo, then a plain root-relative path, or
+ * none (*slash: libcurl adds the "/"), then a fragment: left out
+ * (strip_fragment), or kept when it is plain and there is a path.  The
+ * length is of ref's first bytes, less a fragment left out. */
+static size_t plain_absolute_len(const char *ref, bool strip_fragment, bool *slash)
+{
+	size_t skip = strncmp(ref, "http://", 7) == 0    ? 7
+	              : strncmp(ref, "https://", 8) == 0 ? 8
+	                                                 : 0;
+	const char *host = ref + skip, *p = host, *hash;
+	bool letter = false;
+	size_t n;
+
+	if (!skip)
+		return 0;
+	for (; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
+	     p++) {
+		if (*p == '.' && (p == host || p[1] == '.'))
+			return 0; /* an empty label */
+		letter = *p == '.' ? false : letter || (*p >= 'a' && *p <= 'z');
+	}
+	if (p == host || !letter || p[-1] == '.' || host[0] == '-')
+		return 0;
+	hash = strchr(p, '#');
+	n = hash ? (size_t)(hash - ref) : strlen(ref);
+	*slash = ref + n == p;
+	if (!*slash && !is_plain_root_relative_n(p, (size_t)(ref + n - p)))
+		return 0;
+	if (!hash || strip_fragment)
+		return n;
+	return *slash || !is_plain_fragment(hash + 1) ? 0 : strlen(ref);
+}
+
 char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fragment)
 {
 	char *clean, *result;
@@ -324,6 +360,15 @@ char *parse_page_resolve(const struct page *page, const char *ref, bool strip_fr
 	if (page->origin && page->dir && is_plain_relative(ref, strip_fragment, &n) &&
 	    (result = relative_joined(page, ref, n)))
 		return result;
+	bool slash;
+	if ((n = plain_absolute_len(ref, strip_fragment, &slash))) {
+		result = sc_malloc(n + 2);
+		memcpy(result, ref, n);
+		if (slash)
+			result[n++] = '/';
+		result[n] = '\0';
+		return result;
+	}
 	clean = clean_reference(ref, strip_fragment);
 	if (page->origin && parse_is_plain_root_relative(clean))
 		result = origin_joined(page->origin, clean);
