@@ -59,7 +59,7 @@ out:
 	curl_free(path);
 }
 
-/* The base less its fragment, for "#name" links (self_joined): what
+/* The base less its fragment, for "#name" links (parse_page_resolve): what
  * libcurl gives for the base with a fragment set, before the '#' it adds
  * (a '#' anywhere else in a URL libcurl spells is percent-encoded). */
 static void set_self(struct page *page)
@@ -111,6 +111,11 @@ void parse_page_locate(struct page *page, const json_t *rec, const char *base_hr
  * a fragment may hold as libcurl leaves it. */
 static const uint64_t plain_chars[2] = { 0xafffffd200000000u, 0x47fffffe87ffffffu };
 
+static bool is_plain_char(unsigned char c)
+{
+	return c < 128 && (plain_chars[c >> 6] >> (c & 63) & 1);
+}
+
 /* Whether the fragment after a '#' (frag, to its end) is one libcurl
  * keeps as it is: not empty (libcurl drops an empty one), plain
  * characters only. */
@@ -119,7 +124,7 @@ static bool is_plain_fragment(const char *frag)
 	if (!*frag)
 		return false;
 	for (const unsigned char *p = (const unsigned char *)frag; *p; p++)
-		if (*p >= 128 || !(plain_chars[*p >> 6] >> (*p & 63) & 1))
+		if (!is_plain_char(*p))
 			return false;
 	return true;
 }
@@ -141,13 +146,12 @@ static bool is_unreserved_fragment(const char *frag)
 /* parse_is_plain_root_relative for the first n bytes of ref. */
 static bool is_plain_root_relative_n(const char *ref, size_t n)
 {
-	const uint64_t *allowed = plain_chars;
 	const char *query = NULL;
 
 	if (n < 1 || ref[0] != '/' || (n > 1 && ref[1] == '/'))
 		return false;
 	for (const unsigned char *p = (const unsigned char *)ref, *end = p + n; p < end; p++) {
-		if (*p >= 128 || !(allowed[*p >> 6] >> (*p & 63) & 1))
+		if (!is_plain_char(*p))
 			return false;
 		if (*p == '/' && p + 1 < end && p[1] == '.')
 			return false; /* a dot segment, perhaps */
