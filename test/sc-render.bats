@@ -458,6 +458,32 @@ interrupt() {
 	assert_equal "$(jq -r '.error.kind // "ok"' out.jsonl | sort | tr '\n' ' ')" "cancelled timeout timeout "
 }
 
+@test "a drain reads on to the input's end: lines written after the signal (an sc-fetch draining before it) each make a record" {
+	mkfifo in
+	sc-render -c 1 <in >out.jsonl 2>err.txt 3>&- &
+	local pid=$! b
+	exec 5>in
+	b=$(browser_of $pid) || fail "no browser"
+	echo "$SC_BASE/js.html" >&5
+	for _ in $(seq 100); do [ -s out.jsonl ] && break; sleep 0.1; done
+	[ -s out.jsonl ] || fail "no first record: $(cat err.txt)"
+	kill -TERM $pid
+	# The browser goes once no page is in flight: the drain has begun.
+	assert_no_orphan "$b"
+	printf '%s\n' "$SC_BASE/js.html?late" \
+		'{"url":"http://127.0.0.1:9/x","ok":false,"error":{"kind":"connect","message":"refused"}}' \
+		'{"url":' >&5
+	exec 5>&-
+	status=0
+	wait "$pid" || status=$?
+	assert_equal "$status" 143
+	assert_equal "$(jq -c . out.jsonl | wc -l)" 4
+	assert_equal "$(jq -r '[.ok, (.error.kind // "-")] | @tsv' out.jsonl)" "$(printf 'true\t-\nfalse\tcancelled\nfalse\tconnect\nfalse\tbad_input')"
+	assert_equal "$(sed -n 3p out.jsonl)" '{"url":"http://127.0.0.1:9/x","ok":false,"error":{"kind":"connect","message":"refused"}}'
+	# Nothing after the signal reached the server.
+	assert_equal "$(sc_server_log '[.[] | select(.path | endswith("?late"))] | length')" 0
+}
+
 @test "SIGINT drains too: exit 130, no Chromium left" {
 	interrupt INT
 	status=0

@@ -538,21 +538,33 @@ static bool read_line(struct render *r, struct sc_lines *in)
 	return false;
 }
 
+/* Whether to read another line now.  --keep-order: a page slow to end
+ * holds the records after it; past a bound, no more is read until it
+ * ends.  A drain reads on to the end of the input, as sc-retry does: the
+ * records an sc-fetch before it writes while it drains on the same signal
+ * would otherwise be lost, and each line read keeps its record. */
+static bool wants_input(const struct render *r)
+{
+	if (r->input_done || r->nheld >= (size_t)r->opts.concurrency * 16)
+		return false;
+	return r->draining || r->queued < (size_t)r->opts.concurrency;
+}
+
 static int run(struct render *r, struct sc_lines *in)
 {
 	for (;;) {
-		if (sc_stop_signal && !r->draining) {
+		if (sc_stop_signal)
 			r->draining = true;
-			flush_queue(r, "cancelled", "sc-render was interrupted");
-		}
-		/* --keep-order: a page slow to end holds the records after it;
-		 * past a bound, no more is read until it ends. */
-		bool want_input = !r->input_done && !r->draining &&
-		                  r->queued < (size_t)r->opts.concurrency &&
-		                  r->nheld < (size_t)r->opts.concurrency * 16;
+		bool want_input = wants_input(r);
 		while (want_input && sc_lines_buffered(in) && read_line(r, in))
-			want_input = r->queued < (size_t)r->opts.concurrency &&
-			             r->nheld < (size_t)r->opts.concurrency * 16;
+			want_input = wants_input(r);
+		/* A drain starts no page: what waits for a tab, and every page
+		 * read after the signal, is a cancelled record at once. */
+		if (r->draining) {
+			flush_queue(r, "cancelled", "sc-render was interrupted");
+			if (r->in_flight == 0)
+				browser_stop(&r->b); /* no page will need it */
+		}
 		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
 			/* Past the bound: no more pages until it is restarted. */
 			r->rss_checked = r->b.pages;
@@ -567,7 +579,7 @@ static int run(struct render *r, struct sc_lines *in)
 		if (r->b.pid == 0 && r->queue && restart_browser(r) < 0)
 			return SC_EXIT_FAILURE;
 		assign(r);
-		if ((r->input_done || r->draining) && !r->queue && r->in_flight == 0)
+		if (r->input_done && !r->queue && r->in_flight == 0)
 			return r->read_error ? SC_EXIT_FAILURE : 0;
 		double next = admit_next(r, tab_next_deadline(r));
 		int ms = (int)(next - sc_now_ms());
