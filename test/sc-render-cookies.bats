@@ -128,3 +128,62 @@ set_url() {
 	assert_equal "$stderr" "sc-render: --cookies: dir: not a file"
 	assert_equal "$output" ""
 }
+
+# A record for URL, with a "session" member S (none when S is empty).
+session_rec() {
+	jq -cn --arg u "$1" --arg s "$2" '{url: $u} + (if $s == "" then {} else {session: $s} end)'
+}
+
+@test "a record's session: a jar of its own, apart from the run's (--cookies' file) and from the others; the member travels" {
+	: >jar.txt
+	{
+		session_rec "$(set_url 'a=1; Path=/')" alice
+		session_rec "$(set_url 'b=2; Path=/; HttpOnly')" bob
+		session_rec "$(set_url 'r=0; Path=/')" ''
+		session_rec "$SC_BASE/set-cookie" alice
+		session_rec "$SC_BASE/set-cookie" bob
+		session_rec "$SC_BASE/set-cookie" ''
+	} >in
+	run -0 --separate-stderr sc-render -c 1 --keep-order --cookies jar.txt <in
+	printf '%s\n' "$output" >out
+	run -0 cookie_fields out
+	assert_output "$(printf '\n\n\na=1\nb=2\nr=0')"
+	assert_equal "$(jq -r '.session // "-"' out | tr '\n' ' ')" "alice bob - alice bob - "
+	# The sessions' cookies are in memory only: the file has the run's.
+	run -0 awk -F '\t' '!/^#[^H]/ && NF == 7 { print $6 "=" $7 }' jar.txt
+	assert_output 'r=0'
+	# Three tabs, pages of each jar at once: each page sees its own.
+	for s in alice bob carol alice bob carol; do session_rec "$(set_url "$s=x; Path=/")" "$s"; done >in2
+	for s in alice bob carol alice bob carol; do session_rec "$SC_BASE/set-cookie" "$s"; done >in3
+	run -0 --separate-stderr sc-render -c 3 --keep-order < <(cat in2 in3)
+	assert_equal "$(cookie_fields <<<"$output" | tail -6 | tr '\n' ' ')" "alice=x bob=x carol=x alice=x bob=x carol=x "
+}
+
+@test "the jars' cookies outlive a browser restarted after every page (--browser-pages 1), session cookies and HttpOnly ones too" {
+	{
+		session_rec "$(set_url 'sid=s1; Path=/; HttpOnly')" alice
+		session_rec "$(set_url 'run=r1; Path=/; Max-Age=600')" ''
+		session_rec "$SC_BASE/set-cookie" alice
+		session_rec "$SC_BASE/set-cookie" ''
+		session_rec "$(set_url 'sid=; Max-Age=0')" alice
+		session_rec "$SC_BASE/set-cookie" alice
+	} >in
+	run -0 --separate-stderr sc-render -c 1 --keep-order --browser-pages 1 <in
+	printf '%s\n' "$output" >out
+	run -0 cookie_fields out
+	assert_output "$(printf '\n\nsid=s1\nrun=r1\nsid=s1\n')"
+}
+
+@test "a record's session that is not a non-empty string is a bad_input record, in sc-fetch's words" {
+	{
+		jq -cn --arg u "$SC_BASE/set-cookie" '{url: $u, session: ""}'
+		jq -cn --arg u "$SC_BASE/set-cookie" '{url: $u, session: 7}'
+		session_rec "$SC_BASE/set-cookie" ok
+	} >in
+	run -3 --separate-stderr sc-render -c 1 --keep-order <in
+	assert_equal "$(jq -r '[.ok, (.error.kind // "-"), (.error.message // "-")] | @tsv' <<<"$output")" \
+		"$(printf 'false\tbad_input\t"session" is not a non-empty string\nfalse\tbad_input\t"session" is not a non-empty string\ntrue\t-\t-')"
+	# sc-fetch says it so.
+	run -3 --separate-stderr sc-fetch -q < <(sed -n 1p in)
+	assert_equal "$(jq -r .error.message <<<"$output")" '"session" is not a non-empty string'
+}

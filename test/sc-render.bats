@@ -305,6 +305,23 @@ paths_asked() {
 	assert_equal "${stderr%%$'\n'*}" "sc-render: --from-warc asks nothing of the network: not with --per-host"
 }
 
+@test "--contact: Chromium's own agent with (+URL) on every request, robots.txt asked as sc-render/VERSION (+URL); -A wins; a bad one is a usage error" {
+	local v
+	v=$(sc-render -V | awk '{ print $2; exit }')
+	run -0 --separate-stderr sc-render --robots --contact mailto:ops@example.org <<<"$SC_BASE/many.html?1"
+	jq -e .ok <<<"$output" >/dev/null || fail "$output"
+	run -0 sc_server_log '[.[] | select(.path != "/robots.txt") | .agent] | unique | length'
+	assert_output 1
+	run -0 sc_server_log '[.[] | select(.path != "/robots.txt") | .agent][0]'
+	assert_output --regexp '^"Mozilla/5\.0 .*Chrome/[0-9.]+ .*\(\+mailto:ops@example\.org\)"$'
+	assert_equal "$(sc_server_log '[.[] | select(.path == "/robots.txt") | .agent]')" "[\"sc-render/$v (+mailto:ops@example.org)\"]"
+	sc_server_reset
+	run -0 --separate-stderr sc-render -A 'mine/2' --contact https://example.org/bot <<<"$SC_BASE/many.html?2"
+	assert_equal "$(sc_server_log '[.[] | .agent] | unique')" '["mine/2"]'
+	run -2 --separate-stderr sc-render --contact 'https://x.org/(a)' </dev/null
+	assert_equal "${stderr%%$'\n'*}" "sc-render: --contact: 'https://x.org/(a)' is not an http(s) URL or a mailto: address (visible ASCII, no parentheses)"
+}
+
 @test "a record's request: the document sent with its method, headers and body, as sc-fetch sends it; a bad one is bad_input" {
 	{
 		echo '{"url":"'"$SC_BASE"'/echo","request":{"method":"POST","headers":{"X-Rec":"1","user-agent":"rec/2"},"body":{"a":[1,2]}},"id":7}'

@@ -139,7 +139,7 @@ bool admit_intercepts(const struct render *r)
 {
 	return r->opts.robots || r->opts.block_types || r->opts.nglobs || r->opts.delay_ms ||
 	       r->opts.nfrom || r->opts.per_host || r->opts.origin_state || r->opts.user_agent ||
-	       r->opts.headers;
+	       r->opts.contact || r->opts.headers;
 }
 
 #define MAX_CRAWL_DELAY_MS 30000.0 /* a Crawl-delay longer is taken as this */
@@ -294,10 +294,18 @@ static void fetch_robots(struct admit *a, struct origin *o)
 		a->fetcher = sc_fetcher_new(fetched, a);
 		for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
 			(void)sc_fetcher_setopt(a->fetcher, set[i].opt, set[i].value, NULL);
+		/* -A's, else sc-render's own, with --contact's comment. */
+		const struct render_opts *ro = &a->r->opts;
+		char *agent = NULL;
+		if (!ro->user_agent && ro->contact &&
+		    asprintf(&agent, "sc-render/" SC_VERSION " (+%s)", ro->contact) < 0)
+			sc_die(1, "out of memory");
 		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_USER_AGENT,
-		                        a->r->opts.user_agent ? a->r->opts.user_agent
-		                                              : "sc-render/" SC_VERSION,
+		                        agent            ? agent
+		                        : ro->user_agent ? ro->user_agent
+		                                         : "sc-render/" SC_VERSION,
 		                        NULL);
+		free(agent);
 		/* A deadline on it: the command deadline. */
 		snprintf(secs, sizeof(secs), "%.3f", a->r->opts.command_ms / 1000.0);
 		(void)sc_fetcher_setopt(a->fetcher, SC_FETCHOPT_TIMEOUT, secs, NULL);

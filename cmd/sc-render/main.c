@@ -122,6 +122,23 @@ static int set_agent(void *base, const struct sc_opt *row, const char *arg, char
 	return 0;
 }
 
+/* --contact: sc-fetch's check; the browser's agent is made with it when
+ * the browser starts (start_browser). */
+static int set_contact(void *base, const struct sc_opt *row, const char *arg, char *err,
+                       size_t errlen)
+{
+	struct render_opts *o = base;
+	(void)row;
+	if (!fetch_contact_ok(arg))
+		return snprintf(err, errlen,
+		                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
+		                " (visible ASCII, no parentheses)",
+		                arg),
+		       -1;
+	o->contact = arg;
+	return 0;
+}
+
 #define AT(m) SC_OPT_AT(struct render_opts, m)
 static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("concurrency", 'c', "N", AT(concurrency), 1, 64),
@@ -150,6 +167,7 @@ static const struct sc_opt rows[] = {
 	SC_OPT_ROW_WHOLE("per-host", 0, "N", AT(per_host), 0, 100000),
 	SC_OPT_ROW_STRING("origin-state", 0, "FILE", AT(origin_state)),
 	SC_OPT_ROW_CALL("user-agent", 'A', "AGENT", set_agent, 0),
+	SC_OPT_ROW_CALL("contact", 0, "url", set_contact, 0),
 	SC_OPT_ROW_CALLS("header", 'H', "'NAME: VALUE'", add_header, 0),
 	SC_OPT_ROW_STRING("cookies", 0, "FILE", AT(cookies)),
 	SC_OPT_ROW_FLAG("keep-order", 0, AT(keep_order)),
@@ -322,6 +340,29 @@ static json_t *call_sync(struct browser *b, long id, int ms)
 	return c.reply;
 }
 
+/* --contact without -A: the agent is Chromium's own with the contact as
+ * a comment, "... Safari/537.36 (+URL)", as sc-fetch names it in its own;
+ * asked of the first browser, the same binary for the run. */
+static int contact_agent(struct render *r, char *err, size_t errlen)
+{
+	json_t *reply = call_sync(&r->b, browser_send(&r->b, NULL, "Browser.getVersion", NULL),
+	                          r->opts.command_ms);
+	const char *ua =
+	        json_string_value(json_object_get(json_object_get(reply, "result"), "userAgent"));
+
+	if (!ua || !*ua) {
+		json_decref(reply);
+		browser_stop(&r->b);
+		return snprintf(err, errlen, "%s: the browser did not say its User-Agent",
+		                r->opts.browser),
+		       -1;
+	}
+	if (asprintf(&r->agent, "%s (+%s)", ua, r->opts.contact) < 0)
+		sc_die(SC_EXIT_FAILURE, "out of memory");
+	json_decref(reply);
+	return 0;
+}
+
 static int start_browser(struct render *r, char *err, size_t errlen)
 {
 	if (browser_start(&r->b, &r->opts, err, errlen) < 0)
@@ -339,6 +380,8 @@ static int start_browser(struct render *r, char *err, size_t errlen)
 	r->b.context = sc_strdup(ctx);
 	json_decref(reply);
 	cookies_browser_new(r);
+	if (r->opts.contact && !r->opts.user_agent && !r->agent)
+		return contact_agent(r, err, errlen);
 	return 0;
 }
 
@@ -429,6 +472,9 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 	}
 	const char *problem =
 	        it.bad ? NULL : fetch_request_problem(json_object_get(it.rec, "request"));
+	const json_t *session = it.bad ? NULL : json_object_get(it.rec, "session");
+	if (!problem && session && (!json_is_string(session) || json_string_length(session) == 0))
+		problem = "\"session\" is not a non-empty string"; /* sc-fetch's words */
 	if (problem) {
 		json_decref(it.rec);
 		it.rec = sc_record_bad_input(line->number, line->text, line->len, problem);
@@ -454,16 +500,36 @@ static void take_line(struct render *r, const struct sc_lines *in, const struct 
 	json_decref(it.rec);
 }
 
-/* Hands queued pages to free tabs. */
-static void assign(struct render *r)
+/* The free tab for a page of jar j: one whose target is of j's context,
+ * else one with no target, else one whose target must go; or NULL. */
+static struct tab *free_tab(struct render *r, const struct jar *j)
 {
-	for (int i = 0; i < r->opts.concurrency && r->queue; i++) {
+	struct tab *best = NULL;
+	int best_rank = 0;
+
+	for (int i = 0; i < r->opts.concurrency; i++) {
 		struct tab *t = &r->tabs[i];
 		if (t->page || (t->state != TAB_FREE && t->state != TAB_IDLE))
 			continue;
+		int rank = t->state == TAB_FREE ? 2 : t->jar == j ? 3 : 1;
+		if (rank > best_rank) {
+			best = t;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/* Hands queued pages to free tabs. */
+static void assign(struct render *r)
+{
+	while (r->queue) {
 		if (r->b.pages >= r->opts.browser_pages)
 			return; /* the browser is recycled once its pages are done */
 		struct page *p = r->queue;
+		struct tab *t = free_tab(r, jar_of(r, p->session));
+		if (!t)
+			return;
 		r->queue = p->next;
 		if (!r->queue)
 			r->queue_tail = NULL;
@@ -623,6 +689,8 @@ int main(int argc, char **argv)
 	sc_stdio_hold();
 	sc_setprogname(argv[0]);
 	parse_options(&r, argc, argv);
+	if (r.opts.user_agent)
+		r.agent = sc_strdup(r.opts.user_agent);
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		sc_die(SC_EXIT_FAILURE, "pipe:");
@@ -649,6 +717,7 @@ int main(int argc, char **argv)
 		tab_clear(&r, &r.tabs[i]);
 	free(r.tabs);
 	free(r.opts.js_expr);
+	free(r.agent);
 	json_decref(r.opts.headers);
 	for (int i = 0; i < r.opts.nglobs; i++)
 		free(r.opts.block_globs[i]);

@@ -23,6 +23,7 @@ void page_free(struct page *p)
 	free(p->method);
 	json_decref(p->req_headers);
 	free(p->post);
+	free(p->session);
 	free(p);
 }
 
@@ -71,6 +72,9 @@ struct page *page_from_item(json_t *rec, const char *url, size_t ulen, size_t li
 	p->url = sc_strndup(url, ulen);
 	p->in = rec ? json_incref(rec) : json_object();
 	if (rec) {
+		const char *session = json_string_value(json_object_get(rec, "session"));
+		if (session)
+			p->session = sc_strdup(session);
 		const char *body = json_string_value(json_object_get(rec, "body"));
 		const char *b64 = json_string_value(json_object_get(rec, "body_base64"));
 		const char *ct = json_string_value(json_object_get(rec, "content_type"));

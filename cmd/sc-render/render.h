@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/strtab.h"
+
 /* What the command line says. */
 struct render_opts {
 	int concurrency;      /* -c: tabs in flight */
@@ -45,6 +47,7 @@ struct render_opts {
 	int per_host;             /* --per-host: requests in flight to one origin */
 	const char *origin_state; /* --origin-state: the crawl's pace file */
 	const char *user_agent;   /* -A */
+	const char *contact;      /* --contact: in the agent Chromium's is made, or NULL */
 	json_t *headers;          /* -H: name -> value (owned), or NULL */
 	const char *cookies;      /* --cookies: the crawl's jar file, or NULL */
 	bool keep_order;          /* --keep-order */
@@ -83,6 +86,7 @@ struct page {
 	json_t *req_headers;
 	char *post;
 	size_t post_len;
+	char *session;  /* its "session" member, the jar it renders in, or NULL */
 	int attempts;   /* tries so far */
 	double started; /* sc_now_ms of the first try */
 	long long fetched_at;
@@ -98,7 +102,7 @@ struct browser {
 	char *in;     /* what came from fd 4 and is not a whole message yet */
 	size_t inlen, incap;
 	long next_id;
-	char *context; /* the browser context of this run */
+	char *context; /* the browser context of this run (the run's jar's) */
 	int pages;     /* pages started in it */
 };
 int browser_start(struct browser *b, const struct render_opts *o, char *err, size_t errlen);
@@ -118,6 +122,7 @@ long browser_rss_kib(const struct browser *b);
 /* ---- tab.c: one tab, one page at a time ---- */
 enum tab_state {
 	TAB_FREE,     /* no tab yet */
+	TAB_CONTEXT,  /* waiting for its jar's context to be made */
 	TAB_CREATING, /* Target.createTarget sent */
 	TAB_ATTACHING,
 	TAB_IDLE,        /* ready for a page */
@@ -133,11 +138,12 @@ enum tab_state {
 };
 struct tab {
 	enum tab_state state;
-	char *target, *session;
-	struct page *page; /* the page on it, or NULL */
-	int pages;         /* pages it rendered */
-	long pending;      /* the command waited for, or 0 */
-	double deadline;   /* that command's deadline */
+	char *target, *session; /* its target, and the DevTools session on it */
+	struct jar *jar;        /* the jar whose context the target is in, or NULL */
+	struct page *page;      /* the page on it, or NULL */
+	int pages;              /* pages it rendered */
+	long pending;           /* the command waited for, or 0 */
+	double deadline;        /* that command's deadline */
 	double page_deadline;
 	double next_poll;
 	/* What the page did. */
@@ -165,6 +171,21 @@ struct tab {
 	json_t *dom;           /* the DOM read, while its cookies are saved (owned), or NULL */
 };
 
+/* A cookie jar: the cookies of one browser context.  The run's (render's
+ * run_jar) is the browser's own context (browser's context), shared with
+ * --cookies' file; each record "session" has one of its own, made when
+ * its first page comes and kept in memory.  Its cookies, read after each
+ * page, go into the context made again when the browser is restarted. */
+struct jar {
+	struct sc_strtab_link link; /* in render's jars, by name (sessions') */
+	char *name;                 /* the session; NULL: the run's jar */
+	char *context;              /* a session's browserContextId, or NULL */
+	long making;                /* its Target.createBrowserContext's id, or 0 */
+	json_t *kept; /* its cookies as last read (Storage.setCookies' shape, owned; not
+	               * the run's with --cookies: the file keeps those), or NULL */
+	bool refill;  /* its context is new: kept goes in at its next page */
+};
+
 struct render;
 /* The loop's state, shared by the files. */
 struct render {
@@ -181,10 +202,14 @@ struct render {
 	struct render_warc *warc;       /* --warc's writer (warc.c), or NULL */
 	struct replay *replay;          /* --from-warc's archives (replay.c), or NULL */
 	struct render_cookies *cookies; /* --cookies' jar file (cookies.c), or NULL */
-	size_t passed;                  /* fetch records written as they came (not needed) */
-	size_t inputs;                  /* input lines that make a record, so far */
-	size_t next_out;                /* --keep-order: the order of the next record out */
-	struct held_line *held;         /* --keep-order: records made before their turn */
+	struct jar run_jar;             /* the run's cookies (cookies.c) */
+	char *agent;            /* the browser's User-Agent: -A's, Chromium's with --contact's
+	              * comment (owned), or NULL: Chromium's own, untouched */
+	struct sc_strtab jars;  /* the sessions' jars (owned, cookies.c) */
+	size_t passed;          /* fetch records written as they came (not needed) */
+	size_t inputs;          /* input lines that make a record, so far */
+	size_t next_out;        /* --keep-order: the order of the next record out */
+	struct held_line *held; /* --keep-order: records made before their turn */
 	size_t nheld;
 	bool draining, input_done, read_error;
 };
@@ -265,21 +290,34 @@ void replay_free(struct render *r);
  * URL added to t->missing. */
 void replay_paused(struct render *r, struct tab *t, const json_t *params);
 
-/* ---- cookies.c: --cookies, the crawl's jar file shared with the context ---- */
+/* ---- cookies.c: the cookie jars; --cookies, the crawl's file, is the run's ---- */
 /* Opens the file; -1 with why. */
 int cookies_init(struct render *r, char *err, size_t errlen);
+/* Frees the file and every jar. */
 void cookies_free(struct render *r);
-/* A browser (a context) started: it holds none of the file's cookies. */
+/* A browser started: its contexts hold none of the jars' cookies, and the
+ * sessions' contexts are to be made again. */
 void cookies_browser_new(struct render *r);
-/* Before a page: the file's changes sent to the context; the command's
- * id, to wait for before navigating, or 0 when there was none. */
-long cookies_before(struct render *r);
+/* The jar of a page's session (NULL: the run's), added when new. */
+struct jar *jar_of(struct render *r, const char *session);
+/* The jar's browserContextId, or NULL while a session's is not made. */
+const char *jar_context(const struct render *r, const struct jar *j);
+/* A session's context asked for (once while unanswered): the command's id. */
+long jar_make(struct render *r, struct jar *j);
+/* A reply that made a jar's context: that jar (its context set, or left
+ * NULL when the browser refused), else NULL. */
+struct jar *jar_reply(struct render *r, long id, const json_t *msg);
+/* Before a page: what the jar holds that its context lacks put into it
+ * (the file's changes, for the run's jar with --cookies; all it kept,
+ * into a context made again); the command's id, to wait for before
+ * navigating, or 0 when none was sent. */
+long cookies_before(struct render *r, struct jar *j);
 /* After a page's DOM is read: the context's cookies asked for; the
- * command's id (its reply to cookies_got), or 0 without --cookies. */
-long cookies_after(struct render *r);
-/* Storage.getCookies' result: merged into the file, and others' changes
- * into the context. */
-void cookies_got(struct render *r, const json_t *result);
+ * command's id, its reply to cookies_got. */
+long cookies_after(struct render *r, struct jar *j);
+/* Storage.getCookies' result: kept (and, for the run's jar with
+ * --cookies, merged into the file, and others' changes into the context). */
+void cookies_got(struct render *r, struct jar *j, const json_t *result);
 
 /* ---- output.c: records out, in the input's order with --keep-order ---- */
 /* Writes rec (or the encoded line text[0..len)), the input's order-th, now

@@ -136,11 +136,11 @@ static void navigate(struct render *r, struct tab *t, double now)
 	t->next_poll = now;
 }
 
-/* The page begins: the crawl's jar's changes put into the context first
- * (--cookies), then the navigation. */
+/* The page begins: what its jar holds that the context lacks put into it
+ * first, then the navigation. */
 static void begin(struct render *r, struct tab *t, double now)
 {
-	long id = cookies_before(r);
+	long id = cookies_before(r, t->jar);
 
 	if (!id) {
 		navigate(r, t, now);
@@ -150,24 +150,72 @@ static void begin(struct render *r, struct tab *t, double now)
 	track(r, t, id, now + r->opts.command_ms);
 }
 
+/* A target in the tab's jar's context. */
+static void create_target(struct render *r, struct tab *t, double now)
+{
+	t->state = TAB_CREATING;
+	track(r, t,
+	      browser_send(&r->b, NULL, "Target.createTarget",
+	                   json_pack("{s:s,s:s}", "url", "about:blank", "browserContextId",
+	                             jar_context(r, t->jar))),
+	      now + r->opts.command_ms);
+}
+
+static void close_target(struct render *r, struct tab *t)
+{
+	browser_send(&r->b, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", t->target));
+	set_str(&t->target, NULL);
+	set_str(&t->session, NULL);
+	t->state = TAB_FREE;
+	t->pages = 0;
+}
+
 void tab_start_page(struct render *r, struct tab *t, struct page *p)
 {
 	double now = sc_now_ms();
+	struct jar *j = jar_of(r, p->session);
 
 	t->page = p;
 	p->attempts++;
 	r->in_flight++;
 	r->b.pages++;
+	/* A tab is of one context: a page of another jar takes a new one. */
+	if (t->state == TAB_IDLE && t->jar != j)
+		close_target(r, t);
+	t->jar = j;
 	if (t->state == TAB_IDLE) {
 		begin(r, t, now);
 		return;
 	}
-	t->state = TAB_CREATING;
-	track(r, t,
-	      browser_send(&r->b, NULL, "Target.createTarget",
-	                   json_pack("{s:s,s:s}", "url", "about:blank", "browserContextId",
-	                             r->b.context)),
-	      now + r->opts.command_ms);
+	if (!jar_context(r, j)) {
+		/* A session's first page since the browser started. */
+		t->state = TAB_CONTEXT;
+		track(r, t, jar_make(r, j), now + r->opts.command_ms);
+		return;
+	}
+	create_target(r, t, now);
+}
+
+/* A jar's context is made (or refused): its tabs that waited go on. */
+static void context_made(struct render *r, const struct jar *j, const json_t *msg)
+{
+	double now = sc_now_ms();
+	char why[256];
+
+	snprintf(why, sizeof(why), "the browser refused a context: %s",
+	         str(json_object_get(msg, "error"), "message")
+	                 ? str(json_object_get(msg, "error"), "message")
+	                 : "?");
+	for (int i = 0; i < r->opts.concurrency; i++) {
+		struct tab *t = &r->tabs[i];
+		if (t->state != TAB_CONTEXT || t->jar != j)
+			continue;
+		t->pending = 0;
+		if (j->context)
+			create_target(r, t, now);
+		else
+			tab_drop(r, t, why);
+	}
 }
 
 /* Reads the document as it stands. */
@@ -394,12 +442,7 @@ static void page_done(struct render *r, struct tab *t, const json_t *value)
 	r->in_flight--;
 	t->pages++;
 	if (t->pages >= r->opts.tab_pages) {
-		browser_send(&r->b, NULL, "Target.closeTarget",
-		             json_pack("{s:s}", "targetId", t->target));
-		set_str(&t->target, NULL);
-		set_str(&t->session, NULL);
-		t->state = TAB_FREE;
-		t->pages = 0;
+		close_target(r, t);
 	} else {
 		t->state = TAB_IDLE;
 	}
@@ -462,9 +505,9 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		if (r->warc || r->replay)
 			send_tab(r, t, "Network.setCacheDisabled",
 			         json_pack("{s:b}", "cacheDisabled", 1));
-		if (r->opts.user_agent)
+		if (r->agent)
 			send_tab(r, t, "Network.setUserAgentOverride",
-			         json_pack("{s:s}", "userAgent", r->opts.user_agent));
+			         json_pack("{s:s}", "userAgent", r->agent));
 		if (r->opts.headers)
 			send_tab(r, t, "Network.setExtraHTTPHeaders",
 			         json_pack("{s:O}", "headers", r->opts.headers));
@@ -535,12 +578,9 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 	}
 	case TAB_READING: {
 		json_t *dom = json_object_get(json_object_get(res, "result"), "value");
-		long id = cookies_after(r);
-		if (!id) {
-			page_done(r, t, dom);
-			break;
-		}
-		/* The record waits for its cookies to be in the file. */
+		long id = cookies_after(r, t->jar);
+		/* The record waits for its cookies to be kept (in the file,
+		 * with --cookies). */
 		t->dom = json_incref(dom);
 		t->state = TAB_COOKIES_OUT;
 		track(r, t, id, now + r->opts.command_ms);
@@ -550,7 +590,7 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		json_t *dom = t->dom;
 		t->dom = NULL;
 		if (!err)
-			cookies_got(r, res);
+			cookies_got(r, t->jar, res);
 		page_done(r, t, dom);
 		json_decref(dom);
 		break;
@@ -613,7 +653,7 @@ static json_t *continued(const struct render *r, const json_t *params, const str
 			free(b64);
 		}
 	}
-	if (!r->opts.user_agent && !r->opts.headers && !(p && p->req_headers))
+	if (!r->agent && !r->opts.headers && !(p && p->req_headers))
 		return c;
 	/* By lowercased name: each later one replaces a field of its name,
 	 * whatever its case (the request's, -A, -H, then the record's). */
@@ -622,8 +662,8 @@ static json_t *continued(const struct render *r, const json_t *params, const str
 	{
 		merge(merged, k, v);
 	}
-	if (r->opts.user_agent) {
-		json_t *ua = json_string(r->opts.user_agent);
+	if (r->agent) {
+		json_t *ua = json_string(r->agent);
 		merge(merged, "User-Agent", ua);
 		json_decref(ua);
 	}
@@ -815,6 +855,11 @@ void tab_on_message(struct render *r, json_t *msg)
 		long n = (long)json_integer_value(id);
 		if (warc_reply(r, n, msg))
 			return;
+		const struct jar *j = jar_reply(r, n, msg);
+		if (j) {
+			context_made(r, j, msg);
+			return;
+		}
 		for (int i = 0; i < r->opts.concurrency; i++)
 			if (r->tabs[i].pending == n) {
 				on_reply(r, &r->tabs[i], msg);

@@ -188,6 +188,10 @@ bool fetch_submit_input(struct fetch_engine *e, json_t *rec, const struct sc_lin
 /* Why a record's "request" member cannot be sent ("request.method is not a
  * method name"), or NULL when it can (or there is none). */
 const char *fetch_request_problem(const json_t *req);
+/* Whether --contact's value can name the operator in a User-Agent's
+ * comment: an http(s) URL or a mailto: address, visible ASCII without
+ * parentheses or backslashes. */
+bool fetch_contact_ok(const char *contact);
 /* Why a record's url (n bytes) cannot be requested as it is ("not a
  * valid URL: it holds a control character"), or NULL. */
 const char *fetch_url_problem(const char *url, size_t n);

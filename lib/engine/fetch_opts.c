@@ -134,18 +134,23 @@ static int set_user_agent(void *base, const struct sc_opt *row, const char *arg,
  * reaches whoever runs the crawl, named in the default User-Agent as a
  * comment, "sc-fetch/VERSION (+CONTACT)", as Heritrix requires of its
  * operators.  Visible ASCII without parentheses: it goes in a comment. */
+bool fetch_contact_ok(const char *contact)
+{
+	bool scheme = strncmp(contact, "http://", 7) == 0 || strncmp(contact, "https://", 8) == 0 ||
+	              strncmp(contact, "mailto:", 7) == 0;
+	const char *p = contact;
+	while (*p > ' ' && *p < 0x7f && *p != '(' && *p != ')' && *p != '\\')
+		p++;
+	return scheme && !*p && strlen(contact) >= 9;
+}
+
 static int set_contact(void *base, const struct sc_opt *row, const char *arg, char *err,
                        size_t errlen)
 {
 	struct fetch_options *opts = base;
 
 	(void)row;
-	bool scheme = strncmp(arg, "http://", 7) == 0 || strncmp(arg, "https://", 8) == 0 ||
-	              strncmp(arg, "mailto:", 7) == 0;
-	const char *p = arg;
-	while (*p > ' ' && *p < 0x7f && *p != '(' && *p != ')' && *p != '\\')
-		p++;
-	if (!scheme || *p || strlen(arg) < 9)
+	if (!fetch_contact_ok(arg))
 		return snprintf(err, errlen,
 		                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
 		                " (visible ASCII, no parentheses)",
