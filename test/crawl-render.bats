@@ -79,9 +79,12 @@ pages() {
 	warc_readers_present
 	printf '%s\n' "$SC_BASE/fetch-json.html" "$SC_BASE/static.html" >seeds.txt
 	run -0 crawl_make SEEDS=seeds.txt DEPTH=0 DIR=c PROGRESS=0 RENDER=auto WARC=1 PARSE_ARGS=--keep-body \
-		RENDER_ARGS='--wait selector:#done'
+		RENDER_ARGS='--wait selector:#done' CONTACT=mailto:ops@example.org
 	run -0 jq -r 'select(.url | endswith("fetch-json.html")) | .body | contains("RENDERED-FETCH-JSON")' c/pages.jsonl
 	assert_output true
+	# CONTACT names the crawl's operator in the browser's requests too.
+	run -0 sc_server_log '[.[] | select(.path == "/data/items.json") | .agent | test("Chrome/.*\\(\\+mailto:ops@example\\.org\\)$")]'
+	assert_output '[true]'
 	local files=(c/warc/*.warc.gz)
 	assert_equal "${#files[@]}" 2
 	assert_equal "${files[1]%.warc.gz}-render.warc.gz" "${files[0]}"

@@ -67,7 +67,12 @@ stand_ins() {
 		printf '%s\n' "\$@" >"$PWD/parse.args"
 		cat
 	EOF
-	chmod +x fake/sc-fetch fake/sc-parse
+	cat >fake/sc-render <<-EOF
+		#!/bin/sh
+		printf '%s\n' "\$@" >"$PWD/render.args"
+		cat
+	EOF
+	chmod +x fake/sc-fetch fake/sc-parse fake/sc-render
 	PATH=$PWD/fake:$PATH
 }
 
@@ -274,6 +279,18 @@ tmp_chunk() {
 	job=$(WORKERS=w1 ADAPTIVE=0 "$STEPS" worker-job)
 	run -0 sh -c "$job" <in
 	grep -qx -- --no-adaptive fetch.args
+}
+
+@test "worker-job with RENDER=1: sc-render between sc-fetch and sc-parse, with the crawl's politeness (PER_HOST, CONTACT, the worker's origin state and robots cache) and RENDER_ARGS as the worker's words" {
+	stand_ins
+	local job
+	job=$(WORKERS=w1 RENDER=1 RENDER_C=3 CONTACT=mailto:ops@example.org RENDER_ARGS="--delay 250 -A bot/\$SC_WORKER" "$STEPS" worker-job)
+	urls a:2 >in
+	run -0 env SC_WORKER=w7 XDG_CACHE_HOME="$PWD/cache" sh -c "$job" <in
+	assert_output "$(cat in)"
+	run -0 cat render.args
+	assert_output "$(printf '%s\n' -c 3 --per-host 2 --contact mailto:ops@example.org --robots --robots-cache "$PWD/cache/sc/robots.cache" --origin-state "$PWD/cache/sc/origins.db" --delay 250 -A bot/w7)"
+	grep -qx -- --contact fetch.args
 }
 
 @test "worker-job N ID with WARC=1: sc-fetch writes the chunk's archive under its local name, in the job's folder; N ID are needed" {

@@ -101,7 +101,11 @@ render_options() {
 	1 | auto) ;;
 	*) die "RENDER=$RENDER: 0, 1 or auto" ;;
 	esac
-	render_opts=(-c "$RENDER_C")
+	# The browser's requests keep the crawl's politeness: PER_HOST, CONTACT,
+	# and the origin state sc-fetch's of the crawl share (the spacing and
+	# the pace they learnt; a worker's: worker_job).
+	render_opts=(-c "$RENDER_C" --per-host "$PER_HOST" "${contact[@]}")
+	[[ $1 == worker ]] || render_opts+=(--origin-state "$2/origins.db")
 	[[ $RENDER != auto ]] || render_opts+=(--only-if-needed)
 	[[ $RENDER != auto || -z $RENDER_IF ]] || render_opts+=(--needed-if "$RENDER_IF")
 	# The browser's cookies are the crawl's jar too (COOKIES, LOGIN).
@@ -351,8 +355,9 @@ worker_job() {
 	local render=''
 	if ((${#render_opts[@]} > 0)); then
 		[[ $WARC != 1 ]] || archive=(--warc "${warc_name##*/}-render.warc.gz" --warc-cdx)
-		printf -v render '| %q ' sc-render "${render_opts[@]}" "${archive[@]}"
-		render+="$RENDER_ARGS "
+		printf -v render '%q ' sc-render "${render_opts[@]}" "${archive[@]}"
+		# shellcheck disable=SC2016 # "$@": the worker's files, as sc-fetch's
+		render='| '$render'"$@" '"$RENDER_ARGS "
 	fi
 	# shellcheck disable=SC2016 # expanded by the worker's shell
 	printf -v "$1" '%s%s%s %s| sc-parse %s%s %s; s=$?; [ $s = 0 ] || [ $s = 3 ]' \
