@@ -510,10 +510,20 @@ interrupt() {
 	jq -e . out.jsonl >/dev/null
 }
 
-@test "SIGKILL of sc-render leaves no Chromium process" {
+@test "SIGKILL of sc-render leaves no Chromium process; the profile it left, the next run removes" {
+	mkdir tmp
+	export TMPDIR=$PWD/tmp
 	interrupt KILL
 	status=0
 	wait "$pid" || status=$?
 	assert_equal "$status" 137
 	assert_no_orphan "$b"
+	# mkdtemp's: 0700, named by sc-render's pid and six random characters.
+	run -0 find tmp -mindepth 1 -maxdepth 1 -printf '%f %m\n'
+	assert_output --regexp "^sc-render-$pid-[A-Za-z0-9]{6} 700\$"
+	# Another user's folder, or one whose run is alive, stays.
+	mkdir "tmp/sc-render-$$-keepme"
+	run -0 --separate-stderr sc-render <<<"$SC_BASE/js.html"
+	run -0 find tmp -mindepth 1 -maxdepth 1 -printf '%f\n'
+	assert_output "sc-render-$$-keepme"
 }

@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,11 +49,11 @@ static const char *const quiet_flags[] = {
 	"--safebrowsing-disable-auto-update",
 };
 
-static void child(const struct render_opts *o, int cmd[2], int rep[2], int errp[2])
+static void child(const struct render_opts *o, const char *profile_arg, int cmd[2], int rep[2],
+                  int errp[2])
 {
 	const char *argv[sizeof(quiet_flags) / sizeof(quiet_flags[0]) + 40];
 	int n = 0;
-	char dir[64];
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -75,8 +77,7 @@ static void child(const struct render_opts *o, int cmd[2], int rep[2], int errp[
 	argv[n++] = o->browser;
 	for (size_t i = 0; i < sizeof(quiet_flags) / sizeof(quiet_flags[0]); i++)
 		argv[n++] = quiet_flags[i];
-	snprintf(dir, sizeof(dir), "--user-data-dir=/tmp/sc-render.%d", (int)getpid());
-	argv[n++] = dir;
+	argv[n++] = profile_arg;
 	if (o->no_sandbox)
 		argv[n++] = "--no-sandbox";
 	for (int i = 0; i < o->nargs; i++)
@@ -87,6 +88,53 @@ static void child(const struct render_opts *o, int cmd[2], int rep[2], int errp[
 	_exit(127);
 }
 
+/* The folder of the profiles: $TMPDIR when it is a path, else /tmp. */
+static const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t == '/' ? t : "/tmp";
+}
+
+/* Chromium's profile: a small tree; rm is the simplest owner of it. */
+static void remove_tree(const char *dir)
+{
+	pid_t rm = fork();
+	if (rm == 0) {
+		execl("/bin/rm", "rm", "-rf", "--", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (rm > 0)
+		waitpid(rm, NULL, 0);
+}
+
+#define PROFILE_OPT "--user-data-dir="
+
+void browser_sweep(void)
+{
+	DIR *d = opendir(tmp_dir());
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int pid = 0, end = 0;
+		char path[PATH_MAX];
+		struct stat st;
+		if (sscanf(e->d_name, "sc-render-%d-%n", &pid, &end) != 1 || end == 0 ||
+		    strlen(e->d_name + end) != 6 || pid <= 0)
+			continue;
+		/* Its run is gone (EPERM: another user's, alive). */
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name) >=
+		            (int)sizeof(path) ||
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		remove_tree(path);
+	}
+	closedir(d);
+}
+
 int browser_start(struct browser *b, const struct render_opts *o, char *err, size_t errlen)
 {
 	int cmd[2], rep[2], errp[2];
@@ -95,13 +143,32 @@ int browser_start(struct browser *b, const struct render_opts *o, char *err, siz
 	b->to = b->from = b->err = -1;
 	if (access(o->browser, X_OK) != 0)
 		return snprintf(err, errlen, "%s: %s", o->browser, strerror(errno)), -1;
-	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
-		return snprintf(err, errlen, "pipe: %s", strerror(errno)), -1;
+	/* A profile no one else can have made or can read: mkdtemp's 0700
+	 * folder, its name not known before (a name made of the pid alone,
+	 * in a /tmp shared with others, could be made first by another user,
+	 * who would then read the cookies the browser keeps there). */
+	if (asprintf(&b->profile, PROFILE_OPT "%s/sc-render-%d-XXXXXX", tmp_dir(), (int)getpid()) <
+	    0)
+		sc_die(1, "out of memory");
+	if (!mkdtemp(b->profile + strlen(PROFILE_OPT))) {
+		snprintf(err, errlen, "%s: %s", b->profile + strlen(PROFILE_OPT), strerror(errno));
+		free(b->profile);
+		b->profile = NULL;
+		return -1;
+	}
+	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		browser_stop(b); /* its profile */
+		return -1;
+	}
 	pid_t pid = fork();
-	if (pid < 0)
-		return snprintf(err, errlen, "fork: %s", strerror(errno)), -1;
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		browser_stop(b);
+		return -1;
+	}
 	if (pid == 0)
-		child(o, cmd, rep, errp);
+		child(o, b->profile, cmd, rep, errp);
 	setpgid(pid, pid); /* the child does it too: whichever runs first */
 	close(cmd[0]);
 	close(rep[1]);
@@ -116,24 +183,15 @@ int browser_start(struct browser *b, const struct render_opts *o, char *err, siz
 	return 0;
 }
 
-static void remove_profile(pid_t pid)
-{
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/tmp/sc-render.%d", (int)pid);
-	/* Chromium's profile: a small tree; rm is the simplest owner of it. */
-	pid_t rm = fork();
-	if (rm == 0) {
-		execl("/bin/rm", "rm", "-rf", dir, (char *)NULL);
-		_exit(127);
-	}
-	if (rm > 0)
-		waitpid(rm, NULL, 0);
-}
-
 void browser_stop(struct browser *b)
 {
-	if (b->pid <= 0)
+	if (b->pid <= 0) {
+		if (b->profile)
+			remove_tree(b->profile + strlen(PROFILE_OPT));
+		free(b->profile);
+		b->profile = NULL;
 		return;
+	}
 	kill(-b->pid, SIGKILL);
 	kill(b->pid, SIGKILL);
 	waitpid(b->pid, NULL, 0);
@@ -143,7 +201,8 @@ void browser_stop(struct browser *b)
 		kill(-b->pid, SIGKILL);
 		usleep(10000);
 	}
-	remove_profile(b->pid);
+	remove_tree(b->profile + strlen(PROFILE_OPT));
+	free(b->profile);
 	close(b->to);
 	close(b->from);
 	close(b->err);

@@ -702,6 +702,7 @@ int main(int argc, char **argv)
 	the_browser = &r.b;
 	if (atexit(kill_browser_at_exit) != 0)
 		sc_die(SC_EXIT_FAILURE, "atexit failed");
+	browser_sweep();
 	if (admit_init(&r, err, sizeof(err)) < 0 || replay_init(&r, err, sizeof(err)) < 0 ||
 	    cookies_init(&r, err, sizeof(err)) < 0 ||
 	    warc_init(&r, argc, argv, err, sizeof(err)) < 0)

@@ -103,11 +103,16 @@ struct browser {
 	size_t inlen, incap;
 	long next_id;
 	char *context; /* the browser context of this run (the run's jar's) */
+	char *profile; /* "--user-data-dir=" its profile's folder (owned), or NULL */
 	int pages;     /* pages started in it */
 };
 int browser_start(struct browser *b, const struct render_opts *o, char *err, size_t errlen);
-/* Kills the browser's whole process group and reaps it. */
+/* Kills the browser's whole process group and reaps it; its profile
+ * removed. */
 void browser_stop(struct browser *b);
+/* Removes the profiles that runs of sc-render killed before their end
+ * (SIGKILL) left: the user's, whose run's pid is gone. */
+void browser_sweep(void);
 /* Sends method(params) on session (NULL: the browser's); returns its id.
  * params is stolen (NULL: {}). */
 long browser_send(struct browser *b, const char *session, const char *method, json_t *params);
