@@ -116,7 +116,8 @@ void browser_sweep(void)
 
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
+	// cppcheck-suppress readdirCalled
+	while ((e = readdir(d))) { /* one thread reads it (readdir_r is deprecated) */
 		int pid = 0, end = 0;
 		char path[PATH_MAX];
 		struct stat st;
