@@ -118,14 +118,16 @@ void browser_sweep(void)
 		return;
 	// cppcheck-suppress readdirCalled
 	while ((e = readdir(d))) { /* one thread reads it (readdir_r is deprecated) */
-		int pid = 0, end = 0;
-		char path[PATH_MAX];
+		char path[PATH_MAX], *end;
 		struct stat st;
-		if (sscanf(e->d_name, "sc-render-%d-%n", &pid, &end) != 1 || end == 0 ||
-		    strlen(e->d_name + end) != 6 || pid <= 0)
+		if (strncmp(e->d_name, "sc-render-", 10) != 0)
+			continue;
+		long pid = strtol(e->d_name + 10, &end, 10);
+		if (end == e->d_name + 10 || *end != '-' || strlen(end + 1) != 6 || pid <= 0 ||
+		    pid > INT_MAX)
 			continue;
 		/* Its run is gone (EPERM: another user's, alive). */
-		if (kill(pid, 0) == 0 || errno != ESRCH)
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", tmp_dir(), e->d_name) >=
 		            (int)sizeof(path) ||
