@@ -15,9 +15,7 @@ load 'lib/crawl'
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-	sc_render_browser >/dev/null || skip "no Chromium (make deps installs chromium-headless-shell)"
-	sc_render_site_start
-	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES"
+	sc_render_setup_file
 }
 
 teardown_file() {

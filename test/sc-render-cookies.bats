@@ -15,10 +15,7 @@ load 'lib/server'
 load 'lib/render'
 
 setup_file() {
-	[ -x /usr/lib/chromium/chromium-headless-shell ] || [ -x /usr/lib/chromium/chromium ] ||
-		skip "no Chromium (make deps installs chromium-headless-shell)"
-	sc_server_start --root "$BATS_TEST_DIRNAME/render/basic"
-	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES"
+	sc_render_setup_file "$BATS_TEST_DIRNAME/render/basic"
 }
 
 teardown_file() {
@@ -26,8 +23,7 @@ teardown_file() {
 }
 
 setup() {
-	sc_server_reset
-	cd "$BATS_TEST_TMPDIR" || return 1
+	sc_render_setup
 }
 
 # The Cookie field each rendered /set-cookie page shows, in input order.

@@ -17,9 +17,7 @@ load 'lib/warc'
 RECORDS="$BATS_TEST_DIRNAME/lib/warc-records.mjs"
 
 setup_file() {
-	sc_render_browser >/dev/null || skip "no Chromium (make deps installs chromium-headless-shell)"
-	sc_render_site_start
-	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES"
+	sc_render_setup_file
 }
 
 teardown_file() {
@@ -28,8 +26,7 @@ teardown_file() {
 
 setup() {
 	warc_readers_present
-	sc_server_reset
-	cd "$BATS_TEST_TMPDIR" || return 1
+	sc_render_setup
 }
 
 # The pages: a fetch() of JSON, an iframe, a script's navigation, a

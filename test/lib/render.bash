@@ -1,10 +1,12 @@
 # Bats helpers for tests of sc-render and the reference renderers
-# (test/sc-render.bats, test/render-ref.bats).  Load after lib/server.
+# (test/sc-render*.bats, test/crawl-render.bats, test/render-ref.bats).
+# Load after lib/server.
 #
 #     load 'lib/server'
 #     load 'lib/render'
-#     setup_file()    { sc_render_site_start; }      # test/render/site
+#     setup_file()    { sc_render_setup_file; }      # test/render/site
 #     teardown_file() { sc_server_stop; }
+#     setup()         { sc_render_setup; }
 #
 # The browser
 # sc_render_browser          prints the browser to drive: $SC_BROWSER if set,
@@ -18,6 +20,15 @@
 # sc_render_ref ARGS...      test/bench/render-ref.js ARGS... (puppeteer-core
 #                            unless --engine playwright): URL lines on stdin,
 #                            one sc-record per URL on stdout
+#
+# A test file of sc-render
+# sc_render_setup_file [ROOT [ARGS...]]  its setup_file: a Chromium there
+#                            (else it fails: make deps installs one), the
+#                            fixture server on ROOT (default
+#                            test/render/site) with ARGS, and
+#                            SC_RENDER_BROWSER_ARGS the resolver rule
+# sc_render_setup            its setup: the server's log and counts reset,
+#                            the test in its own folder
 #
 # The fixture site (test/render/site, its manifest expected.json)
 # sc_render_site_start [ARGS...]  sc_server_start --root test/render/site ARGS;
@@ -74,6 +85,17 @@ sc_render_browser() {
 	done
 	echo "sc_render_browser: no Chromium (make deps installs chromium-headless-shell)" >&2
 	return 1
+}
+
+sc_render_setup_file() {
+	sc_render_browser >/dev/null || return 1
+	sc_server_start --root "${1:-$SC_RENDER_SITE}" "${@:2}"
+	export SC_RENDER_BROWSER_ARGS="--host-resolver-rules=$SC_RENDER_HOST_RULES"
+}
+
+sc_render_setup() {
+	sc_server_reset
+	cd "$BATS_TEST_TMPDIR" || return 1
 }
 
 sc_render_ref() {
