@@ -13,8 +13,12 @@
 // stood, never an empty body.  Records come in the order pages finish.
 //
 //   render-ref.js [--engine puppeteer|playwright] [-c N] [--wait W]
-//                 [-m SECONDS] [--scroll N] [--browser PATH] [--browser-arg FLAG]...
-//                 < urls > out.jsonl
+//                 [-m SECONDS] [--scroll N] [--viewport WxH] [--browser PATH]
+//                 [--browser-arg FLAG]... < urls > out.jsonl
+//
+// --viewport: the page's window, 1280x800 unless given: sc-render's
+// default, so that each renderer lays out and paints as many pixels
+// (puppeteer's own default is 800x600, playwright's 1280x720).
 //
 // W: load, domcontentloaded, networkidle (no request for 500 ms) or
 // selector:CSS.  --browser defaults to $SC_BROWSER, else Debian's
@@ -35,12 +39,13 @@ function usage(msg) {
   if (msg) process.stderr.write(`render-ref.js: ${msg}\n`);
   process.stderr.write(
     'usage: render-ref.js [--engine puppeteer|playwright] [-c N] [--wait W] [-m SECONDS]\n' +
-    '                     [--scroll N] [--browser PATH] [--browser-arg FLAG]... < urls\n');
+    '                     [--scroll N] [--viewport WxH] [--browser PATH] [--browser-arg FLAG]... < urls\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = { engine: 'puppeteer', tabs: 4, wait: 'load', timeoutMs: 30000, scroll: 0, browser: '', extra: [] };
+  const o = { engine: 'puppeteer', tabs: 4, wait: 'load', timeoutMs: 30000, scroll: 0, browser: '', extra: [],
+    viewport: { width: 1280, height: 800 } };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -58,7 +63,11 @@ function parseArgs(argv) {
     else if (a === '--wait') o.wait = val();
     else if (a === '-m') o.timeoutMs = Math.round(num(0.1, 86400) * 1000);
     else if (a === '--scroll') o.scroll = num(0, 1000);
-    else if (a === '--browser') o.browser = val();
+    else if (a === '--viewport') {
+      const m = /^([0-9]{2,5})x([0-9]{2,5})$/.exec(val());
+      if (!m) usage(`--viewport: WxH: ${argv[i]}`);
+      o.viewport = { width: Number(m[1]), height: Number(m[2]) };
+    } else if (a === '--browser') o.browser = val();
     else if (a === '--browser-arg') o.extra.push(val());
     else if (a === '-h' || a === '--help') usage();
     else usage(`unknown option ${a}`);
@@ -105,7 +114,7 @@ async function openEngine(o) {
     const puppeteer = require(path.join(NPM, 'puppeteer-core'));
     const browser = await puppeteer.launch({
       executablePath: exe, headless: 'shell', pipe: true, args: browserArgs(o),
-      protocolTimeout: o.timeoutMs + 10000,
+      protocolTimeout: o.timeoutMs + 10000, defaultViewport: o.viewport,
     });
     return {
       browser,
@@ -120,7 +129,7 @@ async function openEngine(o) {
   }
   const { chromium } = require(path.join(NPM, 'playwright-core'));
   const browser = await chromium.launch({ executablePath: exe, headless: true, args: browserArgs(o) });
-  const context = await browser.newContext();
+  const context = await browser.newContext({ viewport: o.viewport });
   return {
     browser,
     pid: null,
