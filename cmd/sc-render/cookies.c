@@ -73,6 +73,7 @@ void cookies_free(struct render *r)
 
 void cookies_browser_new(struct render *r)
 {
+	r->jars_making = 0;
 	for (struct sc_strtab_link *l = r->jars.head; l; l = l->next) {
 		struct jar *j = SC_STRTAB_ENTRY(l, struct jar, link);
 		free(j->context);
@@ -110,14 +111,19 @@ const char *jar_context(const struct render *r, const struct jar *j)
 
 long jar_make(struct render *r, struct jar *j)
 {
-	if (!j->making)
+	if (!j->making) {
 		j->making = browser_send(&r->b, NULL, "Target.createBrowserContext",
 		                         json_pack("{s:b}", "disposeOnDetach", 1));
+		r->jars_making++;
+	}
 	return j->making;
 }
 
 struct jar *jar_reply(struct render *r, long id, const json_t *msg)
 {
+	/* Most replies are not: no walk of the sessions for them. */
+	if (!r->jars_making)
+		return NULL;
 	for (struct sc_strtab_link *l = r->jars.head; l; l = l->next) {
 		struct jar *j = SC_STRTAB_ENTRY(l, struct jar, link);
 		if (j->making != id)
@@ -125,6 +131,7 @@ struct jar *jar_reply(struct render *r, long id, const json_t *msg)
 		const char *ctx = json_string_value(
 		        json_object_get(json_object_get(msg, "result"), "browserContextId"));
 		j->making = 0;
+		r->jars_making--;
 		free(j->context);
 		j->context = ctx ? sc_strdup(ctx) : NULL;
 		return j;

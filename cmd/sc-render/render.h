@@ -208,9 +208,11 @@ struct render {
 	struct replay *replay;          /* --from-warc's archives (replay.c), or NULL */
 	struct render_cookies *cookies; /* --cookies' jar file (cookies.c), or NULL */
 	struct jar run_jar;             /* the run's cookies (cookies.c) */
-	char *agent;            /* the browser's User-Agent: -A's, Chromium's with --contact's
-	              * comment (owned), or NULL: Chromium's own, untouched */
+	/* The browser's User-Agent: -A's, Chromium's with --contact's comment
+	 * (owned), or NULL: Chromium's own, untouched. */
+	char *agent;
 	struct sc_strtab jars;  /* the sessions' jars (owned, cookies.c) */
+	size_t jars_making;     /* of them, those whose context is asked for */
 	size_t passed;          /* fetch records written as they came (not needed) */
 	size_t inputs;          /* input lines that make a record, so far */
 	size_t next_out;        /* --keep-order: the order of the next record out */
