@@ -129,12 +129,8 @@ static int set_contact(void *base, const struct sc_opt *row, const char *arg, ch
 {
 	struct render_opts *o = base;
 	(void)row;
-	if (!fetch_contact_ok(arg))
-		return snprintf(err, errlen,
-		                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
-		                " (visible ASCII, no parentheses)",
-		                arg),
-		       -1;
+	if (fetch_contact_check(arg, err, errlen) < 0)
+		return -1;
 	o->contact = arg;
 	return 0;
 }

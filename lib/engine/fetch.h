@@ -190,8 +190,8 @@ bool fetch_submit_input(struct fetch_engine *e, json_t *rec, const struct sc_lin
 const char *fetch_request_problem(const json_t *req);
 /* Whether --contact's value can name the operator in a User-Agent's
  * comment: an http(s) URL or a mailto: address, visible ASCII without
- * parentheses or backslashes. */
-bool fetch_contact_ok(const char *contact);
+ * parentheses or backslashes.  0, or -1 with the usage error in err. */
+int fetch_contact_check(const char *contact, char *err, size_t errlen);
 /* Why a record's url (n bytes) cannot be requested as it is ("not a
  * valid URL: it holds a control character"), or NULL. */
 const char *fetch_url_problem(const char *url, size_t n);

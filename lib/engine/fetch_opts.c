@@ -134,14 +134,20 @@ static int set_user_agent(void *base, const struct sc_opt *row, const char *arg,
  * reaches whoever runs the crawl, named in the default User-Agent as a
  * comment, "sc-fetch/VERSION (+CONTACT)", as Heritrix requires of its
  * operators.  Visible ASCII without parentheses: it goes in a comment. */
-bool fetch_contact_ok(const char *contact)
+int fetch_contact_check(const char *contact, char *err, size_t errlen)
 {
 	bool scheme = strncmp(contact, "http://", 7) == 0 || strncmp(contact, "https://", 8) == 0 ||
 	              strncmp(contact, "mailto:", 7) == 0;
 	const char *p = contact;
 	while (*p > ' ' && *p < 0x7f && *p != '(' && *p != ')' && *p != '\\')
 		p++;
-	return scheme && !*p && strlen(contact) >= 9;
+	if (scheme && !*p && strlen(contact) >= 9)
+		return 0;
+	return snprintf(err, errlen,
+	                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
+	                " (visible ASCII, no parentheses)",
+	                contact),
+	       -1;
 }
 
 static int set_contact(void *base, const struct sc_opt *row, const char *arg, char *err,
@@ -150,12 +156,8 @@ static int set_contact(void *base, const struct sc_opt *row, const char *arg, ch
 	struct fetch_options *opts = base;
 
 	(void)row;
-	if (!fetch_contact_ok(arg))
-		return snprintf(err, errlen,
-		                "--contact: '%.200s' is not an http(s) URL or a mailto: address"
-		                " (visible ASCII, no parentheses)",
-		                arg),
-		       -1;
+	if (fetch_contact_check(arg, err, errlen) < 0)
+		return -1;
 	free(opts->contact);
 	opts->contact = sc_strdup(arg);
 	if (!opts->user_agent_given) {
