@@ -498,7 +498,12 @@ static void on_reply(struct render *r, struct tab *t, const json_t *msg)
 		set_str(&t->session, str(res, "sessionId"));
 		send_tab(r, t, "Page.enable", NULL);
 		send_tab(r, t, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1));
-		send_tab(r, t, "Network.enable", NULL);
+		/* No copy of the bodies kept for Network.getResponseBody (up to
+		 * 100 MB a tab by default): nothing here asks for one (--warc
+		 * takes them at the Fetch domain's response stage). */
+		send_tab(r, t, "Network.enable",
+		         json_pack("{s:i,s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize",
+		                   0));
 		send_tab(r, t, "Runtime.enable", NULL);
 		/* --warc: each page's exchanges, all of them, in its archive;
 		 * --from-warc: each request asked of the archive. */
