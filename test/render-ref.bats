@@ -247,7 +247,18 @@ check_engine() {
 	run -2 --separate-stderr sc_render_ref --wait sometime </dev/null
 	assert_equal "$stderr" "render-ref.js: --wait: sometime
 usage: render-ref.js [--engine puppeteer|playwright] [-c N] [--wait W] [-m SECONDS]
-                     [--scroll N] [--browser PATH] [--browser-arg FLAG]... < urls"
+                     [--scroll N] [--viewport WxH] [--browser PATH] [--browser-arg FLAG]... < urls"
 	run -2 --separate-stderr sc_render_ref -c 0 </dev/null
 	assert_equal "${stderr%%$'\n'*}" "render-ref.js: -c: not a number from 1 to 256: 0"
+	run -2 --separate-stderr sc_render_ref --viewport 12 </dev/null
+	assert_equal "${stderr%%$'\n'*}" "render-ref.js: --viewport: WxH: 12"
+}
+
+@test "render-ref.js --viewport: the window sc-render's is (1280x800) unless given" {
+	local url="data:text/html,<p id=v></p><script>v.textContent=innerWidth+'x'+innerHeight</script>"
+	# One browser each: the default in one engine, the option in the other.
+	run -0 --separate-stderr sc_render_ref --engine puppeteer -c 1 <<<"$url"
+	assert_equal "$(jq -r '.body | capture("<p id=\"v\">(?<v>[^<]*)").v' <<<"$output")" 1280x800
+	run -0 --separate-stderr sc_render_ref --engine playwright -c 1 --viewport 640x480 <<<"$url"
+	assert_equal "$(jq -r '.body | capture("<p id=\"v\">(?<v>[^<]*)").v' <<<"$output")" 640x480
 }
