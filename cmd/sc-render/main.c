@@ -388,6 +388,12 @@ static void on_message(void *ctx, json_t *msg)
 
 static void enqueue(struct render *r, struct page *p)
 {
+	if (r->draining) {
+		/* Read after the signal: its record now, in the input's place. */
+		record_emit(r, p, NULL, NULL, NULL, "cancelled", "sc-render was interrupted");
+		page_free(p);
+		return;
+	}
 	p->next = NULL;
 	if (r->queue_tail)
 		r->queue_tail->next = p;
@@ -615,18 +621,18 @@ static bool wants_input(const struct render *r)
 static int run(struct render *r, struct sc_lines *in)
 {
 	for (;;) {
-		if (sc_stop_signal)
+		/* A drain starts no page: what waits for a tab is a cancelled
+		 * record at once, before any line read after the signal (each
+		 * its own cancelled record as it is read: enqueue). */
+		if (sc_stop_signal && !r->draining) {
 			r->draining = true;
+			flush_queue(r, "cancelled", "sc-render was interrupted");
+		}
+		if (r->draining && r->in_flight == 0)
+			browser_stop(&r->b); /* no page will need it */
 		bool want_input = wants_input(r);
 		while (want_input && sc_lines_buffered(in) && read_line(r, in))
 			want_input = wants_input(r);
-		/* A drain starts no page: what waits for a tab, and every page
-		 * read after the signal, is a cancelled record at once. */
-		if (r->draining) {
-			flush_queue(r, "cancelled", "sc-render was interrupted");
-			if (r->in_flight == 0)
-				browser_stop(&r->b); /* no page will need it */
-		}
 		if (r->opts.browser_rss_mb && r->b.pages > r->rss_checked) {
 			/* Past the bound: no more pages until it is restarted. */
 			r->rss_checked = r->b.pages;
